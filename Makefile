@@ -1,0 +1,58 @@
+# The one entry point. `make help` lists the targets.
+#
+# Every target depends on `deps` (order-only), so on a fresh Debian 12 machine the first
+# `make run` or `make test` installs what is missing and then builds. Outputs go to build/;
+# the slow, rarely changing third-party builds (newlib, lwIP sources, LAM) go to the cache
+# ($UKMPI_CACHE, default ~/.cache/ukmpi), keyed by what they were built from.
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+B := build
+export UKMPI_CACHE ?= $(HOME)/.cache/ukmpi
+CACHE := $(UKMPI_CACHE)
+
+# Module makefiles append to these.
+ALL_TARGETS :=
+TEST_SUITES :=   # name=command pairs, run by tests/run-suites.sh
+BENCH_CMDS :=
+CHECK_SRCS :=
+
+include mk/config.mk
+-include mk/newlib.mk
+-include mk/lwip.mk
+-include unikernel/unikernel.mk
+-include tests/uk/uk.mk
+-include net/impi.mk
+-include tests/bench/bench.mk
+# Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
+-include tests/unit/unit.mk
+
+.PHONY: all deps run test bench check help clean
+
+deps:
+	@./mk/deps.sh
+
+all: $(ALL_TARGETS) | deps
+
+run: all | deps
+	@qemu/ukrun-demo
+
+test: all | deps
+	@tests/run-suites.sh $(TEST_SUITES)
+
+bench: all | deps
+	@tests/bench/run.sh
+
+check: | deps
+	@./mk/check.sh
+
+clean:
+	rm -rf $(B)
+
+help:
+	@echo "make deps   install missing Debian packages, fetch source packages (idempotent)"
+	@echo "make all    build the unikernel, the tests and the Linux programs"
+	@echo "make run    boot the default demo under QEMU"
+	@echo "make test   run every test suite (closing line: N passed, N failed)"
+	@echo "make bench  run the benchmarks (figures as ratios against baselines)"
+	@echo "make check  static checks: warnings as errors, clang-format"

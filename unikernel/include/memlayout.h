@@ -1,0 +1,59 @@
+/*
+ * memlayout.h: every address constant of the unikernel, in one place.
+ *
+ * Virtual address space (x86_64, 4-level paging, 48-bit):
+ *
+ *   0x0000000000000000  page 0: never mapped (NULL dereferences fault)
+ *   0x0000000000001000  ... lower half: application partitions (PVAS, later issue)
+ *   0xffff800000000000  DIRECT_MAP_BASE: all physical RAM, phys p at DIRECT_MAP_BASE + p
+ *   0xffffc00000000000  KSTACK_BASE: kernel stacks, each with an unmapped guard page below
+ *   0xffffc80000000000  KHEAP_BASE: kernel heap (newlib's sbrk), grows up, KHEAP_MAX bytes
+ *   0xffffd00000000000  MMIO_BASE: device registers (LAPIC, IOAPIC, PCI BARs), uncached
+ *   0xffffffff80000000  KERNEL_VIRT_BASE: the kernel image (-mcmodel=kernel: top 2 GiB)
+ *
+ * Physical memory used before the frame allocator exists:
+ *
+ *   0x00000000-0x00000fff  real-mode IVT/BDA: left alone
+ *   0x00008000             AP_TRAMPOLINE_PHYS: real-mode start-up code for the APs (one page)
+ *   0x00100000             KERNEL_PHYS_BASE: the kernel image (loaded by QEMU / GRUB)
+ *
+ * This file is included from assembly as well as C: keep it to #defines.
+ */
+#ifndef UK_MEMLAYOUT_H
+#define UK_MEMLAYOUT_H
+
+#define PAGE_SIZE  0x1000
+#define PAGE_SHIFT 12
+#define HUGE_SIZE  0x200000 /* a 2 MiB page */
+
+#define KERNEL_PHYS_BASE 0x100000
+#define KERNEL_VIRT_BASE 0xffffffff80000000
+/* The boot page tables map this much physical memory at KERNEL_VIRT_BASE and 1:1. */
+#define BOOT_MAP_SIZE 0x40000000 /* 1 GiB */
+
+#define AP_TRAMPOLINE_PHYS 0x8000
+
+#define DIRECT_MAP_BASE 0xffff800000000000
+#define DIRECT_MAP_MAX  0x0000400000000000 /* 64 TiB of physical address space */
+
+#define KSTACK_BASE  0xffffc00000000000
+#define KSTACK_SIZE  0x10000 /* 64 KiB per kernel stack */
+#define KSTACK_SLOT  (KSTACK_SIZE + PAGE_SIZE) /* a stack plus its guard page below it */
+#define KSTACK_SLOTS 1024
+
+#define KHEAP_BASE 0xffffc80000000000
+#define KHEAP_MAX  0x0000000100000000 /* 4 GiB of kernel heap at most */
+
+#define MMIO_BASE 0xffffd00000000000
+#define MMIO_MAX  0x0000001000000000
+
+#define MAX_CPUS 64
+
+#ifndef __ASSEMBLER__
+#define P2V(p) ((void *)((unsigned long)(p) + DIRECT_MAP_BASE))
+#define V2P(v) ((unsigned long)(v)-DIRECT_MAP_BASE)
+/* The kernel image's own symbols live at KERNEL_VIRT_BASE, not in the direct map. */
+#define KIMG_V2P(v) ((unsigned long)(v)-KERNEL_VIRT_BASE)
+#endif
+
+#endif
