@@ -29,11 +29,11 @@ UK_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 UK_LIBS = $(if $(NEWLIB_K_LIBDIR),-L$(NEWLIB_K_LIBDIR) -lc -lm) $(UK_LIBGCC)
 UK_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
 
-$(UK_OBJ)/%.c.o: %.c | deps $(NEWLIB_K_STAMP) $(LWIP_SRC_STAMP)
+$(UK_OBJ)/%.c.o: %.c mk/config.mk | deps $(NEWLIB_K_STAMP) $(LWIP_SRC_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(UK_CFLAGS) -c $< -o $@
 
-$(UK_OBJ)/%.S.o: %.S | deps
+$(UK_OBJ)/%.S.o: %.S mk/config.mk | deps
 	@mkdir -p $(@D)
 	$(CC) $(UK_ASFLAGS) -c $< -o $@
 

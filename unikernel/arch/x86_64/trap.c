@@ -75,11 +75,34 @@ static void explain_address(uint64_t cr2)
         kprintf("    cause: unmapped kernel address 0x%lx\n", cr2);
 }
 
-/* Follow the frame-pointer chain while every frame is a mapped, aligned kernel address. */
-static void backtrace(uint64_t rbp)
+/* Has the function containing `rip` already pushed its frame (push %rbp; mov %rsp,%rbp)?
+ * If not (a leaf without a frame, or a fault in the first instructions), its return address
+ * is still on top of the stack and the frame chain would skip its caller. */
+static int frame_set_up(uint64_t rip)
 {
+    uint64_t off;
+    if (!ksyms_lookup(rip, &off))
+        return 1;
+    const uint8_t *f = (const uint8_t *)(rip - off);
+    int has_prologue = f[0] == 0x55 && f[1] == 0x48 && f[2] == 0x89 && f[3] == 0xe5;
+    return has_prologue && off >= 4;
+}
+
+/* Follow the frame-pointer chain while every frame is a mapped, aligned kernel address. */
+static void backtrace(const struct trapframe *tf)
+{
+    uint64_t rbp = tf->rbp;
+    int depth = 0;
     kprintf("backtrace:\n");
-    for (int depth = 0; depth < 24 && rbp; depth++) {
+    if (!frame_set_up(tf->rip) && vmm_is_mapped(tf->rsp) && !(tf->rsp & 7)) {
+        uint64_t ret = *(const uint64_t *)tf->rsp;
+        uint64_t off;
+        if (ksyms_lookup(ret, &off)) {
+            print_sym("  #00 ", ret);
+            depth = 1;
+        }
+    }
+    for (; depth < 24 && rbp; depth++) {
         if ((rbp & 7) || rbp < DIRECT_MAP_BASE || !vmm_is_mapped(rbp) || !vmm_is_mapped(rbp + 15))
             break;
         uint64_t ret = ((uint64_t *)rbp)[1];
@@ -122,7 +145,7 @@ void fault_report(struct trapframe *tf, const char *why)
     kprintf("    r12 %016lx r13 %016lx r14 %016lx r15 %016lx\n", tf->r12, tf->r13, tf->r14,
             tf->r15);
     kprintf("    cs %lx ss %lx rflags %016lx cr3 %016lx\n", tf->cs, tf->ss, tf->rflags, read_cr3());
-    backtrace(tf->rbp);
+    backtrace(tf);
     kprintf("*** job aborted (exit code %d)\n", EXIT_FAULT);
     machine_exit(EXIT_FAULT);
 }
