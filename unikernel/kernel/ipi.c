@@ -66,8 +66,8 @@ void ipi_init(void)
     irq_register(VEC_IPI_STOP, on_stop);
 }
 
-/* Task context; see smp.h. */
-int smp_run(int cpu, void (*fn)(void *), void *arg)
+/* Task context; see smp.h. The mailbox lock is held from here until smp_wait(). */
+int smp_post(int cpu, void (*fn)(void *), void *arg)
 {
     if (cpu < 0 || cpu >= MAX_CPUS || !percpu[cpu].online || cpu == cpu_id())
         return -1;
@@ -77,9 +77,24 @@ int smp_run(int cpu, void (*fn)(void *), void *arg)
     m->done = 0;
     __atomic_store_n(&m->fn, fn, __ATOMIC_RELEASE);
     ipi_send(cpu, VEC_IPI_WAKE);
+    return 0;
+}
+
+/* Task context; after a successful smp_post(cpu, ...). */
+void smp_wait(int cpu)
+{
+    struct mailbox *m = &mbox[cpu];
     while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
         cpu_relax();
     spin_unlock(&m->lock);
+}
+
+/* Task context; see smp.h. */
+int smp_run(int cpu, void (*fn)(void *), void *arg)
+{
+    if (smp_post(cpu, fn, arg))
+        return -1;
+    smp_wait(cpu);
     return 0;
 }
 

@@ -34,3 +34,10 @@ int ktest_run_from_cmdline(void)
     kprintf("\n");
     return 2;
 }
+
+/* Any context after boot. */
+int ktest_requested(void)
+{
+    char name[2];
+    return cmdline_get("test", name, sizeof name);
+}

@@ -5,5 +5,7 @@
 /* Boot CPU, task context, after boot. Runs `test=NAME` and returns its result; with no
  * `test=` returns 0; an unknown name lists the tests and returns 2. */
 int ktest_run_from_cmdline(void);
+/* Any context after boot: is there a `test=` on the command line? */
+int ktest_requested(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include "kernel/smp.h"
 #include "kernel/timer.h"
 #include "kernel/ktest_run.h"
+#include "kernel/demo.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/io.h"
@@ -31,8 +32,11 @@ static uint8_t bsp_ist[4][16384] __attribute__((aligned(16)));
 static void kmain_on_kstack(void);
 
 /* Boot only: called once by boot.S on the boot CPU, interrupts off. */
+uint64_t boot_tsc; /* TSC when the kernel's C code started (boot benchmarks) */
+
 void kmain(uint32_t kind, uint32_t info_phys, uint32_t mb_magic)
 {
+    boot_tsc = rdtsc();
     percpu_init_this(0, 0);
     console_init();
     bootinfo_parse(kind, info_phys, mb_magic);
@@ -85,5 +89,7 @@ static void kmain_on_kstack(void)
     irq_enable();
     smp_boot();
     report();
-    machine_exit(ktest_run_from_cmdline());
+    if (ktest_requested())
+        machine_exit(ktest_run_from_cmdline());
+    machine_exit(demo_run());
 }

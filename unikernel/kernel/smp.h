@@ -12,6 +12,10 @@ int smp_ncpus(void);
  * interrupts on) and waits for it to return. Returns 0, or -1 if `cpu` is not online.
  * (With the scheduler, this becomes a task pinned to `cpu`.) */
 int smp_run(int cpu, void (*fn)(void *), void *arg);
+/* The two halves of smp_run(): post the work and return at once, then wait for it. The
+ * caller must call smp_wait(cpu) before posting to `cpu` again. */
+int smp_post(int cpu, void (*fn)(void *), void *arg);
+void smp_wait(int cpu);
 /* AP start-up: the loop an idle AP runs, halted until an IPI brings work. Never returns. */
 void smp_idle_loop(void) __attribute__((noreturn));
 /* Any context. Send a bare IPI (one of VEC_IPI_* in arch/x86_64/trap.h) to `cpu`. */

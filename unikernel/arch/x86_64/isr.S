@@ -26,6 +26,10 @@ isr_common:
     pushq %r13
     pushq %r14
     pushq %r15
+    rdtsc                       /* entry time, for latency figures (percpu.irq_entry_tsc) */
+    shlq $32, %rdx
+    orq %rdx, %rax
+    movq %rax, %gs:16
     movq %rsp, %r12             /* the trapframe; r12 is callee-saved */
     subq $512, %rsp
     andq $-16, %rsp

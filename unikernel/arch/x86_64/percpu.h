@@ -27,6 +27,7 @@ struct percpu {
     struct percpu *self; /* offset 0: read by this_cpu() */
     int id;              /* offset 8: read by cpu_id() */
     uint32_t apic_id;
+    uint64_t irq_entry_tsc; /* offset 16: TSC at the last interrupt entry (isr.S writes it) */
     uint64_t kstack_top;
     volatile int online;
     int fault_depth; /* > 0 while this CPU reports a fault */
@@ -34,6 +35,9 @@ struct percpu {
     volatile uint64_t ipi_count;
     struct tss tss __attribute__((aligned(16)));
 };
+
+_Static_assert(__builtin_offsetof(struct percpu, id) == 8, "isr.S and cpu_id() use offset 8");
+_Static_assert(__builtin_offsetof(struct percpu, irq_entry_tsc) == 16, "isr.S uses offset 16");
 
 extern struct percpu percpu[MAX_CPUS];
 

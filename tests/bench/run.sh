@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# tests/bench/run.sh: every benchmark, with its baseline measured in the same run, printed
+# as "figure  value  baseline  ratio". Benchmarks print numbers; they never pass or fail.
+# REPS (default 5) sets how many boots each boot-time figure takes the median of.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+REPS=${REPS:-5}
+K=$B/uk/ukernel-test.elf
+
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+row() { # name value baseline unit baseline-name
+    awk -v n="$1" -v v="$2" -v b="$3" -v u="$4" -v bn="$5" \
+        'BEGIN { printf "%-34s %12s %12s %-7s %8s   (baseline: %s)\n", n, v, b, u, (b > 0 ? sprintf("%.2f", v / b) : "-"), bn }'
+}
+boot_wall() { # image args... -> wall ms of the whole QEMU process
+    local t0 t1
+    t0=$(ms_now)
+    qemu/ukboot "$@" >/dev/null 2>&1
+    t1=$(ms_now)
+    echo $((t1 - t0))
+}
+guest() { # test smp -> the bench: lines of that in-kernel benchmark
+    qemu/ukboot --smp "$2" --append "test=$1" "$K" 2>&1 | sed -n 's/^bench: //p' | tr ' ' '\n'
+}
+val() { grep "^$1=" | head -n1 | cut -d= -f2; }
+
+echo "# ukmpi benchmarks  $(date -u +%Y-%m-%dT%H:%MZ)  host: $(nproc) cores, QEMU $(qemu-system-x86_64 --version | head -n1 | awk '{print $4}') TCG"
+printf '%-34s %12s %12s %-7s %8s\n' "# figure" value baseline unit ratio
+
+# 1. Boot: the whole QEMU process, ours vs the null kernel; and the guest's own TSC figure.
+ours=$(for _ in $(seq "$REPS"); do boot_wall --smp 2 --append test=bench_boot "$K"; done | median)
+null=$(for _ in $(seq "$REPS"); do boot_wall $B/bench/null-kernel.elf; done | median)
+row "boot: QEMU process wall time" "$ours" "$null" ms "null PVH kernel that exits at once"
+g=$(for _ in $(seq "$REPS"); do guest bench_boot 2 | val boot_kernel_to_test_us; done | median)
+row "boot: kernel entry to first test code" "$g" "$((ours * 1000))" us "whole QEMU process"
+
+# 2. IPI round trip vs a shared-memory round trip between the same two CPUs.
+out=$(guest bench_ipi 2)
+row "ipi: round trip cpu0<->cpu1" "$(val ipi_rtt_cycles <<<"$out")" \
+    "$(val shm_rtt_cycles <<<"$out")" cycles "cache-line ping-pong, same CPUs"
+
+# 3. Timer interrupt: entry to handler, and programmed expiry to handler, vs int \$n.
+out=$(guest bench_irq 1)
+row "irq: timer entry to handler" "$(val timer_entry_to_handler_cycles <<<"$out")" \
+    "$(val softint_entry_to_handler_cycles <<<"$out")" cycles "software int, same entry path"
+row "irq: timer expiry to handler" "$(val timer_expiry_to_handler_cycles <<<"$out")" \
+    "$(val softint_round_trip_cycles <<<"$out")" cycles "software int round trip"
+
+# Other parts add their benchmarks here (each prints rows in the same format).
+for b in tests/bench/*.bench.sh; do
+    [ -x "$b" ] && "$b"
+done
+exit 0
