@@ -22,26 +22,26 @@ void ut_register(struct ut_test *t);
 void ut_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), noreturn));
 
-#define UT_TEST(name)                                                                          \
-    static void ut_fn_##name(void);                                                            \
-    static struct ut_test ut_t_##name = {#name, ut_fn_##name, 0};                              \
-    __attribute__((constructor)) static void ut_reg_##name(void)                               \
-    {                                                                                          \
-        ut_register(&ut_t_##name);                                                             \
-    }                                                                                          \
+#define UT_TEST(name)                                                                              \
+    static void ut_fn_##name(void);                                                                \
+    static struct ut_test ut_t_##name = {#name, ut_fn_##name, 0};                                  \
+    __attribute__((constructor)) static void ut_reg_##name(void)                                   \
+    {                                                                                              \
+        ut_register(&ut_t_##name);                                                                 \
+    }                                                                                              \
     static void ut_fn_##name(void)
 
-#define UT_ASSERT(c)                                                                           \
-    do {                                                                                       \
-        if (!(c))                                                                              \
-            ut_fail(__FILE__, __LINE__, "assertion failed: %s", #c);                          \
+#define UT_ASSERT(c)                                                                               \
+    do {                                                                                           \
+        if (!(c))                                                                                  \
+            ut_fail(__FILE__, __LINE__, "assertion failed: %s", #c);                               \
     } while (0)
 
-#define UT_EQ(a, b)                                                                            \
-    do {                                                                                       \
-        long long ut_a = (long long)(a), ut_b = (long long)(b);                                \
-        if (ut_a != ut_b)                                                                      \
-            ut_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, ut_a, ut_b);        \
+#define UT_EQ(a, b)                                                                                \
+    do {                                                                                           \
+        long long ut_a = (long long)(a), ut_b = (long long)(b);                                    \
+        if (ut_a != ut_b)                                                                          \
+            ut_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, ut_a, ut_b);             \
     } while (0)
 
 #endif
