@@ -4,6 +4,7 @@
 #include "uk/cpu.h"
 #include "kernel/smp.h"
 #include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
 
 static volatile int failures, pairs;
 
@@ -30,4 +31,31 @@ KTEST(ipi_pairs)
         smp_run(i, ping_all, 0); /* one pinger at a time: ipi_ping's rule */
     kprintf("ipi: %d pairs, %d without a pong\n", pairs, failures);
     return failures || pairs != n * (n - 1) ? 1 : 0;
+}
+
+/* One broadcast IPI reaches every CPU, this one included. */
+#define VEC_TEST 0xe1
+static volatile uint64_t hits[MAX_CPUS];
+
+static void count_hit(struct trapframe *tf)
+{
+    hits[cpu_id()]++;
+}
+
+KTEST(ipi_broadcast)
+{
+    int n = smp_ncpus(), rounds = 50, bad = 0;
+    irq_register(VEC_TEST, count_hit);
+    for (int r = 1; r <= rounds; r++) {
+        ipi_broadcast(VEC_TEST);
+        for (int i = 0; i < n; i++) /* each CPU must have taken this round's IPI */
+            while (hits[i] < (uint64_t)r)
+                cpu_relax();
+    }
+    for (int i = 0; i < n; i++) {
+        kprintf("ipi: cpu %d took %lu broadcast IPIs\n", i, hits[i]);
+        bad += hits[i] != (uint64_t)rounds;
+    }
+    kprintf("ipi: broadcast %s\n", bad ? "WRONG" : "ok");
+    return bad;
 }

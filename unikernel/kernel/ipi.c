@@ -33,6 +33,12 @@ void ipi_send(int cpu, int vector)
     lapic_send_ipi(percpu[cpu].apic_id, vector);
 }
 
+/* Any context. */
+void ipi_broadcast(int vector)
+{
+    lapic_send_ipi_all(vector);
+}
+
 static void on_ping(struct trapframe *tf)
 {
     struct percpu *p = this_cpu();

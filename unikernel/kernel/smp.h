@@ -20,6 +20,8 @@ void smp_wait(int cpu);
 void smp_idle_loop(void) __attribute__((noreturn));
 /* Any context. Send a bare IPI (one of VEC_IPI_* in arch/x86_64/trap.h) to `cpu`. */
 void ipi_send(int cpu, int vector);
+/* Any context. The same IPI to every online CPU, this one included. */
+void ipi_broadcast(int vector);
 /* Task context, interrupts on. One IPI ping from this CPU to `cpu` and its pong back;
  * returns the round trip in TSC cycles, or 0 if no pong came within 100 ms. */
 uint64_t ipi_ping(int cpu);

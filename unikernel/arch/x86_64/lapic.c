@@ -120,6 +120,12 @@ void lapic_send_ipi_all_but_self(int vector)
     icr_send(0, (uint32_t)vector | (1 << 14) | (3 << 18));
 }
 
+/* Any context. */
+void lapic_send_ipi_all(int vector)
+{
+    icr_send(0, (uint32_t)vector | (1 << 14) | (2 << 18));
+}
+
 /* Boot only. */
 void lapic_send_init(uint32_t apic_id)
 {

@@ -16,6 +16,7 @@ void lapic_eoi(void);
 /* Any context. Fixed-delivery IPI to one CPU (by APIC id) / to all others. */
 void lapic_send_ipi(uint32_t apic_id, int vector);
 void lapic_send_ipi_all_but_self(int vector);
+void lapic_send_ipi_all(int vector); /* including this CPU */
 /* Boot only: INIT and STARTUP IPIs for bringing up an AP. */
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_sipi(uint32_t apic_id, int page);
