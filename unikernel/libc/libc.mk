@@ -15,3 +15,20 @@ $(B)/libc-check/%.o: %.c $(wildcard unikernel/include/uk/*.h) $(LWIP_PORT_HDRS) 
 
 .PHONY: libc-check
 libc-check: $(LIBC_CHECK_OBJS)
+
+# `libc-host` suite: the glue and the newlib ktests as a Linux process, linked against our
+# app-flavor newlib (not glibc) with a fake kernel API (tests/unit/libc_host/). Proves the
+# newlib build, the glue and the printf/malloc tests before a kernel boots.
+LIBC_HOST_BIN  := $(B)/libc-host/libc-host-tests
+LIBC_HOST_SRCS := $(KLIBC_SRCS) $(wildcard tests/unit/libc_host/*.c tests/unit/libc_host/*.S)
+
+$(LIBC_HOST_BIN): $(LIBC_HOST_SRCS) $(wildcard tests/uk/libc_*.c unikernel/include/uk/*.h) \
+                  | $(NEWLIB_U_STAMP) deps
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(OPT) $(WARN) $(WERROR) -fno-stack-protector -fPIE -nostdinc \
+	    -isystem $(NEWLIB_U_INC) -idirafter $(GCC_INC) -Iunikernel/include \
+	    -nostdlib -static -no-pie -Wl,-z,noexecstack -o $@ $(LIBC_HOST_SRCS) \
+	    $(NEWLIB_U_LIBDIR)/libc.a $(NEWLIB_U_LIBDIR)/libm.a $(LIBGCC)
+
+ALL_TARGETS += $(LIBC_HOST_BIN)
+TEST_SUITES += libc-host=$(LIBC_HOST_BIN)
