@@ -22,7 +22,7 @@ mkdir -p "$tmp/src" "$tmp/build"
 trap 'rm -rf "$tmp"' EXIT
 log="$tmp/build.log"
 start=$(date +%s)
-echo "newlib: building the $flavor flavor into $out (about 3 minutes)" >&2
+echo "newlib: building the $flavor flavor into $out (about a minute)" >&2
 
 fail() {
     echo "newlib: $flavor build failed; last lines of $log:" >&2
