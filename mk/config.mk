@@ -19,4 +19,5 @@ HOST_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) -D_GNU_SOURCE
 # interrupt entry saves the FPU state), newlib's headers instead of the host's.
 KERNEL_ARCH_FLAGS := -m64 -mcmodel=kernel -mno-red-zone -fno-pic -fno-pie \
             -fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-            -ffreestanding -fno-builtin-printf -fno-common -fno-asynchronous-unwind-tables
+            -ffreestanding -fno-builtin-printf -fno-common -fno-asynchronous-unwind-tables \
+            -fno-delete-null-pointer-checks -fno-optimize-sibling-calls

@@ -28,10 +28,10 @@ void ut_fail(const char *file, int line, const char *fmt, ...)
 int main(int argc, char **argv)
 {
     const char *filter = argc > 1 ? argv[1] : NULL;
-    int passed = 0, failed = 0;
+    volatile int passed = 0, failed = 0;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    for (struct ut_test *t = head; t; t = t->next) {
+    for (struct ut_test *volatile t = head; t; t = t->next) {
         if (filter && !strstr(t->name, filter))
             continue;
         if (setjmp(ut_env) == 0) {

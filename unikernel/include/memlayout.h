@@ -29,7 +29,7 @@
 #define KERNEL_PHYS_BASE 0x100000
 #define KERNEL_VIRT_BASE 0xffffffff80000000
 /* The boot page tables map this much physical memory at KERNEL_VIRT_BASE and 1:1. */
-#define BOOT_MAP_SIZE 0x40000000 /* 1 GiB */
+#define BOOT_MAP_SIZE    0x40000000 /* 1 GiB */
 
 #define AP_TRAMPOLINE_PHYS 0x8000
 
@@ -37,7 +37,7 @@
 #define DIRECT_MAP_MAX  0x0000400000000000 /* 64 TiB of physical address space */
 
 #define KSTACK_BASE  0xffffc00000000000
-#define KSTACK_SIZE  0x10000 /* 64 KiB per kernel stack */
+#define KSTACK_SIZE  0x10000                   /* 64 KiB per kernel stack */
 #define KSTACK_SLOT  (KSTACK_SIZE + PAGE_SIZE) /* a stack plus its guard page below it */
 #define KSTACK_SLOTS 1024
 
@@ -50,8 +50,8 @@
 #define MAX_CPUS 64
 
 #ifndef __ASSEMBLER__
-#define P2V(p) ((void *)((unsigned long)(p) + DIRECT_MAP_BASE))
-#define V2P(v) ((unsigned long)(v)-DIRECT_MAP_BASE)
+#define P2V(p)      ((void *)((unsigned long)(p) + DIRECT_MAP_BASE))
+#define V2P(v)      ((unsigned long)(v)-DIRECT_MAP_BASE)
 /* The kernel image's own symbols live at KERNEL_VIRT_BASE, not in the direct map. */
 #define KIMG_V2P(v) ((unsigned long)(v)-KERNEL_VIRT_BASE)
 #endif

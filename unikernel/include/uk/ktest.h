@@ -17,10 +17,10 @@ struct ktest {
     int (*fn)(const char *args);
 };
 
-#define KTEST(tname)                                                                           \
-    static int ktest_fn_##tname(const char *args);                                             \
-    static const struct ktest ktest_##tname                                                    \
-        __attribute__((used, section(".ktests"), aligned(16))) = {#tname, ktest_fn_##tname};   \
+#define KTEST(tname)                                                                               \
+    static int ktest_fn_##tname(const char *args);                                                 \
+    static const struct ktest ktest_##tname                                                        \
+        __attribute__((used, section(".ktests"), aligned(16))) = {#tname, ktest_fn_##tname};       \
     static int ktest_fn_##tname(const char *args)
 
 #endif

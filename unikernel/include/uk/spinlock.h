@@ -17,7 +17,10 @@ typedef struct spinlock {
     int cpu; /* holder, for debugging; -1 when free */
 } spinlock_t;
 
-#define SPINLOCK_INIT {0, -1}
+#define SPINLOCK_INIT                                                                              \
+    {                                                                                              \
+        0, -1                                                                                      \
+    }
 
 void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
@@ -31,7 +34,10 @@ typedef struct rspinlock {
     uint32_t depth;
 } rspinlock_t;
 
-#define RSPINLOCK_INIT {SPINLOCK_INIT, 0, 0}
+#define RSPINLOCK_INIT                                                                             \
+    {                                                                                              \
+        SPINLOCK_INIT, 0, 0                                                                        \
+    }
 
 void rspin_lock(rspinlock_t *l);
 int rspin_trylock(rspinlock_t *l);

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/uk/run.sh [FILTER]: boot the test image once per case in tests/uk/cases/*.case and
+# check what the console shows and the exit code. Closing line: "uk: N passed, N failed".
+#
+# A case file holds "key: value" lines:
+#   test:    KTEST name (becomes test=NAME on the kernel command line)   [required]
+#   args:    its arguments (targs=...)
+#   smp:     CPUs (default 1)          mem:     memory (default 512M)
+#   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
+#   timeout: seconds (default 60; only a safety net: the check never depends on time)
+#   exit:    expected guest exit code (default 0)
+#   expect:  an extended regex some console line must match (repeatable, checked in order)
+#   reject:  an extended regex no console line may match (repeatable)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+filter=${1:-}
+B=${B:-build}
+pass=0 fail=0
+logdir=$B/uk/logs
+mkdir -p "$logdir"
+
+for c in tests/uk/cases/*.case; do
+    name=$(basename "$c" .case)
+    [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
+    test= targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    expects=() rejects=()
+    while IFS= read -r line; do
+        [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+        key=${line%%:*} val=${line#*:}
+        val=${val#"${val%%[![:space:]]*}"}
+        case $key in
+        test) test=$val ;; args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
+        machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
+        exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
+        qemu) ;; # reserved for extra QEMU flags
+        *) echo "FAIL $name: unknown key '$key' in $c"; fail=$((fail + 1)); continue 2 ;;
+        esac
+    done <"$c"
+    img=$B/uk/ukernel-test.elf
+    [ "$image" = mb ] && img=$B/uk/ukernel-test-mb.bin
+    append="test=$test"
+    [ -n "$targs" ] && append="$append targs=$targs"
+    log=$logdir/$name.log
+    qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
+        --append "$append" "$img" >"$log" 2>&1
+    rc=$?
+    why=
+    [ "$rc" = "$want_exit" ] || why="exit code $rc, expected $want_exit"
+    # Expectations must appear in order: each one is searched after the previous match.
+    from=1
+    for re in "${expects[@]}"; do
+        n=$(tail -n +"$from" "$log" | grep -nE -m1 -- "$re" | cut -d: -f1)
+        if [ -z "$n" ]; then why="${why:+$why; }missing (in order): $re"; break; fi
+        from=$((from + n))
+    done
+    for re in "${rejects[@]}"; do
+        grep -qE -- "$re" "$log" && why="${why:+$why; }unexpected: $re"
+    done
+    if [ -z "$why" ]; then
+        echo "PASS $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name: $why"
+        sed 's/^/    | /' "$log" | tail -n 25
+        fail=$((fail + 1))
+    fi
+done
+echo "uk: $pass passed, $fail failed"
+[ "$fail" = 0 ]

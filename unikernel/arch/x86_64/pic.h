@@ -1,0 +1,4 @@
+#ifndef UK_PIC_H
+#define UK_PIC_H
+void pic_disable(void);
+#endif

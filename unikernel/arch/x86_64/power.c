@@ -1,0 +1,35 @@
+/* power.c: machine_exit() and panic(). */
+#include "uk/power.h"
+#include "uk/console.h"
+#include "uk/cpu.h"
+#include "kernel/fmt.h"
+#include "arch/x86_64/io.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/trap.h"
+
+#define ISA_DEBUG_EXIT_PORT 0xf4
+
+/* Any context. */
+void machine_exit(int code)
+{
+    irq_disable();
+    /* Stop the other CPUs first so none of them prints after the exit line. */
+    if (lapic_ready())
+        lapic_send_ipi_all_but_self(VEC_IPI_STOP);
+    outl(ISA_DEBUG_EXIT_PORT, (uint32_t)code);
+    /* Not under QEMU (or no isa-debug-exit device): stop here. */
+    for (;;)
+        halt();
+}
+
+/* Any context. */
+void panic(const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    kvformat(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    kprintf("\n*** PANIC on cpu %d: %s\n", cpu_id(), buf);
+    machine_exit(EXIT_PANIC);
+}

@@ -1,0 +1,36 @@
+/* trap.h: the interrupt frame and the vector map. */
+#ifndef UK_TRAP_H
+#define UK_TRAP_H
+#include <stdint.h>
+
+struct trapframe {
+    uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+    uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+    uint64_t vector, error;
+    uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
+};
+
+/* Vectors. 0-31: CPU exceptions. 32-47: where the (masked) 8259 PIC would deliver, so a
+ * stray legacy interrupt is recognisable. Devices get 48 and up. */
+#define VEC_PIC_BASE    32
+#define VEC_DEVICE      48
+#define VEC_IPI_WAKE    0xf0 /* wakes a halted CPU (work in its mailbox, ipi.c) */
+#define VEC_IPI_PING    0xf1 /* IPI round trip tests and benchmarks */
+#define VEC_IPI_PONG    0xf2
+#define VEC_IPI_STOP    0xfd /* stop this CPU for good (machine_exit, fault) */
+#define VEC_LAPIC_TIMER 0xef
+#define VEC_SPURIOUS    0xff
+
+typedef void (*irq_handler_t)(struct trapframe *tf);
+
+/* Boot or task context: route `vector` to `fn` (on every CPU; the IDT is shared). */
+void irq_register(int vector, irq_handler_t fn);
+/* Boot, and AP start-up: load the IDT on this CPU. */
+void idt_init(void);
+void idt_load_this(void);
+/* Interrupt context (called by isr.S only). */
+void trap_dispatch(struct trapframe *tf);
+/* Any context: print a fault report for `tf` and end the job. */
+void fault_report(struct trapframe *tf, const char *why) __attribute__((noreturn));
+
+#endif

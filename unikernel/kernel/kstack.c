@@ -1,0 +1,63 @@
+/* kstack.c: kernel stacks in the KSTACK region, one slot each: a guard page that is never
+ * mapped, then KSTACK_SIZE bytes of stack. Overflowing a stack faults in its guard page,
+ * which trap.c recognises and names. */
+#include "kernel/kstack.h"
+#include "kernel/vmm.h"
+#include "kernel/pmm.h"
+#include "uk/spinlock.h"
+
+static spinlock_t kstack_lock = SPINLOCK_INIT;
+static uint8_t slot_used[KSTACK_SLOTS];
+
+/* Any context but interrupts. */
+uint64_t kstack_alloc(void)
+{
+    uint64_t f = spin_lock_irqsave(&kstack_lock);
+    int slot = -1;
+    for (int i = 0; i < KSTACK_SLOTS; i++)
+        if (!slot_used[i]) {
+            slot_used[i] = 1;
+            slot = i;
+            break;
+        }
+    spin_unlock_irqrestore(&kstack_lock, f);
+    if (slot < 0)
+        return 0;
+    uint64_t base = KSTACK_BASE + (uint64_t)slot * KSTACK_SLOT + PAGE_SIZE;
+    for (uint64_t va = base; va < base + KSTACK_SIZE; va += PAGE_SIZE) {
+        uint64_t p = pmm_alloc();
+        if (!p || vmm_map(kernel_pml4, va, p, VM_W)) {
+            if (p)
+                pmm_free(p);
+            while ((va -= PAGE_SIZE) >= base)
+                pmm_free(vmm_unmap(kernel_pml4, va));
+            slot_used[slot] = 0;
+            return 0;
+        }
+    }
+    return base + KSTACK_SIZE;
+}
+
+/* Task context. */
+void kstack_free(uint64_t top)
+{
+    uint64_t base = top - KSTACK_SIZE;
+    int slot = (int)((base - PAGE_SIZE - KSTACK_BASE) / KSTACK_SLOT);
+    for (uint64_t va = base; va < top; va += PAGE_SIZE)
+        pmm_free(vmm_unmap(kernel_pml4, va));
+    uint64_t f = spin_lock_irqsave(&kstack_lock);
+    slot_used[slot] = 0;
+    spin_unlock_irqrestore(&kstack_lock, f);
+}
+
+/* Boot only. */
+void stack_switch(uint64_t top, void (*fn)(void))
+{
+    __asm__ volatile("movq %0, %%rsp\n\t"
+                     "xorl %%ebp, %%ebp\n\t"
+                     "callq *%1\n\t"
+                     "ud2" ::"r"(top),
+                     "r"(fn)
+                     : "memory");
+    __builtin_unreachable();
+}

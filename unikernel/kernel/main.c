@@ -1,0 +1,89 @@
+/*
+ * main.c: the boot CPU's way from boot.S to a running machine, in order:
+ * console, boot information, descriptor tables, memory (frames, page tables, stacks,
+ * heap), interrupt controllers and clocks, the other CPUs; then the job (or a test).
+ */
+#include "kernel/bootinfo.h"
+#include "kernel/pmm.h"
+#include "kernel/vmm.h"
+#include "kernel/kstack.h"
+#include "kernel/smp.h"
+#include "kernel/timer.h"
+#include "kernel/ktest_run.h"
+#include "arch/x86_64/acpi.h"
+#include "arch/x86_64/gdt.h"
+#include "arch/x86_64/io.h"
+#include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/pic.h"
+#include "arch/x86_64/trap.h"
+#include "uk/console.h"
+#include "uk/power.h"
+#include "uk/time.h"
+#include "uk/cpu.h"
+
+void kmain(uint32_t kind, uint32_t info_phys, uint32_t mb_magic);
+
+/* The boot CPU's interrupt stacks, before kstack_alloc() exists. */
+static uint8_t bsp_ist[4][16384] __attribute__((aligned(16)));
+
+static void kmain_on_kstack(void);
+
+/* Boot only: called once by boot.S on the boot CPU, interrupts off. */
+void kmain(uint32_t kind, uint32_t info_phys, uint32_t mb_magic)
+{
+    percpu_init_this(0, 0);
+    console_init();
+    bootinfo_parse(kind, info_phys, mb_magic);
+    uint64_t ist[4];
+    for (int i = 0; i < 4; i++)
+        ist[i] = (uint64_t)bsp_ist[i] + sizeof bsp_ist[i];
+    gdt_init_this(ist);
+    idt_init();
+    pmm_init();
+    vmm_init();
+    uint64_t stack = kstack_alloc();
+    if (!stack)
+        panic("no memory for the boot CPU's stack");
+    percpu[0].kstack_top = stack;
+    stack_switch(stack, kmain_on_kstack);
+}
+
+static void report(void)
+{
+    uint64_t usable = pmm_total_frames() * PAGE_SIZE, free = pmm_free_frames() * PAGE_SIZE;
+    kprintf("ukmpi unikernel, booted by %s; command line: \"%s\"\n", bootinfo.loader,
+            bootinfo.cmdline);
+    kprintf("cpus: %d online (", ncpus_online);
+    for (int i = 0; i < MAX_CPUS; i++)
+        if (percpu[i].online)
+            kprintf(i ? " %u" : "APIC ids %u", percpu[i].apic_id);
+    kprintf("), %s, TSC %lu.%03lu MHz, LAPIC timer %lu.%03lu MHz\n",
+            lapic_x2apic() ? "x2APIC" : "xAPIC", tsc_hz / 1000000, tsc_hz / 1000 % 1000,
+            lapic_timer_hz / 1000000, lapic_timer_hz / 1000 % 1000);
+    kprintf("memory: %lu MiB usable, %lu MiB free, %d regions in the map\n", usable >> 20,
+            free >> 20, bootinfo.nregions);
+    if (bootinfo.initrd_size)
+        kprintf("initrd: %lu bytes at 0x%lx\n", bootinfo.initrd_size, bootinfo.initrd_phys);
+}
+
+static void kmain_on_kstack(void)
+{
+    pic_disable();
+    uint32_t r[4];
+    cpuid(1, 0, r);
+    acpi_init(r[1] >> 24);
+    lapic_init_bsp(acpi.lapic_phys);
+    percpu[0].apic_id = lapic_id();
+    ioapic_init();
+    tsc_calibrate();
+    timer_calibrate();
+    ipi_init();
+    ncpus_online = 1;
+    percpu[0].online = 1;
+    irq_enable();
+    smp_boot();
+    report();
+    machine_exit(ktest_run_from_cmdline());
+}
