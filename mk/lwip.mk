@@ -10,6 +10,7 @@ LWIP_INC   := -Inet/lwip-port/include -I$(LWIP_DIR)/src/include
 LWIP_CFLAGS = $(LWIP_INC)
 LWIP_LIB   := $(B)/lwip/liblwip.a
 LWIP_STAMP := $(LWIP_DIR)/.unpacked
+LWIP_SRC_STAMP := $(LWIP_STAMP)
 LWIP_PORT_HDRS := $(wildcard net/lwip-port/include/*.h net/lwip-port/include/arch/*.h)
 
 # Core, IPv4, TCP/UDP, Ethernet (file names of lwIP 2.1.3).
