@@ -11,7 +11,7 @@ LIBC_CHECK_OBJS := $(patsubst %.c,$(B)/libc-check/%.o,$(LIBC_CHECK_SRCS))
 $(B)/libc-check/%.o: %.c $(wildcard unikernel/include/uk/*.h) $(LWIP_PORT_HDRS) \
                      | $(NEWLIB_K_STAMP) deps
 	@mkdir -p $(@D)
-	$(CC) $(KERNEL_CFLAGS) $(LWIP_CFLAGS) -c -o $@ $<
+	$(CC) $(KERNEL_CFLAGS) -Iunikernel $(LWIP_CFLAGS) -c -o $@ $<
 
 .PHONY: libc-check
 libc-check: $(LIBC_CHECK_OBJS)
