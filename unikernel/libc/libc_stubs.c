@@ -1,0 +1,104 @@
+/*
+ * libc_stubs.c: the POSIX calls newlib's libc.a can reach but the kernel does not have
+ * (no file system, no processes, no signals, no entropy source yet). Each fails with the
+ * errno a program can act on, so a stray fopen() reports ENOSYS instead of breaking the
+ * kernel's link.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Declared here: newlib's headers do not declare these for our target. */
+int getentropy(void *buf, size_t len);
+void _init(void);
+void _fini(void);
+
+/* Any task context; no file system. */
+int open(const char *path, int flags, ...)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Any task context; no file system. */
+int stat(const char *restrict path, struct stat *restrict st)
+{
+    errno = ENOENT;
+    return -1;
+}
+
+/* Any task context; no file system. */
+int link(const char *old, const char *new)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Any task context; no file system. */
+int unlink(const char *path)
+{
+    errno = ENOENT;
+    return -1;
+}
+
+/* Any task context; no file system. */
+int mkdir(const char *path, mode_t mode)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Any task context; only the console fds exist and they have no flags to change. */
+int fcntl(int fd, int cmd, ...)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Any task context; one process, no children. */
+pid_t fork(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Any task context; one process, no children. */
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Any task context; one process, no children. */
+pid_t wait(int *status)
+{
+    errno = ECHILD;
+    return -1;
+}
+
+/* Any task context; there are no signal handlers to block, so every mask is accepted. */
+int sigprocmask(int how, const sigset_t *restrict set, sigset_t *restrict old)
+{
+    if (old)
+        *old = 0;
+    return 0;
+}
+
+/* Any task context. No entropy source yet: fail rather than hand out predictable bytes
+ * (newlib's arc4random then aborts, which is the honest outcome). */
+int getentropy(void *buf, size_t len)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* Boot, once: newlib's __libc_init_array() calls _init() before the constructors. Weak, so
+ * a crt file of the kernel can provide its own. */
+__attribute__((weak)) void _init(void) {}
+
+/* Shutdown: newlib's __libc_fini_array() calls _fini() after the destructors. Weak. */
+__attribute__((weak)) void _fini(void) {}
