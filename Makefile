@@ -24,6 +24,7 @@ include mk/config.mk
 -include tests/uk/uk.mk
 -include net/impi.mk
 -include tests/bench/bench.mk
+-include net/net.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
 -include tests/unit/unit.mk
 

@@ -49,6 +49,10 @@
 
 #define MAX_CPUS 64
 
+/* Where MSI / MSI-X messages are written to reach a local APIC (destination APIC id in
+ * bits 19:12): the x86 interrupt address window, not RAM. */
+#define MSI_ADDR_BASE 0xfee00000u
+
 #ifndef __ASSEMBLER__
 #define P2V(p)      ((void *)((unsigned long)(p) + DIRECT_MAP_BASE))
 #define V2P(v)      ((unsigned long)(v)-DIRECT_MAP_BASE)

@@ -23,6 +23,7 @@
 #include "uk/power.h"
 #include "uk/time.h"
 #include "uk/cpu.h"
+#include "uk/net.h"
 
 void kmain(uint32_t kind, uint32_t info_phys, uint32_t mb_magic);
 
@@ -89,6 +90,7 @@ static void kmain_on_kstack(void)
     irq_enable();
     smp_boot();
     report();
+    net_init(); /* virtio-net + lwIP, if the machine has a NIC */
     if (ktest_requested())
         machine_exit(ktest_run_from_cmdline());
     machine_exit(demo_run());

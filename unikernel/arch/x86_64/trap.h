@@ -14,6 +14,7 @@ struct trapframe {
  * stray legacy interrupt is recognisable. Devices get 48 and up. */
 #define VEC_PIC_BASE    32
 #define VEC_DEVICE      48
+#define VEC_VNET_RX     0x60 /* virtio-net RX queue (MSI-X entry 0) and its self-IPI */
 #define VEC_IPI_WAKE    0xf0 /* wakes a halted CPU (work in its mailbox, ipi.c) */
 #define VEC_IPI_PING    0xf1 /* IPI round trip tests and benchmarks */
 #define VEC_IPI_PONG    0xf2

@@ -1,0 +1,233 @@
+/*
+ * ukhub: the private L2 network of a multi-node job: a learning Ethernet switch between N
+ * QEMU virtio-net NICs, each attached with `-netdev dgram` to an AF_UNIX datagram socket.
+ * AF_UNIX keeps every frame on this host (no IP, no root, no namespace needed); the hub
+ * owns port I's socket DIR/hub-I.sock and sends to the NIC's DIR/node-I.sock.
+ *
+ *   ukhub DIR N [--garbage K] [--seed S] [--quiet]
+ *
+ * --garbage K: a test helper. After each frame forwarded to node I (until K have been
+ * injected into it), inject one malformed frame into node I: runts, oversize frames,
+ * unknown ethertypes, unicasts for another MAC, IPv4 headers with a bad checksum, TCP
+ * frames cut short, TCP frames with a flipped payload byte. Every one of them must be
+ * dropped by the node's RX filter. On SIGTERM/SIGINT the hub prints, per node,
+ * "ukhub: node I: injected K garbage frames" and exits.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define HUB_MAX   64
+#define HUB_FRAME 65536
+#define HUB_MACS  256
+
+static int nports, fds[HUB_MAX], quiet;
+static struct sockaddr_un node_addr[HUB_MAX];
+static uint8_t macs[HUB_MACS][6];
+static int mac_port[HUB_MACS], nmacs;
+static long garbage_max, injected[HUB_MAX], forwarded[HUB_MAX];
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static volatile sig_atomic_t stop;
+
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 32);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+/* A blocking send: an AF_UNIX datagram socket queues only a few datagrams (the
+ * net.unix.max_dgram_qlen sysctl, 10 by default) and a non-blocking send to a full queue
+ * would drop the frame, which TCP then recovers by timeouts (hundreds of ms each). So we
+ * wait for the node's QEMU to read, up to SO_SNDTIMEO; a node that is not up yet, dead
+ * (ECONNREFUSED, ENOENT) or wedged loses the frame, as on a real wire. */
+static void send_to(int port, const uint8_t *f, size_t len)
+{
+    (void)sendto(fds[port], f, len, 0, (struct sockaddr *)&node_addr[port],
+                 sizeof node_addr[port]);
+}
+
+static int mac_lookup(const uint8_t *m)
+{
+    for (int i = 0; i < nmacs; i++)
+        if (!memcmp(macs[i], m, 6))
+            return mac_port[i];
+    return -1;
+}
+
+static void mac_learn(const uint8_t *m, int port)
+{
+    if (m[0] & 1)
+        return;
+    for (int i = 0; i < nmacs; i++)
+        if (!memcmp(macs[i], m, 6)) {
+            mac_port[i] = port;
+            return;
+        }
+    if (nmacs < HUB_MACS) {
+        memcpy(macs[nmacs], m, 6);
+        mac_port[nmacs++] = port;
+    }
+}
+
+static uint16_t csum(const uint8_t *p, size_t n)
+{
+    uint32_t s = 0;
+    for (; n > 1; p += 2, n -= 2)
+        s += (uint32_t)p[0] << 8 | p[1];
+    if (n)
+        s += (uint32_t)p[0] << 8;
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)~s;
+}
+
+/* One malformed frame for node `port`, modelled on `f` (a frame just sent to it). */
+static void inject(int port, const uint8_t *f, size_t len)
+{
+    static uint8_t g[2048];
+    size_t n;
+    int is_tcp = len >= 54 && f[12] == 8 && f[13] == 0 && f[14 + 9] == 6;
+    int kind = (int)(injected[port] % 7);
+    if ((kind == 5 || kind == 6) && !(is_tcp && len >= 62))
+        kind = 2;
+    memcpy(g, f, len < sizeof g ? len : sizeof g);
+    switch (kind) {
+    case 0: /* runt: less than an Ethernet header */
+        n = 1 + rnd() % 13;
+        break;
+    case 1: /* oversize: longer than MTU + header */
+        n = 1515 + rnd() % 400;
+        for (size_t i = 14; i < n; i++)
+            g[i] = (uint8_t)rnd();
+        break;
+    case 2: /* unknown ethertype (IEEE local experimental) with random bytes */
+        n = 60 + rnd() % 1000;
+        g[12] = 0x88;
+        g[13] = 0xb5;
+        for (size_t i = 14; i < n; i++)
+            g[i] = (uint8_t)rnd();
+        break;
+    case 3: /* unicast for a MAC nobody has */
+        n = len < 60 ? 60 : len;
+        memcpy(g, "\x02\xde\xad\xbe\xef\x01", 6);
+        break;
+    case 4: /* IPv4 with a bad header checksum */
+        n = 60;
+        memset(g + 14, 0, 46);
+        g[12] = 8, g[13] = 0;
+        g[14] = 0x45, g[17] = 46, g[22] = 64, g[23] = 17;
+        memcpy(g + 26, "\x0a\x00\x00\xfe\x0a\x00\x00\x01", 8);
+        {
+            uint16_t c = (uint16_t)(csum(g + 14, 20) ^ 0x5a5a);
+            g[24] = (uint8_t)(c >> 8), g[25] = (uint8_t)c;
+        }
+        break;
+    case 5: /* TCP frame cut short (IP total length claims more) */
+        n = 60 + rnd() % (len - 61);
+        break;
+    default: /* TCP frame, one byte after the IP header flipped: TCP checksum wrong */
+        n = len;
+        g[14 + (g[14] & 0xf) * 4 + 4 + rnd() % 8] ^= 0x40; /* inside the sequence/ack */
+        break;
+    }
+    send_to(port, g, n);
+    injected[port]++;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: ukhub DIR N [--garbage K] [--seed S] [--quiet]\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    nports = atoi(argv[2]);
+    if (nports < 1 || nports > HUB_MAX) {
+        fprintf(stderr, "ukhub: N must be 1..%d\n", HUB_MAX);
+        return 2;
+    }
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--garbage") && i + 1 < argc)
+            garbage_max = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng = strtoull(argv[++i], 0, 0) | 1;
+        else if (!strcmp(argv[i], "--quiet"))
+            quiet = 1;
+        else {
+            fprintf(stderr, "ukhub: unknown argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    struct pollfd pfd[HUB_MAX];
+    for (int i = 0; i < nports; i++) {
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        snprintf(a.sun_path, sizeof a.sun_path, "%s/hub-%d.sock", dir, i);
+        unlink(a.sun_path);
+        fds[i] = socket(AF_UNIX, SOCK_DGRAM, 0);
+        if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&a, sizeof a) < 0) {
+            perror("ukhub: bind");
+            return 1;
+        }
+        struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
+        setsockopt(fds[i], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        node_addr[i].sun_family = AF_UNIX;
+        snprintf(node_addr[i].sun_path, sizeof node_addr[i].sun_path, "%s/node-%d.sock", dir,
+                 i);
+        pfd[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+    }
+    signal(SIGTERM, on_signal);
+    signal(SIGINT, on_signal);
+    static uint8_t f[HUB_FRAME];
+    while (!stop) {
+        if (poll(pfd, (nfds_t)nports, 200) < 0) {
+            if (errno == EINTR)
+                continue;
+            perror("ukhub: poll");
+            return 1;
+        }
+        for (int i = 0; i < nports; i++) {
+            if (!(pfd[i].revents & POLLIN))
+                continue;
+            ssize_t n = recv(fds[i], f, sizeof f, MSG_DONTWAIT);
+            if (n < 14)
+                continue;
+            mac_learn(f + 6, i);
+            int dst = (f[0] & 1) ? -1 : mac_lookup(f);
+            for (int j = 0; j < nports; j++) {
+                if (j == i || (dst >= 0 && j != dst))
+                    continue;
+                send_to(j, f, (size_t)n);
+                forwarded[j]++;
+                if (injected[j] < garbage_max)
+                    inject(j, f, (size_t)n);
+            }
+        }
+    }
+    for (int i = 0; i < nports; i++) {
+        if (garbage_max)
+            printf("ukhub: node %d: injected %ld garbage frames\n", i, injected[i]);
+        if (!quiet)
+            printf("ukhub: node %d: forwarded %ld frames\n", i, forwarded[i]);
+        char p[128];
+        snprintf(p, sizeof p, "%s/hub-%d.sock", dir, i);
+        unlink(p);
+    }
+    fflush(stdout);
+    return 0;
+}

@@ -1,0 +1,243 @@
+/*
+ * netif_vnet.c: lwIP on the virtio-net device, run from the NIC interrupt (lwIP's
+ * "mainloop mode, option 1"; ARCHITECTURE.md decision 6).
+ *
+ * Every lwIP entry point here holds the one lwIP lock (lwip_lock(): interrupts masked on
+ * this CPU, then a spinlock): the RX interrupt, the timer tick running
+ * sys_check_timeouts(), and (through ksock.c) every application call. The RX interrupt
+ * handles at most NET_RX_BUDGET frames, then re-arms the queue; if frames remain it sends
+ * itself an IPI on the same vector, so other interrupts (and the interrupted task) get a
+ * turn between batches and no frame waits for the next device interrupt.
+ *
+ * Buffers: RX frames are copied from the driver's DMA buffer into a PBUF_POOL pbuf (pools
+ * only in interrupt context, never lwIP's heap); lwIP owns the pbuf from netif->input().
+ * TX: linkoutput copies the pbuf chain into a driver TX buffer; lwIP keeps its pbuf.
+ */
+#include <string.h>
+#include "net_internal.h"
+#include "drivers/vnet.h"
+#include "arch/x86_64/lapic.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
+#include "kernel/bootinfo.h"
+#include "kernel/timer.h"
+#include "lwip/etharp.h"
+#include "lwip/init.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+#include "lwip_port.h"
+#include "uk/console.h"
+#include "uk/cpu.h"
+#include "uk/time.h"
+
+#define NET_RX_BUDGET 64  /* frames per interrupt before yielding (self-IPI) */
+#define NET_TIMER_HZ  100 /* LAPIC ticks driving sys_check_timeouts() on CPU 0 */
+#define NET_LAT_SAMPLES 4096
+
+static struct netif net_if;
+static struct net_node net_self;
+static int net_is_up;
+/* TSC at entry of the RX interrupt being served (under the lwIP lock); 0 otherwise. */
+static uint64_t net_rx_entry;
+static uint64_t net_lat[NET_LAT_SAMPLES];
+static uint64_t net_lat_count;
+
+/* Under the lwIP lock (any context): one frame out. lwIP keeps `p`. */
+static err_t net_linkoutput(struct netif *nif, struct pbuf *p)
+{
+    size_t cap;
+    uint8_t *buf = vnet_tx_buf(&cap);
+    if (!buf)
+        return ERR_MEM;
+    if (p->tot_len > cap) {
+        vnet_tx_commit(buf, 0); /* cannot happen with MTU 1500; keep the ring consistent */
+        return ERR_BUF;
+    }
+    pbuf_copy_partial(p, buf, p->tot_len, 0);
+    vnet_tx_commit(buf, p->tot_len);
+    return ERR_OK;
+}
+
+/* Under the lwIP lock: netif_add() callback. */
+static err_t net_netif_init(struct netif *nif)
+{
+    nif->name[0] = 'v';
+    nif->name[1] = 'n';
+    nif->output = etharp_output;
+    nif->linkoutput = net_linkoutput;
+    nif->mtu = 1500;
+    nif->hwaddr_len = 6;
+    memcpy(nif->hwaddr, vnet_mac(), 6);
+    nif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+    return ERR_OK;
+}
+
+/* Interrupt context, lwIP lock held: one good frame from the driver (copied out). */
+static int net_rx_frame(void *arg, const uint8_t *frame, size_t len)
+{
+    struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
+    if (!p)
+        return -1;
+    pbuf_take(p, frame, (u16_t)len);
+    if (net_if.input(p, &net_if) != ERR_OK)
+        pbuf_free(p);
+    return 0;
+}
+
+/* Interrupt context (the RX vector, or our own self-IPI on it). */
+static void net_rx_irq(struct trapframe *tf)
+{
+    uint64_t entry = this_cpu()->irq_entry_tsc;
+    int more;
+    vnet_irq_ack();
+    if (!net_is_up)
+        return; /* before the netif exists: the first timer tick drains the ring */
+    lwip_lock();
+    net_rx_entry = entry;
+    vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
+    net_rx_entry = 0;
+    lwip_unlock();
+    if (more) /* delivered after our EOI, behind anything already pending */
+        lapic_send_ipi(this_cpu()->apic_id, VEC_VNET_RX);
+}
+
+/* Interrupt context (LAPIC timer), every CPU: lwIP's timers run on CPU 0 only. Also
+ * drains the RX ring in case an interrupt was lost (costs one index compare otherwise). */
+static void net_timer_tick(int cpu)
+{
+    int more;
+    if (cpu != 0 || !net_is_up)
+        return;
+    lwip_lock();
+    sys_check_timeouts();
+    netif_poll_all(); /* the loopback netif's queue */
+    vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
+    lwip_unlock();
+    if (more)
+        lapic_send_ipi(this_cpu()->apic_id, VEC_VNET_RX);
+}
+
+/* Boot, once. */
+int net_init(void)
+{
+    if (net_is_up)
+        return 0;
+    /* The handler first: the device may interrupt as soon as it sees the RX ring. */
+    irq_register(VEC_VNET_RX, net_rx_irq);
+    if (vnet_init(VEC_VNET_RX, percpu[0].apic_id) != 0)
+        return -1;
+    if (net_node_parse(&net_self) != 0)
+        return -2;
+    ksock_default_timeout_ms = (uint32_t)cmdline_get_u64("ksock_timeout_ms", 10000);
+    lwip_port_init();
+    ip4_addr_t ip, mask, gw;
+    ip4_addr_set_u32(&ip, lwip_htonl(net_self.ip));
+    ip4_addr_set_u32(&mask, lwip_htonl(net_self.mask));
+    ip4_addr_set_zero(&gw);
+    lwip_lock();
+    struct netif *ok = netif_add(&net_if, &ip, &mask, &gw, 0, net_netif_init, ethernet_input);
+    if (ok) {
+        netif_set_default(&net_if);
+        netif_set_link_up(&net_if);
+        netif_set_up(&net_if);
+    }
+    lwip_unlock();
+    if (!ok) {
+        kprintf("net: netif_add failed\n");
+        return -2;
+    }
+    net_is_up = 1;
+    timer_add_hook(net_timer_tick);
+    if (cpu_id() == 0)
+        timer_start_periodic(NET_TIMER_HZ);
+    const uint8_t *m = vnet_mac();
+    uint32_t a = net_self.ip;
+    kprintf("net: node %d/%d ip %u.%u.%u.%u mac %02x:%02x:%02x:%02x:%02x:%02x (virtio-net, "
+            "%s)\n",
+            net_self.id, net_self.nodes, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255,
+            m[0], m[1], m[2], m[3], m[4], m[5], vnet_transport());
+    return 0;
+}
+
+int net_up(void)
+{
+    return net_is_up;
+}
+
+const struct net_node *net_node(void)
+{
+    return &net_self;
+}
+
+/* Any context (called from the tcp_recv callback under the lwIP lock). */
+uint64_t net_rx_irq_entry_take(void)
+{
+    uint64_t e = net_rx_entry;
+    net_rx_entry = 0;
+    return e;
+}
+
+/* Any context under the lwIP lock (ksock's recv path). */
+void net_latency_record(uint64_t cycles)
+{
+    net_lat[net_lat_count++ % NET_LAT_SAMPLES] = cycles;
+}
+
+/* Task context. Sorts a copy of the samples (insertion into a histogram would do too). */
+void net_latency_summary(uint64_t *count, uint64_t *min, uint64_t *median)
+{
+    static uint64_t s[NET_LAT_SAMPLES];
+    lwip_lock();
+    uint64_t n = net_lat_count < NET_LAT_SAMPLES ? net_lat_count : NET_LAT_SAMPLES;
+    memcpy(s, net_lat, n * sizeof s[0]);
+    *count = net_lat_count;
+    lwip_unlock();
+    for (uint64_t i = 1; i < n; i++) { /* shell sort would be faster; n <= 4096 */
+        uint64_t v = s[i], j = i;
+        for (; j > 0 && s[j - 1] > v; j--)
+            s[j] = s[j - 1];
+        s[j] = v;
+    }
+    *min = n ? s[0] : 0;
+    *median = n ? s[n / 2] : 0;
+}
+
+uint64_t net_rx_dropped(void)
+{
+    const struct vnet_stats *st = vnet_get_stats();
+    uint64_t d = 0;
+    for (int v = 1; v < VNET_DROP_NKINDS; v++)
+        d += st->rx_dropped[v];
+    return d;
+}
+
+/* Any context. */
+void net_print_stats(const char *prefix)
+{
+    const struct vnet_stats *st = vnet_get_stats();
+    char drops[256];
+    int o = 0;
+    for (int v = 1; v < VNET_DROP_NKINDS && o < (int)sizeof drops - 32; v++)
+        if (st->rx_dropped[v]) {
+            const char *nm = vnet_verdict_name(v);
+            o += (int)strlen(strcpy(drops + o, o ? ", " : ""));
+            o += (int)strlen(strcpy(drops + o, nm));
+            drops[o++] = ' ';
+            uint64_t x = st->rx_dropped[v];
+            char num[24];
+            int k = 0;
+            do
+                num[k++] = (char)('0' + x % 10);
+            while ((x /= 10));
+            while (k)
+                drops[o++] = num[--k];
+        }
+    drops[o] = 0;
+    kprintf("%s: rx %lu tx %lu dropped %lu (%s) nomem %lu tx_full %lu irqs %lu over_budget "
+            "%lu bad_used %lu\n",
+            prefix, st->rx_frames, st->tx_frames, net_rx_dropped(), o ? drops : "none",
+            st->rx_nomem, st->tx_ring_full, st->irqs, st->rx_rounds_over_budget,
+            st->bad_used);
+}

@@ -1,0 +1,48 @@
+/*
+ * net.h: the node's network: identity from the command line, the virtio-net interface
+ * under lwIP (driven from the NIC interrupt), statistics.
+ *
+ * Command line (qemu/uknodes writes it):
+ *   node=I nodes=N        this node's index and the job's node count
+ *   ip=A.B.C.D            this node's address (default: 10.0.0.(I+1))
+ *   mask=A.B.C.D          netmask (default 255.255.255.0)
+ *   peers=IP0,IP1,...     addresses of nodes 0..N-1; default rule: node j is the address
+ *                         of this node minus I plus j (consecutive addresses)
+ */
+#ifndef UK_NET_H
+#define UK_NET_H
+#include <stdint.h>
+
+#define NET_MAX_NODES 64
+
+struct net_node {
+    int id, nodes;
+    uint32_t ip, mask;              /* host byte order */
+    uint32_t peer_ip[NET_MAX_NODES]; /* host byte order */
+};
+
+/* Boot (after SMP), once. Finds the NIC; if there is one, brings up lwIP on it with the
+ * identity from the command line, routes its interrupt to the boot CPU and starts lwIP's
+ * timers on the boot CPU's LAPIC timer. Returns 0, -1 if there is no NIC (silently: most
+ * tests have none), -2 on a bad command line or driver failure (printed). */
+int net_init(void);
+/* Any context. 1 once net_init() brought the interface up. */
+int net_up(void);
+/* Any context after net_init(). */
+const struct net_node *net_node(void);
+
+/* Any context. Print the driver's and the RX path's counters as one line
+ * "net: rx N tx N drops K (runt a, ...) nomem n irqs i over_budget o". */
+void net_print_stats(const char *prefix);
+/* Any context. Total frames the RX filter dropped (every verdict). */
+uint64_t net_rx_dropped(void);
+
+/* Interrupt-to-callback latency: TSC cycles from the entry of the NIC interrupt to the
+ * first tcp_recv callback it runs (ksock records them). Task context: summary. */
+void net_latency_record(uint64_t cycles);
+void net_latency_summary(uint64_t *count, uint64_t *min, uint64_t *median);
+/* Any context: the TSC at entry of the NIC interrupt being served on this CPU, or 0 when
+ * the caller is not inside one (or its first callback already took the sample). */
+uint64_t net_rx_irq_entry_take(void);
+
+#endif
