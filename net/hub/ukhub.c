@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -51,15 +50,60 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-/* A blocking send: an AF_UNIX datagram socket queues only a few datagrams (the
- * net.unix.max_dgram_qlen sysctl, 10 by default) and a non-blocking send to a full queue
- * would drop the frame, which TCP then recovers by timeouts (hundreds of ms each). So we
- * wait for the node's QEMU to read, up to SO_SNDTIMEO; a node that is not up yet, dead
- * (ECONNREFUSED, ENOENT) or wedged loses the frame, as on a real wire. */
+/* Frames waiting for port p's NIC. AF_UNIX datagram sockets queue only a few datagrams
+ * (net.unix.max_dgram_qlen, 10 by default), so a burst must wait here rather than be
+ * dropped (TCP would recover, but by timeouts of hundreds of ms). The hub's socket is
+ * connect()ed to the NIC's, so poll() reports POLLOUT exactly when the NIC's queue has
+ * room, and the hub never blocks: one slow node does not stall the others. */
+#define HUB_QLEN 2048
+#define HUB_QBUF 2048
+struct hub_queue {
+    uint8_t (*buf)[HUB_QBUF];
+    uint16_t len[HUB_QLEN];
+    unsigned head, tail; /* head: next to send; tail: next free */
+    int connected;
+    long dropped;
+};
+static struct hub_queue queues[HUB_MAX];
+
+/* Send what port p's NIC will take now. A NIC that is not up yet or gone (ENOENT,
+ * ECONNREFUSED) loses the frame, as on a real wire. */
+static void flush(int p)
+{
+    struct hub_queue *q = &queues[p];
+    while (q->head != q->tail) {
+        if (!q->connected) {
+            if (connect(fds[p], (struct sockaddr *)&node_addr[p], sizeof node_addr[p]) != 0) {
+                q->dropped += q->tail - q->head;
+                q->head = q->tail;
+                return;
+            }
+            q->connected = 1;
+        }
+        unsigned i = q->head % HUB_QLEN;
+        if (send(fds[p], q->buf[i], q->len[i], MSG_DONTWAIT) < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return; /* poll() tells us when there is room */
+            q->connected = 0;
+            if (errno != EINTR)
+                q->head++, q->dropped++;
+            continue;
+        }
+        q->head++;
+    }
+}
+
 static void send_to(int port, const uint8_t *f, size_t len)
 {
-    (void)sendto(fds[port], f, len, 0, (struct sockaddr *)&node_addr[port],
-                 sizeof node_addr[port]);
+    struct hub_queue *q = &queues[port];
+    if (len > HUB_QBUF || q->tail - q->head >= HUB_QLEN) {
+        q->dropped++;
+        return;
+    }
+    unsigned i = q->tail % HUB_QLEN;
+    memcpy(q->buf[i], f, len);
+    q->len[i] = (uint16_t)len;
+    q->tail++;
 }
 
 static int mac_lookup(const uint8_t *m)
@@ -184,8 +228,11 @@ int main(int argc, char **argv)
             perror("ukhub: bind");
             return 1;
         }
-        struct timeval tv = {.tv_sec = 0, .tv_usec = 200000};
-        setsockopt(fds[i], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        queues[i].buf = malloc((size_t)HUB_QLEN * HUB_QBUF);
+        if (!queues[i].buf) {
+            perror("ukhub: malloc");
+            return 1;
+        }
         node_addr[i].sun_family = AF_UNIX;
         snprintf(node_addr[i].sun_path, sizeof node_addr[i].sun_path, "%s/node-%d.sock", dir,
                  i);
@@ -195,6 +242,8 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     static uint8_t f[HUB_FRAME];
     while (!stop) {
+        for (int i = 0; i < nports; i++)
+            pfd[i].events = (short)(POLLIN | (queues[i].head != queues[i].tail ? POLLOUT : 0));
         if (poll(pfd, (nfds_t)nports, 200) < 0) {
             if (errno == EINTR)
                 continue;
@@ -202,6 +251,8 @@ int main(int argc, char **argv)
             return 1;
         }
         for (int i = 0; i < nports; i++) {
+            if (pfd[i].revents & (POLLOUT | POLLERR))
+                flush(i);
             if (!(pfd[i].revents & POLLIN))
                 continue;
             ssize_t n = recv(fds[i], f, sizeof f, MSG_DONTWAIT);
@@ -216,6 +267,7 @@ int main(int argc, char **argv)
                 forwarded[j]++;
                 if (injected[j] < garbage_max)
                     inject(j, f, (size_t)n);
+                flush(j);
             }
         }
     }
@@ -223,7 +275,9 @@ int main(int argc, char **argv)
         if (garbage_max)
             printf("ukhub: node %d: injected %ld garbage frames\n", i, injected[i]);
         if (!quiet)
-            printf("ukhub: node %d: forwarded %ld frames\n", i, forwarded[i]);
+            printf("ukhub: node %d: forwarded %ld frames, %ld lost (node not up, gone, or "
+                   "queue full)\n",
+                   i, forwarded[i], queues[i].dropped);
         char p[128];
         snprintf(p, sizeof p, "%s/hub-%d.sock", dir, i);
         unlink(p);

@@ -211,8 +211,13 @@ static err_t ks_lwip_accept(void *arg, struct tcp_pcb *pcb, err_t e)
     }
     ks_attach(s, pcb);
     s->connected = 1;
+    ks_cb_pcb = pcb;
+    ks_cb_aborted = 0;
     l->accept(l, l->arg, s);
-    return ERR_OK;
+    ks_cb_pcb = 0;
+    /* The user may have refused it (ksock_abort/close inside the callback): lwIP must
+     * then not touch the pcb again. */
+    return ks_cb_aborted ? ERR_ABRT : ERR_OK;
 }
 
 /* Any context. */

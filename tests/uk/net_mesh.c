@@ -153,6 +153,7 @@ static void mesh_accept(struct ksock *l, void *arg, struct ksock *s)
 {
     int j = mesh_peer_of(ksock_peer_ip(s));
     if (j < 0 || j == me || rx[j].s) {
+        kprintf("mesh: node %d: refusing a second connection from peer %d\n", me, j);
         ksock_abort(s);
         return;
     }
@@ -283,8 +284,10 @@ KTEST(net_mesh)
                 continue;
             struct mesh_tx *t = &tx[j];
             if (!t->s && now >= t->retry_at && !t->err) {
-                t->s = ksock_connect(net_node()->peer_ip[j], NET_MESH_PORT, &mesh_tx_ops, t);
+                /* Cleared before: the connect may complete in the NIC interrupt before
+                 * ksock_connect() returns. */
                 t->connected = 0;
+                t->s = ksock_connect(net_node()->peer_ip[j], NET_MESH_PORT, &mesh_tx_ops, t);
             }
             if (t->s && t->err && !t->connected && now < connect_deadline) {
                 /* peer not up or not listening yet (refused, or SYNs unanswered): again */
@@ -308,8 +311,9 @@ KTEST(net_mesh)
                     kprintf("mesh: node %d: peer %d: DATA CORRUPTED: %s (size %lu)\n", me, j,
                             rx[j].why, sizes[rx[j].idx < nsizes ? rx[j].idx : 0]);
                 else
-                    kprintf("mesh: node %d: peer %d (10.0.0.%u): ERROR: %s\n", me, j, a & 255,
-                            ksock_strerror(e));
+                    kprintf("mesh: node %d: peer %d (10.0.0.%u): ERROR: %s (%s)\n", me, j,
+                            a & 255, ksock_strerror(e),
+                            t->err ? "sending to it" : "receiving from it");
             }
             if (!ok && !err)
                 all_done = 0;

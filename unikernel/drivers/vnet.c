@@ -35,7 +35,7 @@
 #define VNET_BUF               2048 /* header + a full frame, two per page */
 #define VNET_RXQ               0
 #define VNET_TXQ               1
-#define VNET_TX_WAIT_US        2000 /* how long a send waits for a TX descriptor */
+#define VNET_TX_WAIT_US        1000 /* how long a send waits for a TX descriptor */
 
 static struct virtio_dev vnet_dev;
 static struct virtq vnet_rxq, vnet_txq;
