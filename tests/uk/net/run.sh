@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# tests/uk/net/run.sh [FILTER]: multi-node tests of the unikernel's network (virtio-net,
+# lwIP from the NIC interrupt, ksock), each one job of qemu/uknodes booting the test image
+# with test=net_mesh (tests/uk/net_mesh.c). Logs in build/uk/net-logs/NAME.log.
+# Closing line: "uk-net: N passed, N failed".
+#
+#   mesh_2nodes  2 nodes, each way 1 B, 1 KiB, 64 KiB, 1 MiB, 16 MiB, checked byte by byte
+#   mesh_4nodes  4 nodes, every node to every other node, the same sizes, all at once
+#   kill_node    3 nodes; node 2 is SIGKILLed half-way: nodes 0 and 1 finish with each
+#                other, report "peer 2 ... ERROR" and exit 3 (no hang: the guests'
+#                dead-peer timeout is 3 s, the job's timeout only a safety net)
+#   garbage      2 nodes; the hub injects 300 malformed frames into each node during a
+#                1 MiB exchange: every one is dropped and counted, the data is intact
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+filter=${1:-}
+B=${B:-build}
+img=$B/uk/ukernel-test.elf
+logdir=$B/uk/net-logs
+mkdir -p "$logdir"
+pass=0 fail=0
+
+# check NAME LOG RC WANT_RC then lines of "expect:RE", "count:N:RE", "reject:RE"
+check() {
+    local name=$1 log=$2 rc=$3 want=$4 why=
+    shift 4
+    [ "$rc" = "$want" ] || why="exit code $rc, expected $want"
+    for c in "$@"; do
+        case $c in
+        expect:*) grep -qE -- "${c#expect:}" "$log" || why="${why:+$why; }missing: ${c#expect:}" ;;
+        reject:*) ! grep -qE -- "${c#reject:}" "$log" || why="${why:+$why; }unexpected: ${c#reject:}" ;;
+        count:*)
+            local rest=${c#count:} n re got
+            n=${rest%%:*} re=${rest#*:}
+            got=$(grep -cE -- "$re" "$log")
+            [ "$got" = "$n" ] || why="${why:+$why; }$got lines (want $n): $re" ;;
+        esac
+    done
+    if [ -z "$why" ]; then
+        echo "PASS $name"
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name: $why"
+        grep -vE '^\[n[0-9]+\] *$' "$log" | tail -n 30 | sed 's/^/    | /'
+        fail=$((fail + 1))
+    fi
+}
+
+crash='FAULT|PANIC|lwip assert|unexpected interrupt'
+
+run() { # NAME uknodes-args... ; sets rc, log
+    log=$logdir/$1.log
+    shift
+    qemu/uknodes "$@" >"$log" 2>&1
+    rc=$?
+}
+
+want() { [ -z "$filter" ] || [[ $1 == *$filter* ]]; }
+
+if want mesh_2nodes; then
+    run mesh_2nodes --nodes 2 --timeout 120 --append "test=net_mesh" "$img"
+    check mesh_2nodes "$log" "$rc" 0 "count:2:all 1 peers ok" \
+        "count:2:all 5 records from peer [01] verified" "reject:$crash"
+fi
+
+if want mesh_4nodes; then
+    run mesh_4nodes --nodes 4 --timeout 150 --append "test=net_mesh" "$img"
+    check mesh_4nodes "$log" "$rc" 0 "count:4:all 3 peers ok" \
+        "count:12:all 5 records from peer [0-3] verified" "reject:$crash"
+fi
+
+if want kill_node; then
+    run kill_node --nodes 3 --timeout 120 --grace 60 --kill '2:mesh: node 2: sent 50%' \
+        --append "test=net_mesh ksock_timeout_ms=3000" "$img"
+    check kill_node "$log" "$rc" 3 "expect:node 2 killed" \
+        "expect:\[n0\] mesh: node 0: peer 2 \(10.0.0.3\): ERROR" \
+        "expect:\[n1\] mesh: node 1: peer 2 \(10.0.0.3\): ERROR" \
+        "expect:\[n0\] mesh: node 0: all 5 records from peer 1 verified" \
+        "expect:\[n1\] mesh: node 1: all 5 records from peer 0 verified" \
+        "count:2:\[n[01]\] ktest net_mesh: exit 3" "reject:$crash" "reject:\[n[01]\].*timeout after"
+fi
+
+if want garbage; then
+    run garbage --nodes 2 --timeout 120 --garbage 300 \
+        --append "test=net_mesh mesh_sizes=1,1024,65536,1048576 mesh_garbage=300" "$img"
+    check garbage "$log" "$rc" 0 "count:2:all 1 peers ok" \
+        "count:2:ukhub: node [01]: injected 300 garbage frames" \
+        "count:2:RX filter dropped 300 frames \(expected 300\)" "reject:$crash"
+fi
+
+echo "uk-net: $pass passed, $fail failed"
+[ "$fail" = 0 ]
