@@ -234,8 +234,7 @@ int main(int argc, char **argv)
             return 1;
         }
         node_addr[i].sun_family = AF_UNIX;
-        snprintf(node_addr[i].sun_path, sizeof node_addr[i].sun_path, "%s/node-%d.sock", dir,
-                 i);
+        snprintf(node_addr[i].sun_path, sizeof node_addr[i].sun_path, "%s/node-%d.sock", dir, i);
         pfd[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
     }
     signal(SIGTERM, on_signal);

@@ -102,8 +102,9 @@ static void ks_lwip_err(void *arg, err_t e)
     if (!s)
         return;
     s->pcb = 0;
-    ks_fail(s, e == ERR_RST ? (s->connected ? KSOCK_ERESET : KSOCK_EREFUSED)
-                            : e == ERR_MEM ? KSOCK_ENOMEM : KSOCK_ERESET);
+    ks_fail(s, e == ERR_RST   ? (s->connected ? KSOCK_ERESET : KSOCK_EREFUSED)
+               : e == ERR_MEM ? KSOCK_ENOMEM
+                              : KSOCK_ERESET);
 }
 
 /* lwIP recv callback, usually in the NIC interrupt. */
@@ -380,12 +381,19 @@ uint32_t ksock_peer_ip(struct ksock *s)
 const char *ksock_strerror(int err)
 {
     switch (err) {
-    case 0: return "no error";
-    case KSOCK_ECLOSED: return "not connected";
-    case KSOCK_EREFUSED: return "connection refused";
-    case KSOCK_ETIMEDOUT: return "peer not responding (timed out)";
-    case KSOCK_ENOMEM: return "out of memory";
-    case KSOCK_ERESET: return "connection reset";
-    default: return "unknown error";
+    case 0:
+        return "no error";
+    case KSOCK_ECLOSED:
+        return "not connected";
+    case KSOCK_EREFUSED:
+        return "connection refused";
+    case KSOCK_ETIMEDOUT:
+        return "peer not responding (timed out)";
+    case KSOCK_ENOMEM:
+        return "out of memory";
+    case KSOCK_ERESET:
+        return "connection reset";
+    default:
+        return "unknown error";
     }
 }

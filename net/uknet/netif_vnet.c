@@ -32,8 +32,8 @@
 #include "uk/cpu.h"
 #include "uk/time.h"
 
-#define NET_RX_BUDGET 64  /* frames per interrupt before yielding (self-IPI) */
-#define NET_TIMER_HZ  100 /* LAPIC ticks driving sys_check_timeouts() on CPU 0 */
+#define NET_RX_BUDGET   64  /* frames per interrupt before yielding (self-IPI) */
+#define NET_TIMER_HZ    100 /* LAPIC ticks driving sys_check_timeouts() on CPU 0 */
 #define NET_LAT_SAMPLES 4096
 
 static struct netif net_if;
@@ -156,8 +156,8 @@ int net_init(void)
     uint32_t a = net_self.ip;
     kprintf("net: node %d/%d ip %u.%u.%u.%u mac %02x:%02x:%02x:%02x:%02x:%02x (virtio-net, "
             "%s)\n",
-            net_self.id, net_self.nodes, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255,
-            m[0], m[1], m[2], m[3], m[4], m[5], vnet_transport());
+            net_self.id, net_self.nodes, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, m[0],
+            m[1], m[2], m[3], m[4], m[5], vnet_transport());
     return 0;
 }
 
@@ -238,6 +238,5 @@ void net_print_stats(const char *prefix)
     kprintf("%s: rx %lu tx %lu dropped %lu (%s) nomem %lu tx_full %lu irqs %lu over_budget "
             "%lu bad_used %lu\n",
             prefix, st->rx_frames, st->tx_frames, net_rx_dropped(), o ? drops : "none",
-            st->rx_nomem, st->tx_ring_full, st->irqs, st->rx_rounds_over_budget,
-            st->bad_used);
+            st->rx_nomem, st->tx_ring_full, st->irqs, st->rx_rounds_over_budget, st->bad_used);
 }

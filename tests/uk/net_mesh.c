@@ -22,14 +22,14 @@
 #include "uk/time.h"
 #include "arch/x86_64/io.h"
 
-#define NET_MESH_PORT 5000
+#define NET_MESH_PORT  5000
 #define MESH_MAX_SIZES 8
-#define MESH_MAGIC 0x554b4e4du /* "UKNM" */
-#define MESH_CHUNK 16384
+#define MESH_MAGIC     0x554b4e4du /* "UKNM" */
+#define MESH_CHUNK     16384
 
 struct mesh_rx { /* one incoming stream; touched in the NIC interrupt only (lwIP lock) */
     struct ksock *s;
-    int idx;      /* which size we are receiving */
+    int idx; /* which size we are receiving */
     int hdr_got, trl_got;
     uint8_t hdr[8], trl[4];
     uint64_t got;
@@ -41,9 +41,9 @@ struct mesh_rx { /* one incoming stream; touched in the NIC interrupt only (lwIP
 struct mesh_tx { /* one outgoing stream; the task sends, callbacks set flags */
     struct ksock *s;
     volatile int connected, ok_got, err;
-    int idx;          /* size being sent */
-    uint64_t off;     /* bytes of the current record sent (header + payload + trailer) */
-    uint32_t sum;     /* checksum of the payload sent so far (sent in order) */
+    int idx;      /* size being sent */
+    uint64_t off; /* bytes of the current record sent (header + payload + trailer) */
+    uint32_t sum; /* checksum of the payload sent so far (sent in order) */
     uint64_t retry_at;
     int done_sending;
 };
@@ -311,9 +311,8 @@ KTEST(net_mesh)
                     kprintf("mesh: node %d: peer %d: DATA CORRUPTED: %s (size %lu)\n", me, j,
                             rx[j].why, sizes[rx[j].idx < nsizes ? rx[j].idx : 0]);
                 else
-                    kprintf("mesh: node %d: peer %d (10.0.0.%u): ERROR: %s (%s)\n", me, j,
-                            a & 255, ksock_strerror(e),
-                            t->err ? "sending to it" : "receiving from it");
+                    kprintf("mesh: node %d: peer %d (10.0.0.%u): ERROR: %s (%s)\n", me, j, a & 255,
+                            ksock_strerror(e), t->err ? "sending to it" : "receiving from it");
             }
             if (!ok && !err)
                 all_done = 0;
@@ -356,7 +355,7 @@ KTEST(net_mesh)
         kprintf("mesh: node %d: FAILED (peers lost)\n", me);
         return 3;
     }
-    kprintf("mesh: node %d: all %d peers ok, %lu bytes sent in %lu ms\n", me, nn - 1,
-            total_sent, dt / 1000000);
+    kprintf("mesh: node %d: all %d peers ok, %lu bytes sent in %lu ms\n", me, nn - 1, total_sent,
+            dt / 1000000);
     return 0;
 }

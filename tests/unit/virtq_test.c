@@ -18,8 +18,8 @@ struct sim {
 static struct sim *sim_new(uint16_t size)
 {
     struct sim *s = calloc(1, sizeof *s);
-    s->mem = aligned_alloc(VIRTQ_ALIGN, (virtq_ring_bytes(size) + VIRTQ_ALIGN - 1) &
-                                            ~(size_t)(VIRTQ_ALIGN - 1));
+    s->mem = aligned_alloc(VIRTQ_ALIGN,
+                           (virtq_ring_bytes(size) + VIRTQ_ALIGN - 1) & ~(size_t)(VIRTQ_ALIGN - 1));
     UT_ASSERT(virtq_init(&s->q, size, s->mem) == 0);
     return s;
 }

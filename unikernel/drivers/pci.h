@@ -17,7 +17,7 @@
 struct pci_bar {
     uint64_t base; /* physical address (memory BAR) or port number (I/O BAR); 0 if absent */
     uint64_t size;
-    int io;        /* 1: I/O space */
+    int io; /* 1: I/O space */
     int prefetch;
 };
 

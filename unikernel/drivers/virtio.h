@@ -50,7 +50,6 @@ struct virtio_dev {
  * and, if `vector` >= 0 and the function has MSI-X, route MSI-X entry 0 to `vector` on
  * `apic_id` (and disable the config-change vector). Returns 0, or -1 if `p` is not a
  * legacy-capable virtio function. */
-int virtio_pci_legacy_probe(struct pci_dev *p, struct virtio_dev *d, int vector,
-                            uint32_t apic_id);
+int virtio_pci_legacy_probe(struct pci_dev *p, struct virtio_dev *d, int vector, uint32_t apic_id);
 
 #endif

@@ -110,8 +110,7 @@ static const struct virtio_ops vpl_ops = {
 };
 
 /* Boot or task context; see virtio.h. */
-int virtio_pci_legacy_probe(struct pci_dev *p, struct virtio_dev *d, int vector,
-                            uint32_t apic_id)
+int virtio_pci_legacy_probe(struct pci_dev *p, struct virtio_dev *d, int vector, uint32_t apic_id)
 {
     /* Transitional devices: 0x1000-0x103f; the legacy registers are in I/O BAR 0. */
     if (p->vendor != 0x1af4 || p->device < 0x1000 || p->device > 0x103f || !p->bar[0].io)

@@ -10,8 +10,8 @@
 #include "drivers/virtq.h"
 #include <string.h>
 
-#define virtq_fence()    __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define virtq_barrier()  __asm__ volatile("" ::: "memory")
+#define virtq_fence()   __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define virtq_barrier() __asm__ volatile("" ::: "memory")
 
 size_t virtq_ring_bytes(uint16_t size)
 {

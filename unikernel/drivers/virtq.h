@@ -16,12 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VIRTQ_DESC_F_NEXT      1
-#define VIRTQ_DESC_F_WRITE     2
+#define VIRTQ_DESC_F_NEXT          1
+#define VIRTQ_DESC_F_WRITE         2
 #define VIRTQ_AVAIL_F_NO_INTERRUPT 1
 #define VIRTQ_USED_F_NO_NOTIFY     1
-#define VIRTQ_ALIGN            4096 /* legacy interface: used ring starts on a page */
-#define VIRTQ_MAX_SIZE         1024
+#define VIRTQ_ALIGN                4096 /* legacy interface: used ring starts on a page */
+#define VIRTQ_MAX_SIZE             1024
 
 struct virtq_desc {
     uint64_t addr;

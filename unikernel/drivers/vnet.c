@@ -29,13 +29,13 @@
 #include "uk/time.h"
 #include <string.h>
 
-#define VIRTIO_NET_F_MAC       (1u << 5)
-#define VIRTIO_F_ANY_LAYOUT    (1u << 27)
-#define VNET_HDR               10   /* legacy virtio_net_hdr without num_buffers */
-#define VNET_BUF               2048 /* header + a full frame, two per page */
-#define VNET_RXQ               0
-#define VNET_TXQ               1
-#define VNET_TX_WAIT_US        1000 /* how long a send waits for a TX descriptor */
+#define VIRTIO_NET_F_MAC    (1u << 5)
+#define VIRTIO_F_ANY_LAYOUT (1u << 27)
+#define VNET_HDR            10   /* legacy virtio_net_hdr without num_buffers */
+#define VNET_BUF            2048 /* header + a full frame, two per page */
+#define VNET_RXQ            0
+#define VNET_TXQ            1
+#define VNET_TX_WAIT_US     1000 /* how long a send waits for a TX descriptor */
 
 static struct virtio_dev vnet_dev;
 static struct virtq vnet_rxq, vnet_txq;
@@ -102,8 +102,8 @@ int vnet_init(int vector, uint32_t apic_id)
         kprintf("vnet: device does not offer ANY_LAYOUT; sending header and frame in one "
                 "buffer anyway\n");
     for (int i = 0; i < 6; i++)
-        vnet_macaddr[i] = (want & VIRTIO_NET_F_MAC) ? ops->config8(&vnet_dev, i)
-                                                    : (uint8_t)(i == 0 ? 0x02 : i);
+        vnet_macaddr[i] =
+            (want & VIRTIO_NET_F_MAC) ? ops->config8(&vnet_dev, i) : (uint8_t)(i == 0 ? 0x02 : i);
     if (vnet_queue_setup(&vnet_rxq, VNET_RXQ, vnet_dev.msix ? 0 : VIRTIO_NO_VECTOR) != 0 ||
         vnet_queue_setup(&vnet_txq, VNET_TXQ, VIRTIO_NO_VECTOR) != 0) {
         ops->set_status(&vnet_dev, VIRTIO_STATUS_FAILED);
@@ -126,8 +126,7 @@ int vnet_init(int vector, uint32_t apic_id)
     virtq_publish(&vnet_rxq);
     if (!vnet_dev.msix && p->irq_pin)
         ioapic_route(p->irq_line, vector, apic_id, 1); /* untested: QEMU has MSI-X */
-    ops->set_status(&vnet_dev,
-                    VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK);
+    ops->set_status(&vnet_dev, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK);
     ops->notify(&vnet_dev, VNET_RXQ);
     vnet_up = 1;
     return 0;

@@ -53,9 +53,9 @@ static double now_us(void)
 
 static void load_modules(void)
 {
-    static const char *const mods[] = {"virtio_ring", "virtio", "virtio_pci_modern_dev",
-                                       "virtio_pci_legacy_dev", "virtio_pci", "failover",
-                                       "net_failover", "virtio_net"};
+    static const char *const mods[] = {
+        "virtio_ring", "virtio",   "virtio_pci_modern_dev", "virtio_pci_legacy_dev",
+        "virtio_pci",  "failover", "net_failover",          "virtio_net"};
     for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
         char p[64];
         snprintf(p, sizeof p, "/m/%s.ko", mods[i]);

@@ -17,7 +17,7 @@
 
 struct net_node {
     int id, nodes;
-    uint32_t ip, mask;              /* host byte order */
+    uint32_t ip, mask;               /* host byte order */
     uint32_t peer_ip[NET_MAX_NODES]; /* host byte order */
 };
 
