@@ -7,12 +7,14 @@
 # (linux-image-amd64's current version, fetched with `apt-get download` into
 # $UKMPI_CACHE/linux-guest, never installed on the host) with an initramfs holding only
 # the virtio-net modules and tests/bench/net/pingpong.c (static) as /init, which speaks
-# the same protocol. BENCH_BYTES (default 32 MiB) sets the bulk transfer.
+# the same protocol. BENCH_BYTES (default 32 MiB) sets the bulk transfer; NET_REPS (default
+# 3) how many job pairs run, alternating unikernel and Linux; each figure is the median.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 CACHE=${UKMPI_CACHE:-$HOME/.cache/ukmpi}
 BYTES=${BENCH_BYTES:-33554432}
+REPS=${NET_REPS:-3}
 out=$B/bench/net
 mkdir -p "$out"
 
@@ -20,7 +22,7 @@ row() { # name value baseline unit baseline-name
     awk -v n="$1" -v v="$2" -v b="$3" -v u="$4" -v bn="$5" \
         'BEGIN { printf "%-34s %12s %12s %-7s %8s   (baseline: %s)\n", n, v, b, u, (b > 0 && v != "" ? sprintf("%.2f", v / b) : "-"), bn }'
 }
-val() { sed -n "s/.*bench: .*$1=\([0-9.]*\).*/\1/p" | head -n1; }
+val() { sed -n "s/.*bench: .*$1=\([0-9.]*\).*/\1/p" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}'; }
 
 # --- the Linux guest: kernel from Debian's archive, initramfs = pingpong + 8 modules ---
 linux_guest() {
@@ -47,14 +49,16 @@ linux_guest() {
     echo "$g/$ver/vmlinuz"
 }
 
-uk=$(qemu/uknodes --nodes 2 --timeout 180 --append "test=net_bench bench_bytes=$BYTES" \
-    $B/uk/ukernel-test.elf 2>&1 | tee "$out/uk.log" | grep '^\[n0\] bench:')
-lx=
-if kernel=$(linux_guest); then
-    lx=$(qemu/uknodes --nodes 2 --timeout 300 --mem 512M --initrd "$out/initrd.cpio" \
+kernel=$(linux_guest) || kernel=
+uk= lx=
+for r in $(seq "$REPS"); do
+    uk+=$(qemu/uknodes --nodes 2 --timeout 180 --append "test=net_bench bench_bytes=$BYTES" \
+        $B/uk/ukernel-test.elf 2>&1 | tee "$out/uk.$r.log" | grep '^\[n0\] bench:')$'\n'
+    [ -n "$kernel" ] || continue
+    lx+=$(qemu/uknodes --nodes 2 --timeout 300 --mem 512M --initrd "$out/initrd.cpio" \
         --append "console=ttyS0 quiet panic=-1 bench_bytes=$BYTES" "$kernel" 2>&1 |
-        tee "$out/linux.log" | grep '^\[n0\] bench:')
-fi
+        tee "$out/linux.$r.log" | grep '^\[n0\] bench:')$'\n'
+done
 row "net: TCP round trip, 1 byte" "$(val tcp_rtt_us <<<"$uk")" "$(val tcp_rtt_us <<<"$lx")" us \
     "2 Linux VMs, same QEMU/NIC/netdev"
 row "net: TCP bulk, $((BYTES >> 20)) MiB one way" "$(val tcp_bulk_MBps <<<"$uk")" \
