@@ -6,6 +6,8 @@
 #
 #   mesh_2nodes  2 nodes, each way 1 B, 1 KiB, 64 KiB, 1 MiB, 16 MiB, checked byte by byte
 #   mesh_4nodes  4 nodes, every node to every other node, the same sizes, all at once
+#   mesh_cross_cpu  2 nodes of 2 CPUs; the sender runs on CPU 1 while the NIC interrupt
+#                (and all of lwIP's receive path) runs on CPU 0: the lwIP lock across CPUs
 #   kill_node    3 nodes; node 2 is SIGKILLed half-way: nodes 0 and 1 finish with each
 #                other, report "peer 2 ... ERROR" and exit 3 (no hang: the guests'
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
@@ -67,6 +69,12 @@ if want mesh_4nodes; then
     run mesh_4nodes --nodes 4 --timeout 150 --append "test=net_mesh" "$img"
     check mesh_4nodes "$log" "$rc" 0 "count:4:all 3 peers ok" \
         "count:12:all 5 records from peer [0-3] verified" "reject:$crash"
+fi
+
+if want mesh_cross_cpu; then
+    run mesh_cross_cpu --nodes 2 --smp 2 --timeout 120 --append "test=net_mesh mesh_cpu=1" "$img"
+    check mesh_cross_cpu "$log" "$rc" 0 "count:2:sending and waiting on cpu 1" \
+        "count:2:all 1 peers ok" "count:2:all 5 records from peer [01] verified" "reject:$crash"
 fi
 
 if want kill_node; then
