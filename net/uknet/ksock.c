@@ -30,7 +30,8 @@ struct ksock {
     ksock_accept_fn accept;
     int connected, err, expect_data;
     uint32_t timeout_ms;
-    uint64_t last_heard_ns;
+    uint64_t last_heard_ns; /* when the watchdog last saw a segment from the peer */
+    uint32_t seen_tmr;      /* pcb->tmr at that time */
     uint32_t peer;
 };
 
@@ -157,18 +158,24 @@ static err_t ks_lwip_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
     return ks_cb_aborted ? ERR_ABRT : ERR_OK;
 }
 
-/* lwIP poll callback, every 500 ms: the dead-peer watchdog. */
+/* lwIP poll callback, every 500 ms: the dead-peer watchdog. "Heard" means any segment
+ * from the peer (lwIP stamps pcb->tmr with tcp_ticks on each one), so pure ACKs and
+ * answers to zero-window probes count: a slow but live reader is never declared dead. */
 static err_t ks_lwip_poll(void *arg, struct tcp_pcb *pcb)
 {
     struct ksock *s = arg;
-    if (!s || !s->timeout_ms || !s->connected)
+    if (!s || !s->connected)
         return ERR_OK;
-    int waiting = pcb->unacked != 0 || pcb->unsent != 0 || s->expect_data;
-    if (!waiting || time_ns() - s->last_heard_ns < (uint64_t)s->timeout_ms * 1000000u) {
-        if (!waiting)
-            s->last_heard_ns = time_ns(); /* idle by choice is not silence */
-        return ERR_OK;
+    uint64_t now = time_ns();
+    if (pcb->tmr != s->seen_tmr) {
+        s->seen_tmr = pcb->tmr;
+        s->last_heard_ns = now;
     }
+    int waiting = pcb->unacked != 0 || pcb->unsent != 0 || s->expect_data;
+    if (!waiting)
+        s->last_heard_ns = now; /* idle by choice is not silence */
+    if (!s->timeout_ms || now - s->last_heard_ns < (uint64_t)s->timeout_ms * 1000000u)
+        return ERR_OK;
     ks_detach(s);
     tcp_abort(pcb);
     ks_fail(s, KSOCK_ETIMEDOUT);

@@ -9,7 +9,7 @@
 #   mesh_cross_cpu  2 nodes of 2 CPUs; the sender runs on CPU 1 while the NIC interrupt
 #                (and all of lwIP's receive path) runs on CPU 0: the lwIP lock across CPUs
 #   kill_node    3 nodes; node 2 is SIGKILLed half-way: nodes 0 and 1 finish with each
-#                other, report "peer 2 ... ERROR" and exit 3 (no hang: the guests'
+#                other, report "peer 2 ... ERROR" and exit 10 (no hang: the guests'
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
 #   garbage      2 nodes; the hub injects 300 malformed frames into each node during a
 #                1 MiB exchange: every one is dropped and counted, the data is intact
@@ -80,12 +80,12 @@ fi
 if want kill_node; then
     run kill_node --nodes 3 --timeout 120 --grace 60 --kill '2:mesh: node 2: sent 50%' \
         --append "test=net_mesh ksock_timeout_ms=3000" "$img"
-    check kill_node "$log" "$rc" 3 "expect:node 2 killed" \
+    check kill_node "$log" "$rc" 10 "expect:node 2 killed" \
         "expect:\[n0\] mesh: node 0: peer 2 \(10.0.0.3\): ERROR" \
         "expect:\[n1\] mesh: node 1: peer 2 \(10.0.0.3\): ERROR" \
         "expect:\[n0\] mesh: node 0: all 5 records from peer 1 verified" \
         "expect:\[n1\] mesh: node 1: all 5 records from peer 0 verified" \
-        "count:2:\[n[01]\] ktest net_mesh: exit 3" "reject:$crash" "reject:\[n[01]\].*timeout after"
+        "count:2:\[n[01]\] ktest net_mesh: exit 10" "reject:$crash" "reject:\[n[01]\].*timeout after"
 fi
 
 if want garbage; then
