@@ -42,6 +42,7 @@ static struct ksock ks_pool[KSOCK_MAX];
 static struct tcp_pcb *ks_cb_pcb;
 static int ks_cb_aborted;
 
+/* Any context: take the lwIP lock unless this CPU holds it; returns 1 if taken. */
 static int ks_enter(void)
 {
     if (lwip_core_locked())
@@ -50,6 +51,7 @@ static int ks_enter(void)
     return 1;
 }
 
+/* Any context: undo ks_enter(). */
 static void ks_leave(int took)
 {
     if (took)
@@ -195,6 +197,7 @@ static void ks_attach(struct ksock *s, struct tcp_pcb *pcb)
     s->peer = lwip_ntohl(ip4_addr_get_u32(&pcb->remote_ip));
 }
 
+/* lwIP connected callback (NIC interrupt, lwIP lock held). */
 static err_t ks_lwip_connected(void *arg, struct tcp_pcb *pcb, err_t e)
 {
     struct ksock *s = arg;
@@ -207,6 +210,7 @@ static err_t ks_lwip_connected(void *arg, struct tcp_pcb *pcb, err_t e)
     return ERR_OK;
 }
 
+/* lwIP accept callback (NIC interrupt, lwIP lock held): a new socket for the user. */
 static err_t ks_lwip_accept(void *arg, struct tcp_pcb *pcb, err_t e)
 {
     struct ksock *l = arg;
@@ -356,11 +360,13 @@ void ksock_abort(struct ksock *s)
     ks_leave(t);
 }
 
+/* Any context (a plain store; read by the watchdog under the lock). */
 void ksock_set_timeout(struct ksock *s, uint32_t ms)
 {
     s->timeout_ms = ms;
 }
 
+/* Any context. */
 void ksock_expect_data(struct ksock *s, int on)
 {
     int t = ks_enter();
@@ -370,21 +376,25 @@ void ksock_expect_data(struct ksock *s, int on)
     ks_leave(t);
 }
 
+/* Any context. */
 int ksock_connected(struct ksock *s)
 {
     return s->connected && s->pcb;
 }
 
+/* Any context. */
 int ksock_error(struct ksock *s)
 {
     return s->err;
 }
 
+/* Any context. */
 uint32_t ksock_peer_ip(struct ksock *s)
 {
     return s->peer;
 }
 
+/* Any context. */
 const char *ksock_strerror(int err)
 {
     switch (err) {

@@ -161,11 +161,13 @@ int net_init(void)
     return 0;
 }
 
+/* Any context. */
 int net_up(void)
 {
     return net_is_up;
 }
 
+/* Any context after net_init(): this node's identity (read-only). */
 const struct net_node *net_node(void)
 {
     return &net_self;
@@ -204,6 +206,7 @@ void net_latency_summary(uint64_t *count, uint64_t *min, uint64_t *median)
     *median = n ? s[n / 2] : 0;
 }
 
+/* Any context (a snapshot of the driver's counters). */
 uint64_t net_rx_dropped(void)
 {
     const struct vnet_stats *st = vnet_get_stats();

@@ -19,6 +19,7 @@ static int pci_ndevs;
  * access must not interleave with another CPU's (or an interrupt handler's). */
 static spinlock_t pci_cfg_lock = SPINLOCK_INIT;
 
+/* Any context: the CONFIG_ADDRESS value for one dword of config space. */
 static uint32_t pci_cfg_addr(int bus, int dev, int fn, int off)
 {
     return 0x80000000u | (uint32_t)bus << 16 | (uint32_t)dev << 11 | (uint32_t)fn << 8 |
@@ -35,6 +36,7 @@ static uint32_t pci_raw_read32(int bus, int dev, int fn, int off)
     return v;
 }
 
+/* Any context: raw 32-bit config write by bus/device/function. */
 static void pci_raw_write32(int bus, int dev, int fn, int off, uint32_t v)
 {
     uint64_t f = spin_lock_irqsave(&pci_cfg_lock);
@@ -191,11 +193,13 @@ void pci_init(void)
     pci_scan_bus(0, 0);
 }
 
+/* Any context after pci_init(): how many functions were found. */
 int pci_count(void)
 {
     return pci_ndevs;
 }
 
+/* Any context after pci_init(): function i (owned by this file; never freed), or NULL. */
 struct pci_dev *pci_get(int i)
 {
     return i >= 0 && i < pci_ndevs ? &pci_devs[i] : 0;

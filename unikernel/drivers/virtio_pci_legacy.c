@@ -19,11 +19,13 @@
 #define VPL_CONFIG_VECTOR   0x14
 #define VPL_QUEUE_VECTOR    0x16
 
+/* Any context: 16-bit port write (io.h has only 8 and 32 bits). */
 static inline void outw(uint16_t port, uint16_t v)
 {
     __asm__ volatile("outw %0, %1" ::"a"(v), "Nd"(port));
 }
 
+/* Any context: 16-bit port read. */
 static inline uint16_t inw(uint16_t port)
 {
     uint16_t v;
@@ -31,6 +33,7 @@ static inline uint16_t inw(uint16_t port)
     return v;
 }
 
+/* Set-up (task/boot): reset the device; it forgets queues and features. */
 static void vpl_reset(struct virtio_dev *d)
 {
     outb(d->iobase + VPL_STATUS, 0);
@@ -38,37 +41,44 @@ static void vpl_reset(struct virtio_dev *d)
         ;
 }
 
+/* Set-up (task/boot). */
 static uint8_t vpl_get_status(struct virtio_dev *d)
 {
     return inb(d->iobase + VPL_STATUS);
 }
 
+/* Set-up (task/boot). */
 static void vpl_set_status(struct virtio_dev *d, uint8_t s)
 {
     outb(d->iobase + VPL_STATUS, s);
 }
 
+/* Set-up (task/boot): the device's 32 legacy feature bits. */
 static uint64_t vpl_get_features(struct virtio_dev *d)
 {
     return inl(d->iobase + VPL_DEVICE_FEATURES);
 }
 
+/* Set-up (task/boot): features the driver implements (legacy: before DRIVER_OK). */
 static void vpl_set_features(struct virtio_dev *d, uint64_t f)
 {
     outl(d->iobase + VPL_GUEST_FEATURES, (uint32_t)f); /* legacy: 32 bits only */
 }
 
+/* Set-up (task/boot): one byte of device-specific config space. */
 static uint8_t vpl_config8(struct virtio_dev *d, int off)
 {
     return inb((uint16_t)(d->iobase + (d->msix ? 0x18 : 0x14) + off));
 }
 
+/* Set-up (task/boot): the fixed size of queue q (0: none). */
 static uint16_t vpl_queue_max(struct virtio_dev *d, int q)
 {
     outw(d->iobase + VPL_QUEUE_SEL, (uint16_t)q);
     return inw(d->iobase + VPL_QUEUE_SIZE);
 }
 
+/* Set-up (task/boot): hand a ring to the device; see struct virtio_ops. */
 static int vpl_queue_enable(struct virtio_dev *d, int q, uint64_t ring, uint16_t size, int msix)
 {
     outw(d->iobase + VPL_QUEUE_SEL, (uint16_t)q);
@@ -85,11 +95,13 @@ static int vpl_queue_enable(struct virtio_dev *d, int q, uint64_t ring, uint16_t
     return 0;
 }
 
+/* Any context, under the driver's lock: tell the device queue q has new buffers. */
 static void vpl_notify(struct virtio_dev *d, int q)
 {
     outw(d->iobase + VPL_QUEUE_NOTIFY, (uint16_t)q);
 }
 
+/* Interrupt context (INTx): reading the ISR register also clears it. */
 static uint8_t vpl_isr_ack(struct virtio_dev *d)
 {
     return inb(d->iobase + VPL_ISR);

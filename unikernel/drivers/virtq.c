@@ -13,6 +13,7 @@
 #define virtq_fence()   __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define virtq_barrier() __asm__ volatile("" ::: "memory")
 
+/* Any context; see virtq.h. */
 size_t virtq_ring_bytes(uint16_t size)
 {
     size_t a = 16u * size + 2u * (3u + size);
@@ -20,6 +21,7 @@ size_t virtq_ring_bytes(uint16_t size)
     return a + 2u * 3u + 8u * size;
 }
 
+/* Set-up, before the device sees the ring; see virtq.h. */
 int virtq_init(struct virtq *q, uint16_t size, void *mem)
 {
     if (size == 0 || size > VIRTQ_MAX_SIZE || (size & (size - 1)))
@@ -38,6 +40,7 @@ int virtq_init(struct virtq *q, uint16_t size, void *mem)
     return 0;
 }
 
+/* Under the queue owner's lock; see virtq.h. The buffer becomes the device's. */
 int virtq_add(struct virtq *q, uint64_t addr, uint32_t len, int device_writes, void *cookie)
 {
     if (q->num_free == 0 || !cookie)
@@ -55,6 +58,7 @@ int virtq_add(struct virtq *q, uint64_t addr, uint32_t len, int device_writes, v
     return d;
 }
 
+/* Under the queue owner's lock; see virtq.h. */
 int virtq_publish(struct virtq *q)
 {
     virtq_barrier(); /* descriptors and ring slots before the index the device polls */
@@ -63,11 +67,13 @@ int virtq_publish(struct virtq *q)
     return !(q->used->flags & VIRTQ_USED_F_NO_NOTIFY);
 }
 
+/* Under the queue owner's lock (or racy but harmless as a hint). */
 int virtq_has_used(struct virtq *q)
 {
     return q->used->idx != q->last_used;
 }
 
+/* Under the queue owner's lock; the returned buffer is the caller's again. */
 void *virtq_get_used(struct virtq *q, uint32_t *len)
 {
     while (q->used->idx != q->last_used) {
@@ -90,11 +96,13 @@ void *virtq_get_used(struct virtq *q, uint32_t *len)
     return 0;
 }
 
+/* Under the queue owner's lock (usually in its interrupt handler). */
 void virtq_disable_intr(struct virtq *q)
 {
     q->avail->flags |= VIRTQ_AVAIL_F_NO_INTERRUPT;
 }
 
+/* Under the queue owner's lock; see virtq.h. */
 int virtq_enable_intr(struct virtq *q)
 {
     q->avail->flags &= (uint16_t)~VIRTQ_AVAIL_F_NO_INTERRUPT;
@@ -102,6 +110,7 @@ int virtq_enable_intr(struct virtq *q)
     return virtq_has_used(q);
 }
 
+/* Interrupt context of the queue, under its owner's lock; see virtq.h. */
 int virtq_service(struct virtq *q, int budget, virtq_fn fn, void *arg, int *more)
 {
     int n = 0;

@@ -132,16 +132,19 @@ int vnet_init(int vector, uint32_t apic_id)
     return 0;
 }
 
+/* Any context. */
 int vnet_present(void)
 {
     return vnet_up;
 }
 
+/* Any context after vnet_init(): the MAC (driver-owned, 6 bytes). */
 const uint8_t *vnet_mac(void)
 {
     return vnet_macaddr;
 }
 
+/* Any context: how the device is attached, for the boot report. */
 const char *vnet_transport(void)
 {
     return vnet_dev.msix ? "legacy PCI, MSI-X" : "legacy PCI, INTx";
@@ -240,6 +243,7 @@ void vnet_tx_commit(uint8_t *frame, size_t len)
         vnet_dev.ops->notify(&vnet_dev, VNET_TXQ);
 }
 
+/* Any context: the counters (read without the lock: a snapshot, not atomic). */
 const struct vnet_stats *vnet_get_stats(void)
 {
     return &vnet_st;

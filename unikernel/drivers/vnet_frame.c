@@ -1,6 +1,7 @@
 /* vnet_frame.c: see vnet_frame.h. Portable C, no allocation, reads only [f, f+len). */
 #include "drivers/vnet_frame.h"
 
+/* Any context: 16-bit one's-complement partial sum, big-endian words. */
 static uint32_t vf_sum(uint32_t s, const uint8_t *p, size_t n)
 {
     for (; n > 1; p += 2, n -= 2)
@@ -10,6 +11,7 @@ static uint32_t vf_sum(uint32_t s, const uint8_t *p, size_t n)
     return s;
 }
 
+/* Any context: fold carries into 16 bits. */
 static uint16_t vf_fold(uint32_t s)
 {
     while (s >> 16)
@@ -27,6 +29,7 @@ static int vf_l4_ok(const uint8_t *ip, const uint8_t *l4, size_t l4len, uint8_t 
     return vf_fold(s) == 0xffff;
 }
 
+/* Any context; see vnet_frame.h. */
 enum vnet_verdict vnet_frame_check(const uint8_t *f, size_t len, const uint8_t mac[6])
 {
     if (len < 14)
@@ -78,6 +81,7 @@ enum vnet_verdict vnet_frame_check(const uint8_t *f, size_t len, const uint8_t m
     }
 }
 
+/* Any context. */
 const char *vnet_verdict_name(enum vnet_verdict v)
 {
     static const char *const names[VNET_DROP_NKINDS] = {
