@@ -20,6 +20,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 #include "kernel/bootinfo.h"
+#include "kernel/fmt.h"
 #include "kernel/timer.h"
 #include "lwip/etharp.h"
 #include "lwip/init.h"
@@ -216,28 +217,16 @@ uint64_t net_rx_dropped(void)
     return d;
 }
 
-/* Any context. */
+/* Any context (kprintf only; the counters are read without the lock: a snapshot). */
 void net_print_stats(const char *prefix)
 {
     const struct vnet_stats *st = vnet_get_stats();
     char drops[256];
-    int o = 0;
-    for (int v = 1; v < VNET_DROP_NKINDS && o < (int)sizeof drops - 32; v++)
-        if (st->rx_dropped[v]) {
-            const char *nm = vnet_verdict_name(v);
-            o += (int)strlen(strcpy(drops + o, o ? ", " : ""));
-            o += (int)strlen(strcpy(drops + o, nm));
-            drops[o++] = ' ';
-            uint64_t x = st->rx_dropped[v];
-            char num[24];
-            int k = 0;
-            do
-                num[k++] = (char)('0' + x % 10);
-            while ((x /= 10));
-            while (k)
-                drops[o++] = num[--k];
-        }
-    drops[o] = 0;
+    size_t o = 0;
+    for (int v = 1; v < VNET_DROP_NKINDS; v++)
+        if (st->rx_dropped[v] && o < sizeof drops)
+            o += kformat(drops + o, sizeof drops - o, "%s%s %lu", o ? ", " : "",
+                         vnet_verdict_name(v), st->rx_dropped[v]);
     kprintf("%s: rx %lu tx %lu dropped %lu (%s) nomem %lu tx_full %lu irqs %lu over_budget "
             "%lu bad_used %lu\n",
             prefix, st->rx_frames, st->tx_frames, net_rx_dropped(), o ? drops : "none",

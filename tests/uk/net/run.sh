@@ -8,6 +8,7 @@
 #   mesh_4nodes  4 nodes, every node to every other node, the same sizes, all at once
 #   mesh_cross_cpu  2 nodes of 2 CPUs; the sender runs on CPU 1 while the NIC interrupt
 #                (and all of lwIP's receive path) runs on CPU 0: the lwIP lock across CPUs
+#   mesh_intx    2 nodes whose NIC has no MSI-X (vectors=0): the INTx path through the IOAPIC
 #   kill_node    3 nodes; node 2 is SIGKILLed half-way: nodes 0 and 1 finish with each
 #                other, report "peer 2 ... ERROR" and exit 10 (no hang: the guests'
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
@@ -75,6 +76,14 @@ if want mesh_cross_cpu; then
     run mesh_cross_cpu --nodes 2 --smp 2 --timeout 120 --append "test=net_mesh mesh_cpu=1" "$img"
     check mesh_cross_cpu "$log" "$rc" 0 "count:2:sending and waiting on cpu 1" \
         "count:2:all 1 peers ok" "count:2:all 5 records from peer [01] verified" "reject:$crash"
+fi
+
+if want mesh_intx; then
+    run mesh_intx --nodes 2 --nic vectors=0 --timeout 120 \
+        --append "test=net_mesh mesh_sizes=1,1024,65536,1048576" "$img"
+    check mesh_intx "$log" "$rc" 0 "count:2:legacy PCI, INTx" "count:2:all 1 peers ok" \
+        "count:2:all 4 records from peer [01] verified" "reject:$crash" \
+        "reject:irq_to_recv_cycles min 0 "
 fi
 
 if want kill_node; then
