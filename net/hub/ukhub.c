@@ -6,7 +6,7 @@
  *
  *   ukhub DIR N [--garbage K] [--seed S] [--quiet]
  *
- * --garbage K: a test helper. After each frame forwarded to node I (until K have been
+ * --garbage K: a test helper. After every other frame forwarded to node I (until K have been
  * injected into it), inject one malformed frame into node I: runts, oversize frames,
  * unknown ethertypes, unicasts for another MAC, IPv4 headers with a bad checksum, TCP
  * frames cut short, TCP frames with a flipped payload byte. Every one of them must be
@@ -141,15 +141,30 @@ static uint16_t csum(const uint8_t *p, size_t n)
     return (uint16_t)~s;
 }
 
+/* The last TCP frame with data sent to each node: the model for the TCP garbage kinds. */
+static uint8_t last_tcp[HUB_MAX][2048];
+static size_t last_tcp_len[HUB_MAX];
+
+static void note_frame(int port, const uint8_t *f, size_t len)
+{
+    if (len >= 100 && len <= sizeof last_tcp[0] && f[12] == 8 && f[13] == 0 && f[14 + 9] == 6) {
+        memcpy(last_tcp[port], f, len);
+        last_tcp_len[port] = len;
+    }
+}
+
 /* One malformed frame for node `port`, modelled on `f` (a frame just sent to it). */
 static void inject(int port, const uint8_t *f, size_t len)
 {
     static uint8_t g[2048];
     size_t n;
-    int is_tcp = len >= 54 && f[12] == 8 && f[13] == 0 && f[14 + 9] == 6;
     int kind = (int)(injected[port] % 7);
-    if ((kind == 5 || kind == 6) && !(is_tcp && len >= 62))
-        kind = 2;
+    if (kind == 5 || kind == 6) {
+        if (!last_tcp_len[port])
+            kind = 2; /* no TCP data frame seen yet for this node */
+        else
+            f = last_tcp[port], len = last_tcp_len[port];
+    }
     memcpy(g, f, len < sizeof g ? len : sizeof g);
     switch (kind) {
     case 0: /* runt: less than an Ethernet header */
@@ -264,8 +279,11 @@ int main(int argc, char **argv)
                     continue;
                 send_to(j, f, (size_t)n);
                 forwarded[j]++;
-                if (injected[j] < garbage_max)
-                    inject(j, f, (size_t)n);
+                if (injected[j] < garbage_max) {
+                    note_frame(j, f, (size_t)n);
+                    if (forwarded[j] % 2 == 0) /* spread over the transfer */
+                        inject(j, f, (size_t)n);
+                }
                 flush(j);
             }
         }
