@@ -9,7 +9,7 @@
  * --garbage K: a test helper. After every other frame forwarded to node I (until K have been
  * injected into it), inject one malformed frame into node I: runts, oversize frames,
  * unknown ethertypes, unicasts for another MAC, IPv4 headers with a bad checksum, TCP
- * frames cut short, TCP frames with a flipped payload byte. Every one of them must be
+ * frames cut short, TCP frames with a flipped header byte. Every one of them must be
  * dropped by the node's RX filter. On SIGTERM/SIGINT the hub prints, per node,
  * "ukhub: node I: injected K garbage frames" and exits.
  */

@@ -53,7 +53,7 @@ static err_t net_linkoutput(struct netif *nif, struct pbuf *p)
     if (!buf)
         return ERR_MEM;
     if (p->tot_len > cap) {
-        vnet_tx_commit(buf, 0); /* cannot happen with MTU 1500; keep the ring consistent */
+        vnet_tx_cancel(buf); /* cannot happen with MTU 1500 */
         return ERR_BUF;
     }
     pbuf_copy_partial(p, buf, p->tot_len, 0);

@@ -147,11 +147,15 @@ static void pci_add(int bus, int dev, int fn, uint32_t id)
     d->progif = (uint8_t)(cls >> 8);
     uint8_t htype = pci_read8(d, 0x0e) & 0x7f;
     if (htype == 0) {
+        /* Decoding off while the BARs are sized (all-ones would briefly claim random
+         * addresses), except on bridges: the ISA bridge forwards the console's ports. */
         uint16_t cmd = pci_read16(d, 0x04);
-        pci_write16(d, 0x04, cmd & ~3); /* decoding off while the BARs are sized */
+        if (d->class != 0x06)
+            pci_write16(d, 0x04, cmd & ~3);
         for (int i = 0; i < PCI_NBARS;)
             i += pci_probe_bar(d, i);
-        pci_write16(d, 0x04, cmd);
+        if (d->class != 0x06)
+            pci_write16(d, 0x04, cmd);
         d->subsys_id = pci_read16(d, 0x2e);
         d->irq_line = pci_read8(d, 0x3c);
         d->irq_pin = pci_read8(d, 0x3d);

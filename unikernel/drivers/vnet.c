@@ -231,6 +231,12 @@ uint8_t *vnet_tx_buf(size_t *cap)
     return b + VNET_HDR;
 }
 
+/* Any context under the caller's lock: give back a buffer from vnet_tx_buf() unsent. */
+void vnet_tx_cancel(uint8_t *frame)
+{
+    vnet_tx_free[vnet_tx_nfree++] = (uint16_t)((frame - VNET_HDR - vnet_txbufs) / VNET_BUF);
+}
+
 /* Any context under the caller's lock. */
 void vnet_tx_commit(uint8_t *frame, size_t len)
 {

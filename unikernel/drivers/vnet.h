@@ -44,6 +44,8 @@ void vnet_irq_ack(void);
 uint8_t *vnet_tx_buf(size_t *cap);
 /* Hand the buffer from vnet_tx_buf(), filled with `len` bytes, to the device. */
 void vnet_tx_commit(uint8_t *buf, size_t len);
+/* Or give it back unsent. */
+void vnet_tx_cancel(uint8_t *buf);
 
 const struct vnet_stats *vnet_get_stats(void);
 /* Any context: count a frame the consumer rejected after vnet_frame_check(). */
