@@ -9,6 +9,7 @@
 #   mesh_cross_cpu  2 nodes of 2 CPUs; the sender runs on CPU 1 while the NIC interrupt
 #                (and all of lwIP's receive path) runs on CPU 0: the lwIP lock across CPUs
 #   mesh_intx    2 nodes whose NIC has no MSI-X (vectors=0): the INTx path through the IOAPIC
+#   mesh_q35     2 nodes on the q35 (PCIe) machine
 #   kill_node    3 nodes; node 2 is SIGKILLed half-way: nodes 0 and 1 finish with each
 #                other, report "peer 2 ... ERROR" and exit 10 (no hang: the guests'
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
@@ -84,6 +85,12 @@ if want mesh_intx; then
     check mesh_intx "$log" "$rc" 0 "count:2:legacy PCI, INTx" "count:2:all 1 peers ok" \
         "count:2:all 4 records from peer [01] verified" "reject:$crash" \
         "reject:irq_to_recv_cycles min 0 "
+fi
+
+if want mesh_q35; then
+    run mesh_q35 --nodes 2 --machine q35 --timeout 120 \
+        --append "test=net_mesh mesh_sizes=1,1024,65536,1048576" "$img"
+    check mesh_q35 "$log" "$rc" 0 "count:2:all 1 peers ok" "reject:$crash"
 fi
 
 if want kill_node; then
