@@ -8,7 +8,7 @@
 # Each image is linked twice: the first link gives the addresses for the backtrace symbol
 # table (mk/gen-ksyms.sh), the second adds the table after the text, which moves nothing.
 
-UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers
+UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers unikernel/pvas
 UK_SRCS := $(foreach d,$(UK_DIRS),$(wildcard $(d)/*.c $(d)/*.S))
 UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS))
 UK_TEST_SRCS := $(wildcard tests/uk/*.c)

@@ -42,6 +42,7 @@ static const char *const exc_names[32] = {
 };
 
 extern volatile int console_panic_cpu;
+int (*fault_task_hook)(const struct trapframe *tf, uint64_t cr2);
 
 static void print_sym(const char *prefix, uint64_t addr)
 {
@@ -135,7 +136,10 @@ void fault_report(struct trapframe *tf, const char *why)
         kprintf("    address (cr2) 0x%016lx, %s, %s, %s\n", cr2, tf->error & 2 ? "write" : "read",
                 tf->error & 1 ? "protection violation" : "not present",
                 tf->error & 16 ? "instruction fetch" : "data");
-        explain_address(cr2);
+        if (!fault_task_hook || !fault_task_hook(tf, cr2))
+            explain_address(cr2);
+    } else if (fault_task_hook) {
+        fault_task_hook(tf, 0);
     }
     kprintf("    rax %016lx rbx %016lx rcx %016lx rdx %016lx\n", tf->rax, tf->rbx, tf->rcx,
             tf->rdx);
