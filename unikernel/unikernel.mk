@@ -23,7 +23,7 @@ UK_OBJ := $(B)/uk/obj
 uk_obj = $(patsubst %,$(UK_OBJ)/%.o,$(1))
 
 UK_OBJS := $(call uk_obj,$(UK_SRCS) $(KLIBC_SRCS))
-UK_TEST_OBJS := $(call uk_obj,$(UK_TEST_SRCS))
+UK_TEST_OBJS := $(call uk_obj,$(UK_TEST_SRCS)) $(B)/uk/apps_blob.o
 UK_MB_OBJ := $(call uk_obj,unikernel/arch/x86_64/multiboot.S)
 UK_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 UK_LIBS = $(if $(NEWLIB_K_LIBDIR),-L$(NEWLIB_K_LIBDIR) -lc -lm) $(UK_LIBGCC)

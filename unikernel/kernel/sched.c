@@ -212,6 +212,13 @@ void sched_loop(void)
             __asm__ volatile("sti; hlt" ::: "memory"); /* see smp.h: no lost wake-up */
             continue;
         }
+        if (t->killed) { /* it is not in the middle of anything we need: never run it */
+            t->exit_code = TASK_KILLED_CODE;
+            t->state = TASK_EXITED;
+            if (t->on_exit)
+                t->on_exit(t);
+            continue;
+        }
         if (more && !c->ticking) { /* time slices only where tasks share a CPU */
             timer_start_periodic(SLICE_HZ);
             c->ticking = 1;

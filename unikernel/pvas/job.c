@@ -83,8 +83,10 @@ static void rank_exited(struct pvas_task *t)
 {
     if (t->task.exit_code == 0)
         return;
-    kprintf("job: rank %d (pid %d) exited with code %d: stopping the job\n", t->rank, t->task.pid,
-            t->task.exit_code);
+    machine_stop_others();
+    kprintf("job: rank %d (pid %d) exited with code %d: stopped the other %d ranks of this "
+            "node\n",
+            t->rank, t->task.pid, t->task.exit_code, pvas_live(t->as) - 1);
     machine_exit(t->task.exit_code);
 }
 

@@ -16,6 +16,7 @@
 #include "arch/x86_64/percpu.h"
 #include "uk/spinlock.h"
 #include "uk/cpu.h"
+#include "uk/time.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,12 +213,18 @@ static void to_kernel_table(void *pml4)
 /* Task context; see pvas.h. */
 void pvas_destroy(struct pvas_as *as)
 {
-    for (struct pvas_task *t = as->tasks; t; t = t->as_next) {
-        if (t->task.state != TASK_EXITED) {
-            t->task.killed = 1;
-            task_wake(&t->task); /* a blocked task notices at once; a running one at its
-                                    next interrupt (sched_preempt_check) */
-        }
+    /* Kill what still runs. A task notices at its next interrupt in application code
+     * (sched_preempt_check) or when its CPU would switch to it; one that is inside the
+     * kernel at the IPI is poked again until it is gone. */
+    for (struct pvas_task *t = as->tasks; t; t = t->as_next)
+        t->task.killed = 1;
+    while (pvas_live(as) > 0) {
+        for (struct pvas_task *t = as->tasks; t; t = t->as_next)
+            if (t->task.state != TASK_EXITED)
+                task_wake(&t->task);
+        uint64_t t0 = time_ns();
+        while (pvas_live(as) > 0 && time_ns() - t0 < 1000000)
+            task_yield();
     }
     pvas_wait(as);
     /* No task runs on this table any more, but a CPU may still have it loaded. */
@@ -254,6 +261,21 @@ struct pvas_task *pvas_current(void)
 uint64_t pvas_table_frames(struct pvas_as *as)
 {
     return vmm_count_tables(as->pml4, PART_BASE, PART_BASE + (uint64_t)PART_MAX * PART_SIZE);
+}
+
+uint64_t pvas_rank_base(struct pvas_as *as, int rank)
+{
+    uint64_t f = spin_lock_irqsave(&as->lock), base = 0;
+    for (struct pvas_task *t = as->tasks; t; t = t->as_next)
+        if (t->rank == rank)
+            base = t->base;
+    spin_unlock_irqrestore(&as->lock, f);
+    return base;
+}
+
+int pvas_live(struct pvas_as *as)
+{
+    return as->live;
 }
 
 int pvas_ntasks(struct pvas_as *as)

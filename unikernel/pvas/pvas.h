@@ -67,6 +67,9 @@ struct pvas_task *pvas_current(void);
 /* Statistics: page-table frames of `as`'s lower half; tasks; the page table. */
 uint64_t pvas_table_frames(struct pvas_as *as);
 int pvas_ntasks(struct pvas_as *as);
+int pvas_live(struct pvas_as *as); /* tasks not yet exited */
+/* Any context. Partition base of the task of `as` with `rank`, or 0. */
+uint64_t pvas_rank_base(struct pvas_as *as, int rank);
 uint64_t pvas_pml4(struct pvas_as *as);
 
 /* Any context. The symbol of `img` containing partition-relative address `off`. */

@@ -86,6 +86,11 @@ static void abi_partition(uint64_t *base, uint64_t *size)
     *size = PART_SIZE;
 }
 
+static uint64_t abi_peer_base(int rank)
+{
+    return pvas_rank_base(pvas_current()->as, rank);
+}
+
 static const struct uk_abi abi = {
     .version = UK_ABI_VERSION,
     .size = sizeof(struct uk_abi),
@@ -101,6 +106,7 @@ static const struct uk_abi abi = {
     .job_size = abi_size,
     .cpu = cpu_id,
     .partition = abi_partition,
+    .peer_base = abi_peer_base,
 };
 
 typedef void (*app_entry_t)(const struct uk_abi *abi, int argc, char **argv, char **envp);

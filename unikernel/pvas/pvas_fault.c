@@ -52,7 +52,16 @@ static int describe(const struct trapframe *tf, uint64_t cr2)
     where(t, "instruction", tf->rip);
     if (tf->vector == 14)
         explain(t, cr2);
-    /* The application's frames, symbolised against its image. */
+    /* The application's frames, symbolised against its image. A function that has not
+     * pushed its frame yet (a leaf, or a fault in its first instructions) still has its
+     * return address on top of the stack. */
+    uint64_t symoff, rip_off = tf->rip - (t->base + PART_IMAGE_OFF);
+    if (pvas_image_symbol(t->img, rip_off, &symoff) && tf->rsp >= t->stack_lo &&
+        tf->rsp + 8 <= t->stack_hi) {
+        const uint8_t *f = (const uint8_t *)(tf->rip - symoff);
+        if (symoff < 4 || !(f[0] == 0x55 && f[1] == 0x48 && f[2] == 0x89 && f[3] == 0xe5))
+            where(t, "called from", *(const uint64_t *)tf->rsp);
+    }
     uint64_t rbp = tf->rbp;
     for (int d = 0; d < 16 && rbp >= t->stack_lo && rbp + 16 <= t->stack_hi && !(rbp & 7); d++) {
         uint64_t ret = ((const uint64_t *)rbp)[1];
@@ -61,7 +70,7 @@ static int describe(const struct trapframe *tf, uint64_t cr2)
         where(t, "called from", ret);
         rbp = ((const uint64_t *)rbp)[0];
     }
-    kprintf("    the other ranks of the job are stopped with it\n");
+    kprintf("    the other %d ranks of this node were stopped with it\n", pvas_live(t->as) - 1);
     return 1;
 }
 

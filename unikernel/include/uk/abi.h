@@ -39,6 +39,9 @@ struct uk_abi {
     int (*cpu)(void);
     /* The partition of this task: base address and size (tests, diagnostics). */
     void (*partition)(uint64_t *base, uint64_t *size);
+    /* Base address of the partition of `rank` if that rank shares this address space (the
+     * same node), else 0. Its memory is readable with plain loads (PVAS). */
+    uint64_t (*peer_base)(int rank);
 };
 
 #endif
