@@ -6,6 +6,7 @@
  *   stack            recurse until the stack's guard page
  *   write ADDR       write to the hexadecimal address ADDR (another job's partition)
  *   spin             compute forever (for pvas_destroy's kill)
+ *   yield N          yield the CPU N times, then exit (context-switch benchmark)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,11 @@ int main(int argc, char **argv)
         unsigned long a = strtoul(argv[2], 0, 16);
         printf("rank %d: writing to 0x%lx\n", r, a);
         poke(a);
+    }
+    if (!strcmp(m, "yield")) {
+        for (int i = atoi(argv[2]); i > 0; i--)
+            uk_yield();
+        return 0;
     }
     if (!strcmp(m, "spin")) {
         for (volatile unsigned long i = 0;; i++)
