@@ -7,7 +7,9 @@
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
-B := build
+# The board (boards/): qemu by default; another board builds into build/BOARD.
+BOARD ?= qemu
+B := build$(if $(filter-out qemu,$(BOARD)),/$(BOARD))
 export UKMPI_CACHE ?= $(HOME)/.cache/ukmpi
 CACHE := $(UKMPI_CACHE)
 

@@ -17,7 +17,7 @@ UK_TEST_SRCS := $(wildcard tests/uk/*.c)
 KERNEL_CFLAGS ?= $(KERNEL_ARCH_FLAGS) -nostdinc -idirafter $(GCC_INC) -Iunikernel/include \
                  $(OPT) $(WARN) $(WERROR)
 UK_CFLAGS := $(KERNEL_CFLAGS) -Iunikernel -Iunikernel/include -MMD -MP $(LWIP_INC)
-UK_ASFLAGS := -m64 -Iunikernel -Iunikernel/include -D__ASSEMBLER__ -MMD -MP
+UK_ASFLAGS := -m64 -Iunikernel -Iunikernel/include -D__ASSEMBLER__ -MMD -MP $(BOARD_DEFS)
 
 UK_OBJ := $(B)/uk/obj
 uk_obj = $(patsubst %,$(UK_OBJ)/%.o,$(1))

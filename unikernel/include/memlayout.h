@@ -50,7 +50,9 @@
 #define MMIO_BASE 0xffffd00000000000
 #define MMIO_MAX  0x0000001000000000
 
+#ifndef MAX_CPUS /* a board may raise it (boards/knl) */
 #define MAX_CPUS 64
+#endif
 
 /* PVAS partitions (unikernel/pvas/). The board may shrink PART_SIZE (e.g. for a small
  * guest) but not below what one rank needs. Layout inside partition i, from its base:
