@@ -25,6 +25,7 @@ include mk/config.mk
 -include unikernel/unikernel.mk
 -include tests/uk/uk.mk
 -include net/impi.mk
+-include mpi/mpi.mk
 -include tests/bench/bench.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
 -include tests/unit/unit.mk
