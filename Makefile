@@ -7,7 +7,9 @@
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
-B := build
+# The board (boards/): qemu by default; another board builds into build/BOARD.
+BOARD ?= qemu
+B := build$(if $(filter-out qemu,$(BOARD)),/$(BOARD))
 export UKMPI_CACHE ?= $(HOME)/.cache/ukmpi
 CACHE := $(UKMPI_CACHE)
 
@@ -23,6 +25,7 @@ include mk/config.mk
 -include unikernel/unikernel.mk
 -include tests/uk/uk.mk
 -include net/impi.mk
+-include mpi/mpi.mk
 -include tests/bench/bench.mk
 -include net/net.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.

@@ -1,5 +1,9 @@
 # Toolchain and flags shared by every module makefile.
 
+# The board (boards/NAME/board.mk, chosen by BOARD in the top Makefile): its overrides of
+# memlayout.h reach every kernel file through KERNEL_ARCH_FLAGS below.
+include boards/$(BOARD)/board.mk
+
 CC       := gcc
 LD       := ld
 OBJCOPY  := objcopy
@@ -20,4 +24,4 @@ HOST_CFLAGS := -std=gnu11 $(OPT) $(WARN) $(WERROR) -D_GNU_SOURCE
 KERNEL_ARCH_FLAGS := -m64 -mcmodel=kernel -mno-red-zone -fno-pic -fno-pie \
             -fno-stack-protector -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
             -ffreestanding -fno-builtin-printf -fno-common -fno-asynchronous-unwind-tables \
-            -fno-delete-null-pointer-checks -fno-optimize-sibling-calls
+            -fno-delete-null-pointer-checks -fno-optimize-sibling-calls $(BOARD_DEFS)

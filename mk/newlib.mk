@@ -9,9 +9,10 @@
 
 NEWLIB_K_CFLAGS := -mcmodel=kernel -mno-red-zone -fno-pic -fno-pie -fno-stack-protector \
                    -ffreestanding -O2 -g
-# No -mno-red-zone here: application code runs on its own stack and interrupts switch to a
-# kernel stack through the TSS, so the red zone below an application's rsp is never hit.
-NEWLIB_U_CFLAGS := -fPIE -fno-stack-protector -ffreestanding -O2 -g
+# -mno-red-zone for applications too: they run in ring 0 (ARCHITECTURE.md decision 1), so
+# an interrupt does not switch stacks through the TSS; it pushes its frame right below the
+# application's rsp, where a red zone would be.
+NEWLIB_U_CFLAGS := -fPIE -mno-red-zone -fno-stack-protector -ffreestanding -O2 -g
 
 newlib_hash = $(shell { cat mk/newlib.sh; $(CC) -dumpfullversion; echo '$(1)'; } 2>/dev/null | \
                 sha1sum | cut -c1-10)
@@ -46,3 +47,4 @@ newlib: $(NEWLIB_K_STAMP) $(NEWLIB_U_STAMP)
 ALL_TARGETS += newlib
 
 -include unikernel/libc/libc.mk
+-include unikernel/libc/app/app.mk

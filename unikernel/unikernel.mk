@@ -8,7 +8,7 @@
 # Each image is linked twice: the first link gives the addresses for the backtrace symbol
 # table (mk/gen-ksyms.sh), the second adds the table after the text, which moves nothing.
 
-UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers net/uknet
+UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers unikernel/pvas net/uknet
 UK_SRCS := $(foreach d,$(UK_DIRS),$(wildcard $(d)/*.c $(d)/*.S))
 UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS))
 UK_TEST_SRCS := $(wildcard tests/uk/*.c)
@@ -17,13 +17,13 @@ UK_TEST_SRCS := $(wildcard tests/uk/*.c)
 KERNEL_CFLAGS ?= $(KERNEL_ARCH_FLAGS) -nostdinc -idirafter $(GCC_INC) -Iunikernel/include \
                  $(OPT) $(WARN) $(WERROR)
 UK_CFLAGS := $(KERNEL_CFLAGS) -Iunikernel -Iunikernel/include -MMD -MP $(LWIP_INC)
-UK_ASFLAGS := -m64 -Iunikernel -Iunikernel/include -D__ASSEMBLER__ -MMD -MP
+UK_ASFLAGS := -m64 -Iunikernel -Iunikernel/include -D__ASSEMBLER__ -MMD -MP $(BOARD_DEFS)
 
 UK_OBJ := $(B)/uk/obj
 uk_obj = $(patsubst %,$(UK_OBJ)/%.o,$(1))
 
 UK_OBJS := $(call uk_obj,$(UK_SRCS) $(KLIBC_SRCS))
-UK_TEST_OBJS := $(call uk_obj,$(UK_TEST_SRCS))
+UK_TEST_OBJS := $(call uk_obj,$(UK_TEST_SRCS)) $(B)/uk/apps_blob.o
 UK_MB_OBJ := $(call uk_obj,unikernel/arch/x86_64/multiboot.S)
 UK_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 UK_LIBS = $(if $(NEWLIB_K_LIBDIR),-L$(NEWLIB_K_LIBDIR) -lc -lm) $(UK_LIBGCC)

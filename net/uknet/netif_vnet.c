@@ -34,7 +34,7 @@
 #include "uk/time.h"
 
 #define NET_RX_BUDGET   64  /* frames per interrupt before yielding (self-IPI) */
-#define NET_TIMER_HZ    100 /* LAPIC ticks driving sys_check_timeouts() on CPU 0 */
+#define NET_TIMER_HZ    100 /* sys_check_timeouts() rate; CPU 0 ticks at least this fast */
 #define NET_LAT_SAMPLES 4096
 
 static struct netif net_if;
@@ -104,20 +104,28 @@ static void net_rx_irq(struct trapframe *tf)
         lapic_send_ipi(this_cpu()->apic_id, VEC_VNET_RX);
 }
 
-/* Interrupt context (LAPIC timer), every CPU: lwIP's timers run on CPU 0 only. Also
- * drains the RX ring in case an interrupt was lost (costs one index compare otherwise). */
+/* Interrupt context (LAPIC timer), on every CPU whose timer ticks. lwIP's timers run on
+ * whichever ticking CPU first claims each NET_TIMER_HZ period (a compare-and-swap on the
+ * period's start), so they keep running if some code stops CPU 0's timer (the demo does,
+ * the scheduler's slices use the same timer). Also drains the RX ring in case an
+ * interrupt was lost (one index compare when there is nothing). */
 static void net_timer_tick(int cpu)
 {
+    static uint64_t last_ns;
     int more;
-    if (cpu != 0 || !net_is_up)
+    if (!net_is_up)
+        return;
+    uint64_t now = time_ns(), last = __atomic_load_n(&last_ns, __ATOMIC_RELAXED);
+    if (now - last < 1000000000u / NET_TIMER_HZ ||
+        !__atomic_compare_exchange_n(&last_ns, &last, now, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return;
     lwip_lock();
     sys_check_timeouts();
     netif_poll_all(); /* the loopback netif's queue */
     vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
     lwip_unlock();
-    if (more)
-        lapic_send_ipi(this_cpu()->apic_id, VEC_VNET_RX);
+    if (more) /* continue on the CPU that owns the NIC vector */
+        lapic_send_ipi(percpu[0].apic_id, VEC_VNET_RX);
 }
 
 /* Boot, once. */

@@ -48,6 +48,19 @@ row "irq: timer entry to handler" "$(val timer_entry_to_handler_cycles <<<"$out"
 row "irq: timer expiry to handler" "$(val timer_expiry_to_handler_cycles <<<"$out")" \
     "$(val softint_round_trip_cycles <<<"$out")" cycles "software int round trip"
 
+# 4. PVAS: page-table memory per task as the job grows, spawn time, context switches.
+out=$(guest bench_pvas 1)
+for n in 1 4 16 32; do
+    line=$(grep -A2 "^pt_tasks=$n\$" <<<"$out" | tr '\n' ' ')
+    row "pvas: page tables per task, $n tasks" "$(val pvas_bytes_per_task <<<"${line// /$'\n'}")" \
+        "$(val procs_bytes_per_task <<<"${line// /$'\n'}")" bytes "a process per rank, peers cross-mapped"
+done
+row "pvas: spawn a task" "$(val spawn_us <<<"$out")" 0 us "-"
+row "pvas: switch between 2 tasks, 1 CPU" "$(val switch_pvas_cycles <<<"$out")" \
+    "$(val switch_procs_cycles <<<"$out")" cycles "the same tasks in 2 address spaces"
+row "pvas: CR3 loads in 40000 switches" "$(val switch_pvas_cr3_loads <<<"$out")" \
+    "$(val switch_procs_cr3_loads <<<"$out")" loads "2 address spaces (2 = entering and leaving the job)"
+
 # Other parts add their benchmarks here (each prints rows in the same format).
 for b in tests/bench/*.bench.sh; do
     [ -x "$b" ] && "$b"

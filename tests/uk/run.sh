@@ -3,8 +3,10 @@
 # check what the console shows and the exit code. Closing line: "uk: N passed, N failed".
 #
 # A case file holds "key: value" lines:
-#   test:    KTEST name (becomes test=NAME on the kernel command line)   [required]
-#   args:    its arguments (targs=...)
+#   test:    KTEST name (becomes test=NAME on the kernel command line), or
+#   app:     an application of tests/uk/apps/, run as a job through qemu/ukrun -v
+#   args:    the test's arguments (targs=...), or the application's (split on spaces)
+#   ranks:   ranks of the job (app cases; default 1)
 #   smp:     CPUs (default 1)          mem:     memory (default 512M)
 #   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
@@ -22,14 +24,15 @@ mkdir -p "$logdir"
 for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    test= targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    test= app= ranks=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
     expects=() rejects=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
         key=${line%%:*} val=${line#*:}
         val=${val#"${val%%[![:space:]]*}"}
         case $key in
-        test) test=$val ;; args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
+        test) test=$val ;; app) app=$val ;; ranks) ranks=$val ;;
+        args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
         qemu) ;; # reserved for extra QEMU flags
@@ -41,8 +44,14 @@ for c in tests/uk/cases/*.case; do
     append="test=$test"
     [ -n "$targs" ] && append="$append targs=$targs"
     log=$logdir/$name.log
-    qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
-        --append "$append" "$img" >"$log" 2>&1
+    if [ -n "$app" ]; then
+        # shellcheck disable=SC2086
+        qemu/ukrun -v -n "$ranks" --smp "$smp" --mem "$mem" --timeout "$timeout" \
+            "$B/apps/$app" $targs >"$log" 2>&1
+    else
+        qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
+            --append "$append" "$img" >"$log" 2>&1
+    fi
     rc=$?
     why=
     [ "$rc" = "$want_exit" ] || why="exit code $rc, expected $want_exit"

@@ -7,7 +7,7 @@ UNIT_BIN  := $(B)/unit/unit-tests
 $(UNIT_BIN): $(UNIT_SRCS) $(wildcard tests/unit/*.h) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer \
-	    -Itests/unit $(UNIT_INC) -o $@ $(UNIT_SRCS)
+	    -Itests/unit $(UNIT_INC) -o $@ $(UNIT_SRCS) -pthread
 
 ALL_TARGETS += $(UNIT_BIN)
 TEST_SUITES += unit=$(UNIT_BIN)

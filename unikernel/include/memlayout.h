@@ -4,7 +4,10 @@
  * Virtual address space (x86_64, 4-level paging, 48-bit):
  *
  *   0x0000000000000000  page 0: never mapped (NULL dereferences fault)
- *   0x0000000000001000  ... lower half: application partitions (PVAS, later issue)
+ *   0x0000000000001000  ... unused
+ *   0x0000100000000000  PART_BASE: PVAS partitions, PART_SIZE each, PART_MAX of them
+ *                       (machine-wide: partition i has the same address in every address
+ *                       space, and only the address space that owns it maps it)
  *   0xffff800000000000  DIRECT_MAP_BASE: all physical RAM, phys p at DIRECT_MAP_BASE + p
  *   0xffffc00000000000  KSTACK_BASE: kernel stacks, each with an unmapped guard page below
  *   0xffffc80000000000  KHEAP_BASE: kernel heap (newlib's sbrk), grows up, KHEAP_MAX bytes
@@ -47,7 +50,25 @@
 #define MMIO_BASE 0xffffd00000000000
 #define MMIO_MAX  0x0000001000000000
 
+#ifndef MAX_CPUS /* a board may raise it (boards/knl) */
 #define MAX_CPUS 64
+#endif
+
+/* PVAS partitions (unikernel/pvas/). The board may shrink PART_SIZE (e.g. for a small
+ * guest) but not below what one rank needs. Layout inside partition i, from its base:
+ *   [0, PART_GUARD)                         unmapped: catches overruns from partition i-1
+ *   PART_IMAGE_OFF                          the ELF image (text shared between tasks of
+ *                                           the same image, data/bss private), then heap
+ *   ... heap grows up to the lower stack guard ...
+ *   [top - 2*PART_GUARD - PART_STACK_SIZE, top)  guard, stack (mapped at spawn), guard */
+#ifndef PART_SIZE
+#define PART_SIZE 0x1000000000 /* 64 GiB, as in the PVAS paper */
+#endif
+#define PART_BASE      0x0000100000000000
+#define PART_MAX       256
+#define PART_GUARD     0x200000 /* 2 MiB of unmapped guard */
+#define PART_IMAGE_OFF PART_GUARD
+#define PART_STACK_SIZE 0x100000 /* 1 MiB stack per task, mapped and zeroed at spawn */
 
 /* Where MSI / MSI-X messages are written to reach a local APIC (destination APIC id in
  * bits 19:12): the x86 interrupt address window, not RAM. */

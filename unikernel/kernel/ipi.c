@@ -104,24 +104,18 @@ int smp_run(int cpu, void (*fn)(void *), void *arg)
     return 0;
 }
 
-/* AP start-up; see smp.h. `sti; hlt` is one step for interrupts: sti only takes effect
- * after the next instruction, so a wake-up IPI between the check and the hlt is taken
- * after hlt starts and ends it, never lost. */
-void smp_idle_loop(void)
+/* Scheduler context, interrupts off; see smp.h. */
+int smp_mailbox_poll(void)
 {
     struct mailbox *m = &mbox[cpu_id()];
-    for (;;) {
-        irq_disable();
-        void (*fn)(void *) = __atomic_load_n(&m->fn, __ATOMIC_ACQUIRE);
-        if (fn) {
-            m->fn = 0;
-            irq_enable();
-            fn(m->arg);
-            __atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
-            continue;
-        }
-        __asm__ volatile("sti; hlt" ::: "memory");
-    }
+    void (*fn)(void *) = __atomic_load_n(&m->fn, __ATOMIC_ACQUIRE);
+    if (!fn)
+        return 0;
+    m->fn = 0;
+    irq_enable();
+    fn(m->arg);
+    __atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+    return 1;
 }
 
 /* Task context, interrupts on; see smp.h. One ping in flight per target at a time:

@@ -11,6 +11,9 @@
 #include "kernel/timer.h"
 #include "kernel/ktest_run.h"
 #include "kernel/demo.h"
+#include "kernel/sched.h"
+#include "pvas/job.h"
+#include "pvas/pvas.h"
 #include "arch/x86_64/acpi.h"
 #include "arch/x86_64/gdt.h"
 #include "arch/x86_64/io.h"
@@ -73,6 +76,17 @@ static void report(void)
         kprintf("initrd: %lu bytes at 0x%lx\n", bootinfo.initrd_size, bootinfo.initrd_phys);
 }
 
+/* The init task: a kernel test, the job in the initrd, or the demo; then the machine ends
+ * with its exit code. Jobs end the machine themselves when their last rank exits. */
+static void init_main(void *arg)
+{
+    if (ktest_requested())
+        machine_exit(ktest_run_from_cmdline());
+    if (job_present())
+        machine_exit(job_run());
+    machine_exit(demo_run());
+}
+
 static void kmain_on_kstack(void)
 {
     pic_disable();
@@ -91,7 +105,18 @@ static void kmain_on_kstack(void)
     smp_boot();
     report();
     net_init(); /* virtio-net + lwIP, if the machine has a NIC */
-    if (ktest_requested())
-        machine_exit(ktest_run_from_cmdline());
-    machine_exit(demo_run());
+    sched_init();
+    pvas_init();
+
+    /* What this machine is for runs as the first task, on CPU 0; the boot context becomes
+     * CPU 0's scheduler, like every AP's. */
+    static struct task init_task = {.name = "init", .cpu = 0};
+    uint64_t init_stack = kstack_alloc();
+    if (!init_stack)
+        panic("no memory for the init task's stack");
+    init_task.entry = init_main;
+    init_task.cr3 = kernel_pml4;
+    task_init(&init_task, init_stack);
+    task_start(&init_task);
+    sched_loop();
 }

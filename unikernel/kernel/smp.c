@@ -4,6 +4,7 @@
  * each its GDT/TSS/IDT, local APIC and per-CPU data.
  */
 #include "kernel/smp.h"
+#include "kernel/sched.h"
 #include "kernel/kstack.h"
 #include "kernel/vmm.h"
 #include "arch/x86_64/acpi.h"
@@ -36,7 +37,7 @@ void ap_main(int cpu)
     lapic_init_this();
     __atomic_add_fetch(&ncpus_online, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&percpu[cpu].online, 1, __ATOMIC_RELEASE);
-    smp_idle_loop();
+    sched_loop();
 }
 
 static int start_ap(int cpu, uint32_t apic_id)

@@ -8,16 +8,19 @@ int smp_boot(void);
 /* CPUs online: indices 0..ncpus_online-1. */
 int smp_ncpus(void);
 
-/* Task context, not on `cpu` itself. Runs fn(arg) on `cpu` in its idle loop (task context,
- * interrupts on) and waits for it to return. Returns 0, or -1 if `cpu` is not online.
- * (With the scheduler, this becomes a task pinned to `cpu`.) */
+/* Task context, not on `cpu` itself. Runs fn(arg) on `cpu` in its scheduler context
+ * (interrupts on, between tasks) and waits for it to return. Returns 0, or -1 if `cpu` is
+ * not online. For work that must block, start a task pinned to `cpu` instead. */
 int smp_run(int cpu, void (*fn)(void *), void *arg);
 /* The two halves of smp_run(): post the work and return at once, then wait for it. The
  * caller must call smp_wait(cpu) before posting to `cpu` again. */
 int smp_post(int cpu, void (*fn)(void *), void *arg);
 void smp_wait(int cpu);
-/* AP start-up: the loop an idle AP runs, halted until an IPI brings work. Never returns. */
-void smp_idle_loop(void) __attribute__((noreturn));
+/* Scheduler context (sched_loop), interrupts off: run the work smp_post() left for this
+ * CPU, if any, with interrupts on; returns 1 if there was some. The scheduler halts with
+ * `sti; hlt`, one step for interrupts (sti takes effect after the next instruction), so
+ * the wake-up IPI that comes with new work is never lost between the check and the hlt. */
+int smp_mailbox_poll(void);
 /* Any context. Send a bare IPI (one of VEC_IPI_* in arch/x86_64/trap.h) to `cpu`. */
 void ipi_send(int cpu, int vector);
 /* Any context. The same IPI to every online CPU, this one included. */

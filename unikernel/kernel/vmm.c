@@ -17,8 +17,9 @@
 uint64_t pv_offset;
 uint64_t kernel_pml4;
 
-#define IDX(va, lvl) (((va) >> (12 + 9 * (lvl))) & 511)
-#define ADDR_MASK    0x000ffffffffff000ULL
+#define IDX(va, lvl)   (((va) >> (12 + 9 * (lvl))) & 511)
+#define ADDR_MASK      0x000ffffffffff000ULL
+#define PTE_AVL_SHARED 0x200 /* a bit the CPU ignores: "this frame is not ours to free" */
 
 static uint64_t pte_flags(int flags)
 {
@@ -29,6 +30,8 @@ static uint64_t pte_flags(int flags)
         f |= PTE_NX;
     if (flags & VM_UC)
         f |= PTE_PCD | PTE_PWT;
+    if (flags & VM_SHARED)
+        f |= PTE_AVL_SHARED;
     return f;
 }
 
@@ -103,6 +106,54 @@ uint64_t vmm_translate(uint64_t pml4, uint64_t va)
 int vmm_is_mapped(uint64_t va)
 {
     return vmm_translate(read_cr3() & ADDR_MASK, va) != (uint64_t)-1;
+}
+
+static void free_table(uint64_t table, int level)
+{
+    uint64_t *t = phys_ptr(table);
+    for (int i = 0; i < 512; i++) {
+        if (!(t[i] & PTE_P))
+            continue;
+        if (level == 0 || (t[i] & PTE_PS)) {
+            if (!(t[i] & PTE_AVL_SHARED) && level == 0)
+                pmm_free(t[i] & ADDR_MASK);
+        } else {
+            free_table(t[i] & ADDR_MASK, level - 1);
+        }
+    }
+    pmm_free(table);
+}
+
+/* Task context; see vmm.h. */
+void vmm_free_lower(uint64_t pml4)
+{
+    uint64_t *top = phys_ptr(pml4);
+    for (int i = 0; i < 256; i++)
+        if (top[i] & PTE_P)
+            free_table(top[i] & ADDR_MASK, 2);
+    pmm_free(pml4);
+}
+
+static uint64_t count_tables(uint64_t table, int level, uint64_t va, uint64_t lo, uint64_t hi)
+{
+    uint64_t *t = phys_ptr(table), n = 1, span = 1ULL << (12 + 9 * level);
+    if (level == 0)
+        return 1;
+    for (int i = 0; i < 512; i++, va += span)
+        if ((t[i] & PTE_P) && !(t[i] & PTE_PS) && va < hi && va + span > lo)
+            n += count_tables(t[i] & ADDR_MASK, level - 1, va, lo, hi);
+    return n;
+}
+
+/* Any context; see vmm.h. The top-level table is not counted (every address space has
+ * exactly one). */
+uint64_t vmm_count_tables(uint64_t pml4, uint64_t lo, uint64_t hi)
+{
+    uint64_t *top = phys_ptr(pml4), n = 0, span = 1ULL << 39;
+    for (uint64_t i = 0; i < 256; i++)
+        if ((top[i] & PTE_P) && i * span < hi && (i + 1) * span > lo)
+            n += count_tables(top[i] & ADDR_MASK, 2, i * span, lo, hi);
+    return n;
 }
 
 extern char __text_start[], __rodata_start[], __data_start[], __kernel_end[];

@@ -16,10 +16,11 @@ extern uint64_t kernel_pml4; /* physical address of the kernel's top-level table
 
 /* Mapping flags (architecture PTE bits, see arch/x86_64/x86.h): VM_W writable,
  * VM_X executable (default: no-execute), VM_UC uncached (device memory), VM_HUGE 2 MiB. */
-#define VM_W    0x1
-#define VM_X    0x2
-#define VM_UC   0x4
-#define VM_HUGE 0x8
+#define VM_W      0x1
+#define VM_X      0x2
+#define VM_UC     0x4
+#define VM_HUGE   0x8
+#define VM_SHARED 0x10 /* the frame belongs to someone else: vmm_free_lower() leaves it */
 
 /* Boot only: build the kernel page tables (direct map, kernel image with per-section
  * permissions, the shared upper-half tables) and switch to them. The low identity map
@@ -36,6 +37,12 @@ uint64_t vmm_unmap(uint64_t pml4, uint64_t va);
 uint64_t vmm_translate(uint64_t pml4, uint64_t va);
 /* Any context, fault handlers included (reads tables only). Is `va` mapped right now? */
 int vmm_is_mapped(uint64_t va);
+
+/* Task context; nobody runs on `pml4` any more. Frees every frame mapped in the lower
+ * half (except VM_SHARED ones), every lower-half table, and the top-level table itself. */
+void vmm_free_lower(uint64_t pml4);
+/* Any context. Page-table frames (all levels) that map [lo, hi) in `pml4`'s lower half. */
+uint64_t vmm_count_tables(uint64_t pml4, uint64_t lo, uint64_t hi);
 
 /* Task or boot context. Maps device registers (uncached) and returns their address. */
 void *mmio_map(uint64_t phys, size_t size);

@@ -10,6 +10,7 @@
  */
 #include "memlayout.h"
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/longmode.h"
 
 #define T(x) ((x) - ap_tramp_start + AP_TRAMPOLINE_PHYS)
 
@@ -34,19 +35,7 @@ tramp32:
     movw %ax, %ds
     movw %ax, %es
     movw %ax, %ss
-    movl %cr4, %eax
-    orl $(CR4_PAE | CR4_PGE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
-    movl %eax, %cr4
-    movl T(p_boot_cr3), %eax
-    movl %eax, %cr3
-    movl $MSR_EFER, %ecx
-    rdmsr
-    orl $(EFER_LME | EFER_NXE), %eax
-    wrmsr
-    movl %cr0, %eax
-    andl $~(CR0_EM | CR0_CD | CR0_NW), %eax
-    orl $(CR0_PG | CR0_MP | CR0_WP | CR0_NE), %eax
-    movl %eax, %cr0
+    ENTER_LONG_MODE T(p_boot_cr3)
     ljmp $0x08, $T(tramp64)
 
     .code64

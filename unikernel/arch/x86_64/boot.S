@@ -15,6 +15,7 @@
  */
 #include "memlayout.h"
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/longmode.h"
 
 #define BOOT_KIND_PVH 1
 #define BOOT_KIND_MB  2
@@ -104,20 +105,7 @@ common32:
     orl $(PTE_P | PTE_W), %eax
     movl %eax, 511*8(%edi)
 
-    /* PAE on, CR3, EFER.LME (+NXE, used by the final page tables), paging on. */
-    movl %cr4, %eax
-    orl $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
-    movl %eax, %cr4
-    movl $boot_pml4, %eax
-    movl %eax, %cr3
-    movl $MSR_EFER, %ecx
-    rdmsr
-    orl $(EFER_LME | EFER_NXE), %eax
-    wrmsr
-    movl %cr0, %eax
-    andl $~(CR0_EM | CR0_CD | CR0_NW), %eax
-    orl $(CR0_PG | CR0_PE | CR0_MP | CR0_WP | CR0_NE), %eax
-    movl %eax, %cr0
+    ENTER_LONG_MODE $boot_pml4
 
     lgdt boot_gdt_ptr
     ljmp $0x08, $long_low

@@ -4,6 +4,7 @@
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/x86.h"
 #include "uk/console.h"
+#include "kernel/sched.h"
 
 struct gate {
     uint16_t off0, sel;
@@ -83,4 +84,7 @@ void trap_dispatch(struct trapframe *tf)
     else
         kprintf("cpu %d: unexpected interrupt vector %d\n", this_cpu()->id, v);
     lapic_eoi();
+    /* After the EOI: a task switched away here must not keep this vector in service. */
+    if (v == VEC_LAPIC_TIMER || v == VEC_IPI_WAKE)
+        sched_preempt_check(tf);
 }

@@ -10,12 +10,17 @@
 #define ISA_DEBUG_EXIT_PORT 0xf4
 
 /* Any context. */
+void machine_stop_others(void)
+{
+    if (lapic_ready())
+        lapic_send_ipi_all_but_self(VEC_IPI_STOP);
+}
+
+/* Any context. */
 void machine_exit(int code)
 {
     irq_disable();
-    /* Stop the other CPUs first so none of them prints after the exit line. */
-    if (lapic_ready())
-        lapic_send_ipi_all_but_self(VEC_IPI_STOP);
+    machine_stop_others(); /* so none of them prints after the exit line */
     outl(ISA_DEBUG_EXIT_PORT, (uint32_t)code);
     /* Not under QEMU (or no isa-debug-exit device): stop here. */
     for (;;)

@@ -42,6 +42,7 @@ static const char *const exc_names[32] = {
 };
 
 extern volatile int console_panic_cpu;
+int (*fault_task_hook)(const struct trapframe *tf, uint64_t cr2);
 
 static void print_sym(const char *prefix, uint64_t addr)
 {
@@ -120,11 +121,22 @@ static void backtrace(const struct trapframe *tf)
 void fault_report(struct trapframe *tf, const char *why)
 {
     struct percpu *p = this_cpu();
+    /* One report per machine: a CPU that faults while another reports waits to be
+     * stopped (the report ends the job anyway), so two reports never interleave. */
+    static volatile int owner = -1;
+    int expected = -1;
+    if (!__atomic_compare_exchange_n(&owner, &expected, p->id, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE) &&
+        expected != p->id) {
+        for (;;)
+            __asm__ volatile("cli; hlt");
+    }
     if (p->fault_depth++ > 0) {
         kprintf("\n*** cpu %d: fault (vector %lu, rip 0x%lx) while reporting a fault\n", p->id,
                 tf->vector, tf->rip);
         machine_exit(EXIT_FAULT);
     }
+    machine_stop_others();     /* they might hold the console lock: hence the bypass */
     console_panic_cpu = p->id; /* from now on this CPU prints without the console lock */
     uint64_t v = tf->vector;
     const char *name = why ? why : (v < 32 && exc_names[v]) ? exc_names[v] : "exception";
@@ -135,7 +147,10 @@ void fault_report(struct trapframe *tf, const char *why)
         kprintf("    address (cr2) 0x%016lx, %s, %s, %s\n", cr2, tf->error & 2 ? "write" : "read",
                 tf->error & 1 ? "protection violation" : "not present",
                 tf->error & 16 ? "instruction fetch" : "data");
-        explain_address(cr2);
+        if (!fault_task_hook || !fault_task_hook(tf, cr2))
+            explain_address(cr2);
+    } else if (fault_task_hook) {
+        fault_task_hook(tf, 0);
     }
     kprintf("    rax %016lx rbx %016lx rcx %016lx rdx %016lx\n", tf->rax, tf->rbx, tf->rcx,
             tf->rdx);

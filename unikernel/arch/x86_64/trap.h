@@ -31,6 +31,10 @@ void idt_init(void);
 void idt_load_this(void);
 /* Interrupt context (called by isr.S only). */
 void trap_dispatch(struct trapframe *tf);
+/* Set by PVAS: describe a fault of application code (who, where in which image, what the
+ * address is). Returns 1 if the fault belongs to a task and was described. */
+extern int (*fault_task_hook)(const struct trapframe *tf, uint64_t cr2);
+
 /* Any context: print a fault report for `tf` and end the job. */
 void fault_report(struct trapframe *tf, const char *why) __attribute__((noreturn));
 

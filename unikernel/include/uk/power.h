@@ -12,6 +12,10 @@
  * qemu/ukrun and the test runner turn back into `code`). On bare metal: halts. */
 void machine_exit(int code) __attribute__((noreturn));
 
+/* Any context. Park every other CPU for good (they take an IPI and halt with interrupts
+ * off), so that what this CPU prints next is the last word. */
+void machine_stop_others(void);
+
 /* Any context. Prints "*** PANIC: ..." and exits with EXIT_PANIC. */
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 

@@ -1,0 +1,47 @@
+/*
+ * match_rank.h: one rank's matching engine with the concurrency rule of ARCHITECTURE.md
+ * decision 7: interrupt context never waits for the engine lock.
+ *
+ *   match_rank_arrive()  (interrupt context, or any context): try-lock; if the lock is busy,
+ *                        push the message onto a lock-free inbox and leave.
+ *   match_rank_post(), match_rank_probe(), match_rank_cancel()  (task context): take the
+ *                        lock, waiting if need be.
+ *
+ * Whoever holds the lock drains the inbox right after taking it (so arrivals are matched
+ * in the order each producer pushed them, before anything newer) and looks at the inbox
+ * again after releasing it, taking the lock back if something came in meanwhile. Every
+ * pushed message is therefore drained by the next successful taker, and there always is
+ * one: the pusher itself tries again after pushing.
+ *
+ * Matches are handed to the rank's `deliver` callback under the lock, in match order.
+ */
+#ifndef MPI_MATCH_RANK_H
+#define MPI_MATCH_RANK_H
+#include "match.h"
+
+struct match_rank;
+/* Called under the engine lock: `recv` (posted) and `msg` (arrived) matched. */
+typedef void (*match_deliver_fn)(struct match_rank *mr, struct match_entry *recv,
+                                 struct match_entry *msg);
+
+struct match_rank {
+    struct match_engine eng;
+    volatile uint32_t lock;
+    struct match_entry *volatile inbox; /* lock-free stack, linked through inbox_next */
+    match_deliver_fn deliver;
+    void *owner;
+    uint64_t direct, deferred; /* arrivals matched at once / through the inbox */
+};
+
+void match_rank_init(struct match_rank *mr, match_deliver_fn deliver, void *owner);
+
+/* Any context (interrupt included). `msg` belongs to the engine until delivered or taken. */
+void match_rank_arrive(struct match_rank *mr, struct match_entry *msg);
+/* Task context. Returns the matched message (already passed to deliver), or NULL if recv
+ * is now posted. */
+struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *recv);
+/* Task context. */
+struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_key *k);
+int match_rank_cancel(struct match_rank *mr, struct match_entry *recv);
+
+#endif

@@ -1,0 +1,32 @@
+# The application runtime: crt0 and libukapp.a (newlib's system calls on the kernel's ABI
+# table), built with the application flags, and the configuration ukmpicc reads.
+# The shared glue (unikernel/libc/libc_{io,time,mem,stubs}.c) is compiled here a second time.
+
+APP_CFLAGS := -std=gnu11 -fPIE -mno-red-zone -fno-stack-protector -fno-omit-frame-pointer \
+              -nostdinc -isystem $(NEWLIB_U_INC) -idirafter $(GCC_INC) $(OPT)
+APP_RT_SRCS := $(wildcard unikernel/libc/app/*.c) \
+               $(addprefix unikernel/libc/,libc_io.c libc_time.c libc_mem.c libc_stubs.c)
+APP_RT_OBJS := $(patsubst %.c,$(B)/app/obj/%.o,$(APP_RT_SRCS))
+APP_CRT0 := $(B)/app/crt0.o
+APP_RTLIB := $(B)/app/libukapp.a
+APP_CONF := $(B)/app/ukmpicc.conf
+
+$(B)/app/obj/%.o: %.c mk/config.mk | $(NEWLIB_U_STAMP) deps
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $(WARN) $(WERROR) -Iunikernel/include -c $< -o $@
+
+$(APP_CRT0): unikernel/libc/app/crt0.S | deps
+	@mkdir -p $(@D)
+	$(CC) -c $< -o $@
+
+$(APP_RTLIB): $(APP_RT_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+# ukmpicc sources this: everything it needs to know about where things are.
+$(APP_CONF): $(APP_CRT0) $(APP_RTLIB) unikernel/libc/app/app.mk mk/newlib.mk
+	@{ echo "APP_CFLAGS='$(APP_CFLAGS)'"; \
+	   echo "APP_CRT0='$(abspath $(APP_CRT0))'"; \
+	   echo "APP_LIBS='$(abspath $(APP_RTLIB)) $(NEWLIB_U_LIBDIR)/libm.a $(NEWLIB_U_LIBDIR)/libc.a $(abspath $(APP_RTLIB)) $(LIBGCC)'"; \
+	   echo "APP_INC='-I$(abspath mpi/include) -I$(abspath unikernel/libc/app) -I$(abspath unikernel/include)'"; } > $@
+
+ALL_TARGETS += $(APP_CONF)

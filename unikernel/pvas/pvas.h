@@ -1,0 +1,80 @@
+/*
+ * pvas.h: Partitioned Virtual Address Space (PVAS): several MPI ranks in one address space.
+ *
+ * An address space (struct pvas_as) is one page table whose upper half is the kernel's.
+ * Each task spawned into it gets the next free partition (PART_BASE + i * PART_SIZE, from a
+ * machine-wide pool, so a partition's address means the same everywhere and is mapped only
+ * by its owner): its image's data and bss, its heap, its stack between guard pages. Tasks
+ * of one address space share the page table (no CR3 load between them) and read each
+ * other's memory with plain loads; the read-only pages of one image (text, rodata) are one
+ * set of frames shared by all tasks started from it.
+ */
+#ifndef UK_PVAS_H
+#define UK_PVAS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "kernel/sched.h"
+
+struct pvas_image;
+struct pvas_as;
+
+struct pvas_task {
+    struct task task; /* first: a struct task * is a struct pvas_task * for PVAS tasks */
+    struct pvas_as *as;
+    const struct pvas_image *img;
+    int part;      /* partition index */
+    uint64_t base; /* partition base address */
+    uint64_t heap_start, brk, heap_mapped, heap_limit;
+    uint64_t stack_lo, stack_hi;
+    int rank, size; /* placement in the job */
+    uint64_t entry;
+    int argc;
+    uint64_t argv, envp; /* addresses inside the partition */
+    char out[2][256];    /* stdout, stderr: one line each, flushed with a prefix */
+    int outlen[2];
+    struct pvas_task *as_next;
+};
+
+/* Task context (the loader allocates). Validate an ELF image (static-PIE x86_64) and build
+ * its shared read-only pages. `elf` must stay valid while the image is in use. Returns
+ * NULL with a reason in `err` for anything malformed or unsupported. */
+struct pvas_image *pvas_image_open(const char *name, const void *elf, size_t len, char *err,
+                                   size_t errlen);
+/* Task context; no task uses the image any more. */
+void pvas_image_close(struct pvas_image *img);
+const char *pvas_image_name(const struct pvas_image *img);
+
+/* Task context. A new, empty address space, or NULL. Tasks get ranks rank_base, +1, ... of
+ * a job of `size` ranks, placed round-robin on the online CPUs from `first_cpu`. */
+struct pvas_as *pvas_create(void);
+void pvas_set_placement(struct pvas_as *as, int rank_base, int size, int first_cpu);
+/* Task context. Load `img` into the next free partition of `as` and start it as a task.
+ * argv and envp are NULL-terminated and copied. Returns NULL with a reason in `err`. */
+struct pvas_task *pvas_spawn(struct pvas_as *as, const struct pvas_image *img, char *const argv[],
+                             char *const envp[], char *err, size_t errlen);
+/* Task context. Wait until every task of `as` has exited; the first non-zero exit code
+ * (in exit order), or 0. */
+int pvas_wait(struct pvas_as *as);
+/* Task context, not a task of `as`. End all its tasks (those still running are killed at
+ * their next interrupt) and free everything: partitions, frames, page tables. */
+void pvas_destroy(struct pvas_as *as);
+
+/* Any context. Called in the scheduler context of the CPU a task of `as` exited on. */
+void pvas_on_task_exit(struct pvas_as *as, void (*fn)(struct pvas_task *t));
+
+/* Any context. The PVAS task running on this CPU, or NULL. */
+struct pvas_task *pvas_current(void);
+/* Statistics: page-table frames of `as`'s lower half; tasks; the page table. */
+uint64_t pvas_table_frames(struct pvas_as *as);
+int pvas_ntasks(struct pvas_as *as);
+int pvas_live(struct pvas_as *as); /* tasks not yet exited */
+/* Any context. Partition base of the task of `as` with `rank`, or 0. */
+uint64_t pvas_rank_base(struct pvas_as *as, int rank);
+uint64_t pvas_pml4(struct pvas_as *as);
+
+/* Any context. The symbol of `img` containing partition-relative address `off`. */
+const char *pvas_image_symbol(const struct pvas_image *img, uint64_t off, uint64_t *symoff);
+/* Boot only. */
+void pvas_init(void);
+
+#endif

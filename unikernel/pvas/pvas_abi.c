@@ -1,0 +1,120 @@
+/*
+ * pvas_abi.c: the kernel side of struct uk_abi (uk/abi.h), and a task's start and output.
+ *
+ * Every function runs on the calling task's stack in task context and acts on the task
+ * running on this CPU. Console output is collected per task and per stream into one line
+ * and written with a "[rank] " prefix, so lines of different ranks never mix.
+ */
+#include "pvas/pvas_task.h"
+#include "uk/abi.h"
+#include "uk/console.h"
+#include "uk/time.h"
+#include "uk/cpu.h"
+#include "memlayout.h"
+#include <string.h>
+
+static void flush_line(struct pvas_task *t, int s)
+{
+    char buf[sizeof t->out[0] + 16];
+    int n = 0;
+    buf[n++] = '[';
+    for (int r = t->rank, d = 1000000; d; d /= 10) /* the rank, without leading zeros */
+        if (r >= d || d == 1 || n > 1)
+            buf[n++] = (char)('0' + (r / d) % 10);
+    buf[n++] = ']';
+    buf[n++] = ' ';
+    memcpy(buf + n, t->out[s], (size_t)t->outlen[s]);
+    n += t->outlen[s];
+    if (buf[n - 1] != '\n')
+        buf[n++] = '\n';
+    console_write(buf, (size_t)n);
+    t->outlen[s] = 0;
+}
+
+static long abi_write(int fd, const void *buf, size_t len)
+{
+    struct pvas_task *t = pvas_current();
+    if (fd != 1 && fd != 2)
+        return -1;
+    int s = fd - 1;
+    const char *p = buf;
+    for (size_t i = 0; i < len; i++) {
+        t->out[s][t->outlen[s]++] = p[i];
+        if (p[i] == '\n' || t->outlen[s] == (int)sizeof t->out[s])
+            flush_line(t, s);
+    }
+    return (long)len;
+}
+
+static long abi_read(int fd, void *buf, size_t len)
+{
+    return fd == 0 ? 0 : -1;
+}
+
+static void *abi_sbrk(intptr_t incr)
+{
+    return pvas_sbrk(pvas_current(), incr);
+}
+
+__attribute__((noreturn)) static void abi_exit(int code)
+{
+    struct pvas_task *t = pvas_current();
+    for (int s = 0; s < 2; s++)
+        if (t->outlen[s])
+            flush_line(t, s);
+    task_exit(code);
+}
+
+static int abi_getpid(void)
+{
+    return pvas_current()->task.pid;
+}
+
+static int abi_rank(void)
+{
+    return pvas_current()->rank;
+}
+
+static int abi_size(void)
+{
+    return pvas_current()->size;
+}
+
+static void abi_partition(uint64_t *base, uint64_t *size)
+{
+    *base = pvas_current()->base;
+    *size = PART_SIZE;
+}
+
+static uint64_t abi_peer_base(int rank)
+{
+    return pvas_rank_base(pvas_current()->as, rank);
+}
+
+static const struct uk_abi abi = {
+    .version = UK_ABI_VERSION,
+    .size = sizeof(struct uk_abi),
+    .write = abi_write,
+    .read = abi_read,
+    .sbrk = abi_sbrk,
+    .exit = abi_exit,
+    .time_ns = time_ns,
+    .time_realtime_ns = time_realtime_ns,
+    .getpid = abi_getpid,
+    .yield = task_yield,
+    .rank = abi_rank,
+    .job_size = abi_size,
+    .cpu = cpu_id,
+    .partition = abi_partition,
+    .peer_base = abi_peer_base,
+};
+
+typedef void (*app_entry_t)(const struct uk_abi *abi, int argc, char **argv, char **envp);
+
+/* struct task.entry of PVAS tasks: on the partition's stack, in task context. */
+void pvas_task_main(void *arg)
+{
+    struct pvas_task *t = arg;
+    ((app_entry_t)t->entry)(&abi, t->argc, (char **)t->argv, (char **)t->envp);
+    abi_exit(0); /* an entry that returns ends the task like exit(0) */
+}

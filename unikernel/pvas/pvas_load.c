@@ -1,0 +1,105 @@
+/* pvas_load.c: filling a partition: image segments, relocations, heap bounds, stack. */
+#include "pvas/pvas_image.h"
+#include "pvas/pvas_task.h"
+#include "kernel/pmm.h"
+#include "kernel/vmm.h"
+#include "kernel/fmt.h"
+#include <string.h>
+
+/* Any context; see pvas_task.h. Goes through the direct map, page by page. */
+void pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len)
+{
+    const char *s = src;
+    while (len) {
+        uint64_t pa = vmm_translate(pvas_pml4(as), va);
+        size_t n = PAGE_SIZE - (va & (PAGE_SIZE - 1));
+        if (n > len)
+            n = len;
+        memcpy(phys_ptr(pa), s, n);
+        va += n;
+        s += n;
+        len -= n;
+    }
+}
+
+static int map_private(struct pvas_task *t, uint64_t va, uint64_t end, int flags)
+{
+    for (; va < end; va += PAGE_SIZE) {
+        uint64_t f = pmm_alloc_zeroed();
+        if (!f)
+            return -1;
+        if (vmm_map(pvas_pml4(t->as), va, f, flags)) {
+            pmm_free(f);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Task context; see pvas_task.h. */
+int pvas_load_image(struct pvas_task *t, char *err, size_t errlen)
+{
+    const struct pvas_image *img = t->img;
+    uint64_t base = t->base + PART_IMAGE_OFF;
+    for (int i = 0; i < img->nseg; i++) {
+        const struct pvas_seg *s = &img->seg[i];
+        uint64_t first = s->vaddr & ~(uint64_t)(PAGE_SIZE - 1);
+        uint64_t end = (s->vaddr + s->memsz + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+        int flags = (s->flags & PF_X) ? VM_X : 0;
+        if (!(s->flags & PF_W)) { /* shared: the image's frames, read-only */
+            for (uint64_t p = 0; p < s->npages; p++)
+                if (vmm_map(pvas_pml4(t->as), base + first + p * PAGE_SIZE, s->frames[p],
+                            flags | VM_SHARED)) {
+                    kformat(err, errlen, "out of memory mapping %s", img->name);
+                    return -1;
+                }
+            continue;
+        }
+        if (map_private(t, base + first, base + end, flags | VM_W)) {
+            kformat(err, errlen, "out of memory loading %s", img->name);
+            return -1;
+        }
+        pvas_copy_out(t->as, base + s->vaddr, img->elf + s->offset, s->filesz);
+    }
+    /* R_X86_64_RELATIVE: the word at base+offset becomes base+addend (checked at open). */
+    for (uint64_t k = 0; k < img->nrela; k++) {
+        if ((uint32_t)img->rela[k].info != R_X86_64_RELATIVE)
+            continue;
+        uint64_t v = base + (uint64_t)img->rela[k].addend;
+        pvas_copy_out(t->as, base + img->rela[k].offset, &v, sizeof v);
+    }
+    t->entry = base + img->entry;
+    t->heap_start = t->brk = t->heap_mapped = base + img->vend;
+    t->stack_hi = t->base + PART_SIZE - PART_GUARD;
+    t->stack_lo = t->stack_hi - PART_STACK_SIZE;
+    t->heap_limit = t->stack_lo - PART_GUARD;
+    return 0;
+}
+
+/* Task context; see pvas_task.h. */
+int pvas_map_stack(struct pvas_task *t, char *err, size_t errlen)
+{
+    if (map_private(t, t->stack_lo, t->stack_hi, VM_W)) {
+        kformat(err, errlen, "out of memory for the stack");
+        return -1;
+    }
+    return 0;
+}
+
+/* Task context; see pvas_task.h. */
+void *pvas_sbrk(struct pvas_task *t, intptr_t incr)
+{
+    uint64_t old = t->brk, want = t->brk + (uint64_t)incr;
+    if ((incr > 0 && want > t->heap_limit) || (incr < 0 && want < t->heap_start))
+        return (void *)-1;
+    while (t->heap_mapped < want) {
+        if (map_private(t, t->heap_mapped, t->heap_mapped + PAGE_SIZE, VM_W))
+            return (void *)-1;
+        t->heap_mapped += PAGE_SIZE;
+    }
+    /* Shrinking keeps the pages mapped: other CPUs of the job may hold TLB entries for
+     * them (ranks read each other's memory), and freeing a frame under a stale entry would
+     * be a silent corruption. They go back with the address space. */
+    t->brk = want;
+    return (void *)old;
+}
