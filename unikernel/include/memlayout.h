@@ -64,10 +64,10 @@
 #ifndef PART_SIZE
 #define PART_SIZE 0x1000000000 /* 64 GiB, as in the PVAS paper */
 #endif
-#define PART_BASE      0x0000100000000000
-#define PART_MAX       256
-#define PART_GUARD     0x200000 /* 2 MiB of unmapped guard */
-#define PART_IMAGE_OFF PART_GUARD
+#define PART_BASE       0x0000100000000000
+#define PART_MAX        256
+#define PART_GUARD      0x200000 /* 2 MiB of unmapped guard */
+#define PART_IMAGE_OFF  PART_GUARD
 #define PART_STACK_SIZE 0x100000 /* 1 MiB stack per task, mapped and zeroed at spawn */
 
 /* Where MSI / MSI-X messages are written to reach a local APIC (destination APIC id in
