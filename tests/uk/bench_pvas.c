@@ -24,9 +24,9 @@ static char *exit_argv[] = {"modes", "exit", "0", 0}, *envp[] = {0};
 /* The address ranges a task has mapped: its image+heap start and its stack. */
 static void map_peer(struct pvas_as *into, struct pvas_as *from, uint64_t base)
 {
-    uint64_t ranges[2][2] = {{base + PART_IMAGE_OFF, base + PART_IMAGE_OFF + 0x40000},
-                             {base + PART_SIZE - PART_GUARD - PART_STACK_SIZE,
-                              base + PART_SIZE - PART_GUARD}};
+    uint64_t ranges[2][2] = {
+        {base + PART_IMAGE_OFF, base + PART_IMAGE_OFF + 0x40000},
+        {base + PART_SIZE - PART_GUARD - PART_STACK_SIZE, base + PART_SIZE - PART_GUARD}};
     for (int r = 0; r < 2; r++)
         for (uint64_t va = ranges[r][0]; va < ranges[r][1]; va += PAGE_SIZE) {
             uint64_t pa = vmm_translate(pvas_pml4(from), va);
