@@ -6,7 +6,7 @@
 #   test:    KTEST name (becomes test=NAME on the kernel command line), or
 #   app:     an application of tests/uk/apps/, run as a job through qemu/ukrun -v
 #   args:    the test's arguments (targs=...), or the application's (split on spaces)
-#   ranks:   ranks of the job (app cases; default 1)
+#   ranks:   ranks of the job (app cases; default 1)     nodes: nodes of the job (default 1)
 #   smp:     CPUs (default 1)          mem:     memory (default 512M)
 #   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
@@ -24,14 +24,14 @@ mkdir -p "$logdir"
 for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    test= app= ranks=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    test= app= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
     expects=() rejects=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
         key=${line%%:*} val=${line#*:}
         val=${val#"${val%%[![:space:]]*}"}
         case $key in
-        test) test=$val ;; app) app=$val ;; ranks) ranks=$val ;;
+        test) test=$val ;; app) app=$val ;; ranks) ranks=$val ;; nodes) nodes=$val ;;
         args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
@@ -46,7 +46,7 @@ for c in tests/uk/cases/*.case; do
     log=$logdir/$name.log
     if [ -n "$app" ]; then
         # shellcheck disable=SC2086
-        qemu/ukrun -v -n "$ranks" --smp "$smp" --mem "$mem" --timeout "$timeout" \
+        qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
             "$B/apps/$app" $targs >"$log" 2>&1
     else
         qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
