@@ -23,3 +23,10 @@ impi-fuzz-seeds: $(B)/fuzz/impi-fuzz-seeds
 
 ALL_TARGETS += $(IMPI_FUZZ) $(B)/fuzz/impi-fuzz-seeds
 TEST_SUITES += impi-fuzz=tests/fuzz/run.sh
+
+# Linux programs.
+IMPI_NET_COMMON := net/impi/impi_util.c net/impi/impi_conn.c
+$(B)/net/impi-server: net/impi/impi_server.c $(IMPI_NET_COMMON) $(IMPI_CODEC) $(IMPI_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Impi/impi -Inet/impi -o $@ $< $(IMPI_NET_COMMON) $(IMPI_CODEC)
+ALL_TARGETS += $(B)/net/impi-server
