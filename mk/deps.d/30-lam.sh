@@ -49,7 +49,9 @@ build_lam() {
             --with-memory-manager=none --with-rpi=tcp --with-boot=rsh --with-rsh="ssh -x" &&
             make -j"$(nproc)" && make install
     ) >"$log" 2>&1 || { say "LAM build failed; see $log"; exit 1; }
-    "$prefix/bin/laminfo" 2>/dev/null | grep -q 'IMPI support: yes' ||
+    local info
+    info=$("$prefix/bin/laminfo" 2>/dev/null || true) # not piped into grep -q: SIGPIPE
+    grep -q 'IMPI support: yes' <<<"$info" ||
         { say "LAM built without IMPI support; see $log"; exit 1; }
     rm -rf "$src/lam-7.1.4"
     touch "$prefix/.built"
