@@ -30,3 +30,6 @@ $(B)/net/impi-server: net/impi/impi_server.c $(IMPI_NET_COMMON) $(IMPI_CODEC) $(
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Impi/impi -Inet/impi -o $@ $< $(IMPI_NET_COMMON) $(IMPI_CODEC)
 ALL_TARGETS += $(B)/net/impi-server
+
+# Interop tests against LAM/MPI 7.1.4 (root: network namespaces, unprivileged LAM user).
+TEST_SUITES += impi-interop=tests/interop/run.sh
