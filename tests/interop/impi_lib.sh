@@ -114,13 +114,15 @@ start_daemon() {
 # $6 procs, then program arguments. Runs in the background; sets MPIRUN_PID; output in
 # $WORK/log/mpirun-$1.log.
 start_client() {
-    local u=$1 client=$2 ns=$3 ip=$4 srv=$5 np=$6
+    local u=$1 client=$2 ns=$3 ip=$4 srv=$5 np=$6 log=$1
     shift 6
+    [ "$u" = A ] && u=${LAMU_A:-A}
+    [ "$u" = B ] && u=${LAMU_B:-B}
     inns "$ns" timeout "$LAM_TIMEOUT" setpriv --reuid="$TUSER" --regid="$TUSER" --init-groups \
         env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" LAMHOME="$LAM" \
         LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX="$u" \
         IMPI_AUTH_NONE= IMPI_HOST_NAME="$ip" ${CLIENT_ENV:-} \
-        mpirun -client "$client" "$srv" -np "$np" "$PROG" "$@" >"$WORK/log/mpirun-$u.log" 2>&1 &
+        mpirun -client "$client" "$srv" -np "$np" "$PROG" "$@" >"$WORK/log/mpirun-$log.log" 2>&1 &
     MPIRUN_PID=$!
     PIDS+=("$MPIRUN_PID")
 }
