@@ -120,9 +120,10 @@ void relay_start_dance(void)
     for (int s = 0; s < 2; s++) {
         const struct relay_side *sd = s == SIDE_IN ? &R.m.in : &R.m.out;
         R.hosts[s] = calloc((size_t)sd->nhosts, sizeof *R.hosts[s]);
-        R.st.dest_pkts[s] =
-            calloc((size_t)(s == SIDE_IN ? R.m.out.nprocs : R.m.in.nprocs), sizeof(uint64_t));
-        if (!R.hosts[s] || !R.st.dest_pkts[s])
+        size_t np = (size_t)(s == SIDE_IN ? R.m.out.nprocs : R.m.in.nprocs);
+        R.st.dest_pkts[s] = calloc(np, sizeof(uint64_t));
+        R.st.dest_data[s] = calloc(np, sizeof(uint64_t));
+        if (!R.hosts[s] || !R.st.dest_pkts[s] || !R.st.dest_data[s])
             relay_fail("out of memory");
         for (int h = 0; h < sd->nhosts; h++) {
             char name[64];
@@ -222,6 +223,7 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
         dest = R.m.out.proc[j];
         out = R.hosts[SIDE_OUT][R.m.out.proc_host[j]];
         R.st.dest_pkts[SIDE_IN][j]++;
+        R.st.dest_data[SIDE_IN][j] += impi_pkt_has_payload(p->type);
     } else {
         if ((j = relay_out_by_real(&R.m, &p->src)) < 0)
             relay_fail("%s: %s packet from unknown source proc %s:%lld", rc->c.name,
@@ -235,6 +237,7 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
         dest = R.m.in.proc[i];
         out = R.hosts[SIDE_IN][R.m.in.proc_host[i]];
         R.st.dest_pkts[SIDE_OUT][i]++;
+        R.st.dest_data[SIDE_OUT][i] += impi_pkt_has_payload(p->type);
     }
     if (out->fini_tx)
         relay_fail("%s: packet for %s after its FINI", rc->c.name, out->c.name);
@@ -324,10 +327,12 @@ void relay_print_stats(void)
            R.self, (unsigned long long)R.st.pkts[SIDE_IN], (unsigned long long)R.st.bytes[SIDE_IN],
            (unsigned long long)R.st.pkts[SIDE_OUT], (unsigned long long)R.st.bytes[SIDE_OUT]);
     for (int32_t j = 0; j < R.m.out.nprocs; j++)
-        printf("impi-relay[%d]: to external proc %d: %llu packets\n", R.self, j,
-               (unsigned long long)R.st.dest_pkts[SIDE_IN][j]);
+        printf("impi-relay[%d]: to external proc %d: %llu packets, %llu data packets\n", R.self, j,
+               (unsigned long long)R.st.dest_pkts[SIDE_IN][j],
+               (unsigned long long)R.st.dest_data[SIDE_IN][j]);
     for (int32_t i = 0; i < R.m.in.nprocs; i++)
-        printf("impi-relay[%d]: to private proc %d: %llu packets\n", R.self, i,
-               (unsigned long long)R.st.dest_pkts[SIDE_OUT][i]);
+        printf("impi-relay[%d]: to private proc %d: %llu packets, %llu data packets\n", R.self, i,
+               (unsigned long long)R.st.dest_pkts[SIDE_OUT][i],
+               (unsigned long long)R.st.dest_data[SIDE_OUT][i]);
     fflush(stdout);
 }

@@ -29,6 +29,7 @@ struct rconn {
 struct relay_stats {
     uint64_t pkts[2], bytes[2]; /* by direction: [SIDE_IN] = A->B, [SIDE_OUT] = B->A */
     uint64_t *dest_pkts[2];     /* per destination proc: [SIDE_IN] B's procs, [SIDE_OUT] A's */
+    uint64_t *dest_data[2];     /* the same, DATA/DATASYNC only (SYNCACKs follow sockets) */
 };
 
 struct relay {

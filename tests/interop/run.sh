@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/interop/impi_lib.sh
 TESTS=${IMPI_TESTS:-loopback relay trunk badinput}
-for t in $TESTS; do . "tests/interop/impi_t_$t.sh"; done
+for f in tests/interop/impi_t_*.sh; do . "$f"; done
 impi_setup
 impi_build_prog
 for t in $TESTS; do
