@@ -3,7 +3,9 @@
  * store-and-forward of packets with pk_src/pk_dest rewritten through the Host-Proc ID
  * tables. Each packet is copied whole into the destination connection's output queue, so
  * the packets of every (src, dest) pair leave in the order they came (one FIFO per hop).
- * Flow control is end to end: PROTOACKs are forwarded like any other packet (see README).
+ * Flow control is terminated at the relay (see README): the relay acknowledges what LAM
+ * senders give it, per (src, dest) pair every ackmark packets, and consumes the PROTOACKs
+ * LAM receivers send back instead of forwarding them.
  */
 #include "impi_relay_run.h"
 #include "impi_util.h"
@@ -142,6 +144,17 @@ void relay_start_dance(void)
                 host_connect(rc);
         }
     }
+    R.fc.ackmark = R.m.in.ackmark < R.m.out.ackmark ? R.m.in.ackmark : R.m.out.ackmark;
+    R.fc.hiwater = R.m.in.hiwater < R.m.out.hiwater ? R.m.in.hiwater : R.m.out.hiwater;
+    if (impi_flow_cfg_check(&R.fc))
+        relay_fail("flow control: ackmark %u / hiwater %u", R.fc.ackmark, R.fc.hiwater);
+    size_t pairs = (size_t)R.m.in.nprocs * (size_t)R.m.out.nprocs;
+    if (pairs > (64u << 20))
+        relay_fail("%zu proc pairs: too many for the flow-control tables", pairs);
+    R.rx[SIDE_IN] = calloc(pairs, sizeof *R.rx[SIDE_IN]);
+    R.rx[SIDE_OUT] = calloc(pairs, sizeof *R.rx[SIDE_OUT]);
+    if (!R.rx[SIDE_IN] || !R.rx[SIDE_OUT])
+        relay_fail("out of memory");
     R.dance_started = true;
     for (int i = 0; i < R.npending; i++)
         if (R.pending[i]->c.fd >= 0)
@@ -222,8 +235,6 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
         relay_global_id(&R.m, i, &src);
         dest = R.m.out.proc[j];
         out = R.hosts[SIDE_OUT][R.m.out.proc_host[j]];
-        R.st.dest_pkts[SIDE_IN][j]++;
-        R.st.dest_data[SIDE_IN][j] += impi_pkt_has_payload(p->type);
     } else {
         if ((j = relay_out_by_real(&R.m, &p->src)) < 0)
             relay_fail("%s: %s packet from unknown source proc %s:%lld", rc->c.name,
@@ -236,6 +247,19 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
         relay_private_id(&R.m, j, &src);
         dest = R.m.in.proc[i];
         out = R.hosts[SIDE_IN][R.m.in.proc_host[i]];
+    }
+    if (p->type == IMPI_PK_PROTOACK) {
+        /* A LAM receiver acknowledging what the relay delivered: the relay never holds
+         * packets back on hiwater towards a receiver (TCP backpressure and the queue
+         * limit do), so the credit has no use; and with trunking it would often reach a
+         * relay that did not send the data (LAM routes it to the owner of the source). */
+        R.st.acks_dropped[rc->side]++;
+        return;
+    }
+    if (rc->side == SIDE_IN) {
+        R.st.dest_pkts[SIDE_IN][j]++;
+        R.st.dest_data[SIDE_IN][j] += impi_pkt_has_payload(p->type);
+    } else {
         R.st.dest_pkts[SIDE_OUT][i]++;
         R.st.dest_data[SIDE_OUT][i] += impi_pkt_has_payload(p->type);
     }
@@ -254,10 +278,28 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
     impi_proc_put(o, IMPI_OFF_DEST, &dest);
     R.st.pkts[rc->side]++;
     R.st.bytes[rc->side] += fr;
-    impi_log(3, "%s -> %s: %s len %u", rc->c.name, out->c.name, impi_pkt_type_name(p->type),
-             p->len);
+    impi_log(3, "%s: %s A%d %s B%d len %u msglen %llu srq %llu drq %llu tag %d queued %zu",
+             rc->side == SIDE_IN ? "A->B" : "B->A", impi_pkt_type_name(p->type),
+             rc->side == SIDE_IN ? i : i, rc->side == SIDE_IN ? "->" : "<-", j, p->len,
+             (unsigned long long)p->msglen, (unsigned long long)p->srqid,
+             (unsigned long long)p->drqid, p->tag, impi_conn_pending(&out->c));
     if (out->c.fd >= 0 && !out->connecting && impi_conn_flush(&out->c, R.ep, out))
         relay_fail("%s: send failed: %s", out->c.name, strerror(errno));
+    /* Acknowledge the sender once per ackmark packets of this pair, on the connection the
+     * data came in on, with the ids as the sender knows them (swapped). LAM accepts a
+     * PROTOACK from any host connection: it matches the proc pair, not the socket. */
+    size_t pair = rc->side == SIDE_IN ? (size_t)i * (size_t)R.m.out.nprocs + (size_t)j
+                                      : (size_t)j * (size_t)R.m.in.nprocs + (size_t)i;
+    bool due;
+    impi_flow_received(&R.fc, &R.rx[rc->side][pair], p->type, &due);
+    if (due) {
+        struct impi_pkt a;
+        uint8_t b[IMPI_PKT_HDR_LEN];
+        impi_pkt_control(&a, IMPI_PK_PROTOACK, &p->dest, &p->src);
+        impi_pkt_encode(&a, b);
+        relay_send(rc, b, sizeof b);
+        R.st.acks_sent[rc->side]++;
+    }
 }
 
 /* Main thread: see impi_relay_run.h. */
@@ -326,6 +368,12 @@ void relay_print_stats(void)
            "global->private %llu packets %llu bytes\n",
            R.self, (unsigned long long)R.st.pkts[SIDE_IN], (unsigned long long)R.st.bytes[SIDE_IN],
            (unsigned long long)R.st.pkts[SIDE_OUT], (unsigned long long)R.st.bytes[SIDE_OUT]);
+    printf("impi-relay[%d]: flow control per hop (ackmark %u, hiwater %u): PROTOACKs sent to "
+           "private %llu, to external %llu; consumed from private %llu, from external %llu\n",
+           R.self, R.fc.ackmark, R.fc.hiwater, (unsigned long long)R.st.acks_sent[SIDE_IN],
+           (unsigned long long)R.st.acks_sent[SIDE_OUT],
+           (unsigned long long)R.st.acks_dropped[SIDE_IN],
+           (unsigned long long)R.st.acks_dropped[SIDE_OUT]);
     for (int32_t j = 0; j < R.m.out.nprocs; j++)
         printf("impi-relay[%d]: to external proc %d: %llu packets, %llu data packets\n", R.self, j,
                (unsigned long long)R.st.dest_pkts[SIDE_IN][j],

@@ -30,6 +30,8 @@ struct relay_stats {
     uint64_t pkts[2], bytes[2]; /* by direction: [SIDE_IN] = A->B, [SIDE_OUT] = B->A */
     uint64_t *dest_pkts[2];     /* per destination proc: [SIDE_IN] B's procs, [SIDE_OUT] A's */
     uint64_t *dest_data[2];     /* the same, DATA/DATASYNC only (SYNCACKs follow sockets) */
+    uint64_t acks_sent[2];      /* PROTOACKs we generated towards senders on that side */
+    uint64_t acks_dropped[2];   /* PROTOACKs from LAM receivers on that side, consumed */
 };
 
 struct relay {
@@ -38,6 +40,8 @@ struct relay {
     double timeout;
     struct relay_map m;
     struct relay_stats st;
+    struct impi_flow_cfg fc;    /* the job's ackmark/hiwater, the same in both views */
+    struct impi_flow_rx *rx[2]; /* per (src proc, dest proc) received counts, by side */
     struct rconn *client, *server, *ctrl_master; /* ctrl_master: a secondary's link */
     struct rconn *ctrl[RELAY_MAX_TRUNKS];        /* master's links to secondaries */
     struct rconn **hosts[2];                     /* [side][host] once the map is complete */
