@@ -1,0 +1,386 @@
+/*
+ * impi_relay_fwd.c: the relay's host side: the connection "dance" on both sides, and
+ * store-and-forward of packets with pk_src/pk_dest rewritten through the Host-Proc ID
+ * tables. Each packet is copied whole into the destination connection's output queue, so
+ * the packets of every (src, dest) pair leave in the order they came (one FIFO per hop).
+ * Flow control is terminated at the relay (see README): the relay acknowledges what LAM
+ * senders give it, per (src, dest) pair every ackmark packets, and consumes the PROTOACKs
+ * LAM receivers send back instead of forwarding them.
+ */
+#include "impi_relay_run.h"
+#include "impi_util.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* A destination queue past this size means a peer stopped reading while LAM's own flow
+ * control should have bounded the traffic: fail rather than eat the machine. */
+#define RELAY_QUEUE_LIMIT (1ull << 30)
+
+/* Global host index of the first host of client c, in the global (glob) or private view. */
+static int base(int c, bool glob)
+{
+    int b = 0;
+    for (int k = 0; k < c; k++) {
+        if (k == R.m.me)
+            b += glob ? R.m.K : R.m.in.nhosts;
+        else
+            b += glob ? R.m.out.nhosts : R.m.K;
+    }
+    return b;
+}
+
+/* This relay's own host index on side s. */
+static int my_index(enum rside s)
+{
+    return s == SIDE_OUT ? base(R.m.me, true) + R.self : base(R.m.ext, false) + R.self;
+}
+
+/* Host index of real host h on side s (A's hosts in the private view, B's in the global). */
+static int host_index(enum rside s, int h)
+{
+    return s == SIDE_OUT ? base(R.m.ext, true) + h : base(R.m.me, false) + h;
+}
+
+static const char *side_name(enum rside s)
+{
+    return s == SIDE_IN ? "private" : "global";
+}
+
+/* Connects slot rc to its real host, from our own address on that side: LAM accepts a host
+ * connection only from the address that host advertised (spec §4). */
+static void host_connect(struct rconn *rc)
+{
+    const struct relay_side *sd = rc->side == SIDE_IN ? &R.m.in : &R.m.out;
+    const struct relay_trunk *t = &R.m.tr[R.self];
+    uint32_t src = rc->side == SIDE_IN ? t->priv_ip : t->glob_ip;
+    int fd = impi_connect(src, sd->ip[rc->host], sd->port[rc->host]);
+    if (fd < 0)
+        relay_fail("%s: cannot connect from %s: %s", rc->c.name, impi_ipstr(src), strerror(errno));
+    rc->c.fd = fd;
+    rc->connecting = true;
+    uint8_t idx[4];
+    impi_put32(idx, (uint32_t)my_index(rc->side));
+    if (impi_conn_send(&rc->c, idx, 4))
+        relay_fail("out of memory");
+    struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN | EPOLLRDHUP, .data.ptr = rc};
+    epoll_ctl(R.ep, EPOLL_CTL_ADD, fd, &ev);
+    rc->c.want_out = true;
+    impi_log(1, "%s: connecting as host %d", rc->c.name, my_index(rc->side));
+}
+
+/* Tries to identify a pending accepted connection by its 4-byte host index. */
+static void identify(struct rconn *p)
+{
+    if (!R.m.complete || impi_conn_avail(&p->c) < 4)
+        return;
+    enum rside s = p->side;
+    int idx = (int)impi_get32(impi_conn_data(&p->c));
+    int nh = s == SIDE_IN ? R.m.in.nhosts : R.m.out.nhosts, h = -1;
+    for (int k = 0; k < nh; k++)
+        if (host_index(s, k) == idx)
+            h = k;
+    if (h < 0 || idx < my_index(s))
+        relay_fail("%s gateway: a connection announced host index %d, which is no host that "
+                   "connects to us",
+                   side_name(s), idx);
+    struct rconn *slot = R.hosts[s][h];
+    if (slot->c.fd >= 0)
+        relay_fail("%s: connected twice", slot->c.name);
+    /* Adopt the socket into the slot that may already hold queued packets. */
+    impi_conn_consume(&p->c, 4);
+    slot->c.fd = p->c.fd;
+    size_t left = impi_conn_avail(&p->c);
+    if (left) { /* bytes that came right behind the index */
+        uint8_t *nb = realloc(slot->c.in, left + 65536);
+        if (!nb)
+            relay_fail("out of memory");
+        slot->c.in = nb;
+        memcpy(slot->c.in, impi_conn_data(&p->c), left);
+        slot->c.in_off = 0;
+        slot->c.in_len = left;
+        slot->c.in_cap = left + 65536;
+    }
+    slot->c.eof = p->c.eof;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT, .data.ptr = slot};
+    epoll_ctl(R.ep, EPOLL_CTL_MOD, slot->c.fd, &ev);
+    slot->c.want_out = true;
+    p->c.fd = -1; /* the pending object is dead; it is never freed (events may name it) */
+    impi_conn_close(&p->c, -1);
+    p->kind = K_CTRL;
+    impi_log(1, "%s connected to our %s gateway (host index %d)", slot->c.name, side_name(s), idx);
+    relay_host_input(slot);
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_start_dance(void)
+{
+    for (int s = 0; s < 2; s++) {
+        const struct relay_side *sd = s == SIDE_IN ? &R.m.in : &R.m.out;
+        R.hosts[s] = calloc((size_t)sd->nhosts, sizeof *R.hosts[s]);
+        size_t np = (size_t)(s == SIDE_IN ? R.m.out.nprocs : R.m.in.nprocs);
+        R.st.dest_pkts[s] = calloc(np, sizeof(uint64_t));
+        R.st.dest_data[s] = calloc(np, sizeof(uint64_t));
+        if (!R.hosts[s] || !R.st.dest_pkts[s] || !R.st.dest_data[s])
+            relay_fail("out of memory");
+        for (int h = 0; h < sd->nhosts; h++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s host %d (%s:%u)", s == SIDE_IN ? "private" : "external",
+                     h, impi_ipstr(sd->ip[h]), sd->port[h]);
+            struct rconn *rc = calloc(1, sizeof *rc);
+            if (!rc)
+                relay_fail("out of memory");
+            impi_conn_init(&rc->c, -1, name);
+            rc->kind = K_HOST;
+            rc->side = (enum rside)s;
+            rc->host = h;
+            R.hosts[s][h] = rc;
+            /* The higher-indexed host connects to the lower one (spec §4). */
+            if (host_index((enum rside)s, h) < my_index((enum rside)s))
+                host_connect(rc);
+        }
+    }
+    R.fc.ackmark = R.m.in.ackmark < R.m.out.ackmark ? R.m.in.ackmark : R.m.out.ackmark;
+    R.fc.hiwater = R.m.in.hiwater < R.m.out.hiwater ? R.m.in.hiwater : R.m.out.hiwater;
+    if (impi_flow_cfg_check(&R.fc))
+        relay_fail("flow control: ackmark %u / hiwater %u", R.fc.ackmark, R.fc.hiwater);
+    size_t pairs = (size_t)R.m.in.nprocs * (size_t)R.m.out.nprocs;
+    if (pairs > (64u << 20))
+        relay_fail("%zu proc pairs: too many for the flow-control tables", pairs);
+    R.rx[SIDE_IN] = calloc(pairs, sizeof *R.rx[SIDE_IN]);
+    R.rx[SIDE_OUT] = calloc(pairs, sizeof *R.rx[SIDE_OUT]);
+    if (!R.rx[SIDE_IN] || !R.rx[SIDE_OUT])
+        relay_fail("out of memory");
+    R.dance_started = true;
+    for (int i = 0; i < R.npending; i++)
+        if (R.pending[i]->c.fd >= 0)
+            identify(R.pending[i]);
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_gateway_accept(struct rconn *lc)
+{
+    for (;;) {
+        int fd = accept4(lc->c.fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        impi_sock_setup(fd);
+        if (R.npending == (int)(sizeof R.pending / sizeof R.pending[0]))
+            relay_fail("too many host connections");
+        char name[64];
+        snprintf(name, sizeof name, "unidentified %s host", side_name(lc->side));
+        struct rconn *p = relay_conn_new(fd, K_HOST, name);
+        p->side = lc->side;
+        p->host = -1;
+        R.pending[R.npending++] = p;
+    }
+}
+
+/* Sends FINI on every connection of side s (all of the other side's hosts sent theirs:
+ * nothing more can come for side s through this relay). */
+static void fini_side(enum rside s)
+{
+    const struct relay_side *sd = s == SIDE_IN ? &R.m.in : &R.m.out;
+    struct impi_proc z;
+    memset(&z, 0, sizeof z);
+    z.pid = -1;
+    struct impi_pkt f;
+    impi_pkt_control(&f, IMPI_PK_FINI, &z, &z);
+    uint8_t b[IMPI_PKT_HDR_LEN];
+    impi_pkt_encode(&f, b);
+    for (int h = 0; h < sd->nhosts; h++) {
+        struct rconn *rc = R.hosts[s][h];
+        if (rc->fini_tx)
+            continue;
+        rc->fini_tx = true;
+        relay_send(rc, b, sizeof b);
+        impi_log(1, "%s: sent FINI", rc->c.name);
+    }
+}
+
+/* FINI is per hop: consumed here, and generated towards the other side once every host
+ * of this side has sent its own. */
+static void on_fini(struct rconn *rc)
+{
+    if (rc->fini_rx)
+        relay_fail("%s: second FINI", rc->c.name);
+    rc->fini_rx = true;
+    impi_log(1, "%s: got FINI", rc->c.name);
+    const struct relay_side *sd = rc->side == SIDE_IN ? &R.m.in : &R.m.out;
+    for (int h = 0; h < sd->nhosts; h++)
+        if (!R.hosts[rc->side][h]->fini_rx)
+            return;
+    fini_side(rc->side == SIDE_IN ? SIDE_OUT : SIDE_IN);
+}
+
+/* Rewrites one packet (frame f of fr bytes, decoded as p) from rc and queues it. */
+static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct impi_pkt *p)
+{
+    struct impi_proc src, dest;
+    struct rconn *out;
+    int32_t i, j;
+    if (rc->side == SIDE_IN) {
+        if ((i = relay_in_by_real(&R.m, &p->src)) < 0)
+            relay_fail("%s: %s packet from unknown source proc %s:%lld", rc->c.name,
+                       impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->src.hostid)),
+                       (long long)p->src.pid);
+        if ((j = relay_out_by_private(&R.m, &p->dest)) < 0)
+            relay_fail("%s: %s packet to unknown destination proc %s:%lld", rc->c.name,
+                       impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->dest.hostid)),
+                       (long long)p->dest.pid);
+        relay_global_id(&R.m, i, &src);
+        dest = R.m.out.proc[j];
+        out = R.hosts[SIDE_OUT][R.m.out.proc_host[j]];
+    } else {
+        if ((j = relay_out_by_real(&R.m, &p->src)) < 0)
+            relay_fail("%s: %s packet from unknown source proc %s:%lld", rc->c.name,
+                       impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->src.hostid)),
+                       (long long)p->src.pid);
+        if ((i = relay_in_by_global(&R.m, &p->dest)) < 0)
+            relay_fail("%s: %s packet to unknown destination proc %s:%lld", rc->c.name,
+                       impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->dest.hostid)),
+                       (long long)p->dest.pid);
+        relay_private_id(&R.m, j, &src);
+        dest = R.m.in.proc[i];
+        out = R.hosts[SIDE_IN][R.m.in.proc_host[i]];
+    }
+    if (p->type == IMPI_PK_PROTOACK) {
+        /* A LAM receiver acknowledging what the relay delivered: the relay never holds
+         * packets back on hiwater towards a receiver (TCP backpressure and the queue
+         * limit do), so the credit has no use; and with trunking it would often reach a
+         * relay that did not send the data (LAM routes it to the owner of the source). */
+        R.st.acks_dropped[rc->side]++;
+        return;
+    }
+    if (rc->side == SIDE_IN) {
+        R.st.dest_pkts[SIDE_IN][j]++;
+        R.st.dest_data[SIDE_IN][j] += impi_pkt_has_payload(p->type);
+    } else {
+        R.st.dest_pkts[SIDE_OUT][i]++;
+        R.st.dest_data[SIDE_OUT][i] += impi_pkt_has_payload(p->type);
+    }
+    if (out->fini_tx)
+        relay_fail("%s: packet for %s after its FINI", rc->c.name, out->c.name);
+    if (impi_conn_pending(&out->c) > RELAY_QUEUE_LIMIT)
+        relay_fail("%s: more than 1 GiB queued; the peer stopped reading", out->c.name);
+    uint8_t *o = impi_conn_reserve(&out->c, fr);
+    if (!o)
+        relay_fail("out of memory");
+    memcpy(o, f, fr);
+    /* Only the ids change: LAM's other header fields (garbage cids included) and the
+     * payload pass through byte for byte. srqid/drqid are left alone: they stay
+     * meaningful end to end because every packet of a message takes the same path. */
+    impi_proc_put(o, IMPI_OFF_SRC, &src);
+    impi_proc_put(o, IMPI_OFF_DEST, &dest);
+    R.st.pkts[rc->side]++;
+    R.st.bytes[rc->side] += fr;
+    impi_log(3, "%s: %s A%d %s B%d len %u msglen %llu srq %llu drq %llu tag %d queued %zu",
+             rc->side == SIDE_IN ? "A->B" : "B->A", impi_pkt_type_name(p->type),
+             rc->side == SIDE_IN ? i : i, rc->side == SIDE_IN ? "->" : "<-", j, p->len,
+             (unsigned long long)p->msglen, (unsigned long long)p->srqid,
+             (unsigned long long)p->drqid, p->tag, impi_conn_pending(&out->c));
+    if (out->c.fd >= 0 && !out->connecting && impi_conn_flush(&out->c, R.ep, out))
+        relay_fail("%s: send failed: %s", out->c.name, strerror(errno));
+    /* Acknowledge the sender once per ackmark packets of this pair, on the connection the
+     * data came in on, with the ids as the sender knows them (swapped). LAM accepts a
+     * PROTOACK from any host connection: it matches the proc pair, not the socket. */
+    size_t pair = rc->side == SIDE_IN ? (size_t)i * (size_t)R.m.out.nprocs + (size_t)j
+                                      : (size_t)j * (size_t)R.m.in.nprocs + (size_t)i;
+    bool due;
+    impi_flow_received(&R.fc, &R.rx[rc->side][pair], p->type, &due);
+    if (due) {
+        struct impi_pkt a;
+        uint8_t b[IMPI_PKT_HDR_LEN];
+        impi_pkt_control(&a, IMPI_PK_PROTOACK, &p->dest, &p->src);
+        impi_pkt_encode(&a, b);
+        relay_send(rc, b, sizeof b);
+        R.st.acks_sent[rc->side]++;
+    }
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_host_input(struct rconn *rc)
+{
+    if (rc->host < 0) {
+        identify(rc);
+        if (rc->host < 0 && rc->c.fd >= 0 && rc->c.eof)
+            relay_fail("an unidentified %s host closed its connection", side_name(rc->side));
+        return;
+    }
+    for (;;) {
+        struct impi_pkt p;
+        size_t fr;
+        const uint8_t *d = impi_conn_data(&rc->c);
+        int e = impi_frame(d, impi_conn_avail(&rc->c), R.m.maxlen, &p, &fr);
+        if (e == IMPI_E_AGAIN)
+            break;
+        if (e)
+            relay_fail("%s: bad packet: %s", rc->c.name, impi_strerror(e));
+        if (p.type == IMPI_PK_FINI)
+            on_fini(rc);
+        else if (rc->fini_rx)
+            relay_fail("%s: %s packet after FINI", rc->c.name, impi_pkt_type_name(p.type));
+        else
+            forward(rc, d, fr, &p);
+        impi_conn_consume(&rc->c, fr);
+    }
+    if (rc->c.eof) {
+        if (impi_frame_eof(impi_conn_avail(&rc->c)))
+            relay_fail("%s: connection closed inside a packet (%zu bytes of it)", rc->c.name,
+                       impi_conn_avail(&rc->c));
+        if (!rc->fini_rx)
+            relay_fail("%s closed its connection before FINI", rc->c.name);
+    }
+    if (rc->fini_rx && rc->fini_tx && !impi_conn_pending(&rc->c) && rc->c.fd >= 0) {
+        impi_log(1, "%s: FINI both ways; closing", rc->c.name);
+        impi_conn_close(&rc->c, R.ep);
+    }
+}
+
+/* Main thread: see impi_relay_run.h. */
+bool relay_hosts_finished(void)
+{
+    if (!R.dance_started)
+        return false;
+    for (int s = 0; s < 2; s++) {
+        int nh = s == SIDE_IN ? R.m.in.nhosts : R.m.out.nhosts;
+        for (int h = 0; h < nh; h++) {
+            struct rconn *rc = R.hosts[s][h];
+            if (rc->fini_rx && rc->fini_tx && !impi_conn_pending(&rc->c) && rc->c.fd >= 0)
+                impi_conn_close(&rc->c, R.ep);
+            if (rc->c.fd >= 0 || !rc->fini_rx || !rc->fini_tx)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_print_stats(void)
+{
+    if (!R.dance_started)
+        return;
+    printf("impi-relay[%d]: forwarded private->global %llu packets %llu bytes, "
+           "global->private %llu packets %llu bytes\n",
+           R.self, (unsigned long long)R.st.pkts[SIDE_IN], (unsigned long long)R.st.bytes[SIDE_IN],
+           (unsigned long long)R.st.pkts[SIDE_OUT], (unsigned long long)R.st.bytes[SIDE_OUT]);
+    printf("impi-relay[%d]: flow control per hop (ackmark %u, hiwater %u): PROTOACKs sent to "
+           "private %llu, to external %llu; consumed from private %llu, from external %llu\n",
+           R.self, R.fc.ackmark, R.fc.hiwater, (unsigned long long)R.st.acks_sent[SIDE_IN],
+           (unsigned long long)R.st.acks_sent[SIDE_OUT],
+           (unsigned long long)R.st.acks_dropped[SIDE_IN],
+           (unsigned long long)R.st.acks_dropped[SIDE_OUT]);
+    for (int32_t j = 0; j < R.m.out.nprocs; j++)
+        printf("impi-relay[%d]: to external proc %d: %llu packets, %llu data packets\n", R.self, j,
+               (unsigned long long)R.st.dest_pkts[SIDE_IN][j],
+               (unsigned long long)R.st.dest_data[SIDE_IN][j]);
+    for (int32_t i = 0; i < R.m.in.nprocs; i++)
+        printf("impi-relay[%d]: to private proc %d: %llu packets, %llu data packets\n", R.self, i,
+               (unsigned long long)R.st.dest_pkts[SIDE_OUT][i],
+               (unsigned long long)R.st.dest_data[SIDE_OUT][i]);
+    fflush(stdout);
+}

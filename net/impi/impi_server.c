@@ -1,0 +1,377 @@
+/*
+ * impi_server.c: the IMPI server (spec §3.9). One event loop (epoll), N clients:
+ * AUTH (NONE/KEY), IMPI (ranks -> size), COLL answered label by label as soon as every
+ * client has submitted the label (or moved past it, or sent DONE), DONE, FINI.
+ * Exits 0 after every client's FINI; any client that misbehaves, drops before FINI or
+ * stalls the startup past -timeout ends the whole job with a message and exit status 1.
+ */
+#include "impi_conn.h"
+#include "impi_util.h"
+#include "impi_wire.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum cstate { C_AUTH, C_KEY, C_IMPI, C_RUN };
+
+struct client {
+    struct impi_conn c;
+    enum cstate st;
+    int rank; /* -1 until IMPI */
+    struct impi_label_seq seq;
+    struct impi_client_shape shape;
+    uint8_t *label_data[IMPI_NLABELS]; /* this client's submission, owned here */
+    uint32_t label_len[IMPI_NLABELS];
+    bool has_label[IMPI_NLABELS];
+    bool done, fini;
+};
+
+static struct {
+    int n;              /* clients expected */
+    uint32_t auth_mask; /* methods we accept */
+    uint64_t key;
+    double timeout; /* startup stall limit, seconds */
+    int ep, lfd;
+    int nconn;         /* accepted so far */
+    struct client *cl; /* [n] in accept order */
+    struct client *by_rank[IMPI_MAX_CLIENTS];
+    int nranked;
+    bool size_sent;
+    bool replied[IMPI_NLABELS];
+    bool done_sent;
+    int nfini;
+} S;
+
+/* Main thread: end the job (all connections closed, exit 1) with a message. */
+static void __attribute__((noreturn)) fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    impi_log(0, "error: %s; ending the job", msg);
+    for (int i = 0; i < S.nconn; i++)
+        impi_conn_close(&S.cl[i].c, S.ep);
+    exit(1);
+}
+
+/* Main thread: queue bytes to a client and try to send them now. */
+static void csend(struct client *k, const void *p, size_t n)
+{
+    if (impi_conn_send(&k->c, p, n) || impi_conn_flush(&k->c, S.ep, k))
+        fail("%s: cannot send: %s", k->c.name, strerror(errno));
+}
+
+/* Main thread: is client k finished with label order index i (submitted, skipped, DONE)? */
+static bool past_label(const struct client *k, int i)
+{
+    return k->has_label[i] || k->done || k->seq.next > i;
+}
+
+/* Main thread: answer every label that all clients have settled, then DONE. */
+static void progress(void)
+{
+    if (S.nranked < S.n)
+        return;
+    if (!S.size_sent) {
+        uint8_t m[12];
+        impi_cmd_put(m, IMPI_CMD_IMPI, 4);
+        impi_put32(m + 8, (uint32_t)S.n);
+        for (int r = 0; r < S.n; r++)
+            csend(S.by_rank[r], m, sizeof m);
+        S.size_sent = true;
+        impi_log(1, "all %d clients in; sent IMPI size", S.n);
+    }
+    /* LAM blocks on each label's reply (spec §3.4), so labels are answered in order. */
+    for (int i = 0; i < IMPI_NLABELS; i++) {
+        if (S.replied[i])
+            continue;
+        uint32_t mask = 0, total = 0;
+        for (int r = 0; r < S.n; r++) {
+            if (!past_label(S.by_rank[r], i))
+                return;
+            if (S.by_rank[r]->has_label[i]) {
+                mask |= 1u << r;
+                total += S.by_rank[r]->label_len[i];
+            }
+        }
+        S.replied[i] = true;
+        if (!mask)
+            continue;
+        uint8_t h[16];
+        impi_coll_reply_hdr(h, impi_label_at(i)->label, mask, total);
+        for (int r = 0; r < S.n; r++) {
+            struct client *k = S.by_rank[r];
+            if (!k->has_label[i])
+                continue;
+            csend(k, h, sizeof h);
+            for (int q = 0; q < S.n; q++)
+                if (S.by_rank[q]->has_label[i])
+                    csend(k, S.by_rank[q]->label_data[i], S.by_rank[q]->label_len[i]);
+        }
+        impi_log(1, "answered %s (mask 0x%x, %u bytes)", impi_label_at(i)->name, mask, total);
+    }
+    if (!S.done_sent) {
+        for (int r = 0; r < S.n; r++)
+            if (!S.by_rank[r]->done)
+                return;
+        uint8_t m[8];
+        impi_cmd_put(m, IMPI_CMD_DONE, 0);
+        for (int r = 0; r < S.n; r++)
+            csend(S.by_rank[r], m, sizeof m);
+        S.done_sent = true;
+        impi_log(1, "startup complete; sent DONE");
+    }
+}
+
+/* Main thread: handle one complete command from client k (payload p[0..len)). */
+static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *p)
+{
+    if (k->st == C_AUTH && cmd->cmd != IMPI_CMD_AUTH)
+        fail("%s: expected AUTH first", k->c.name);
+    switch (cmd->cmd) {
+    case IMPI_CMD_AUTH: {
+        uint32_t which, cm = impi_get32(p);
+        if (k->st != C_AUTH)
+            fail("%s: AUTH repeated", k->c.name);
+        if (impi_auth_choose(cm, S.auth_mask, &which))
+            fail("%s: no common authentication method (client mask 0x%x, server 0x%x)", k->c.name,
+                 cm, S.auth_mask);
+        uint8_t r[8];
+        impi_auth_reply_put(r, which);
+        csend(k, r, 8);
+        k->st = which == IMPI_AUTH_KEY ? C_KEY : C_IMPI;
+        impi_log(1, "%s: auth mask 0x%x, chose %s", k->c.name, cm,
+                 which == IMPI_AUTH_KEY ? "KEY" : "NONE");
+        break;
+    }
+    case IMPI_CMD_IMPI: {
+        int32_t r = (int32_t)impi_get32(p);
+        if (k->st != C_IMPI)
+            fail("%s: IMPI command out of place", k->c.name);
+        if (r < 0 || r >= S.n)
+            fail("%s: client rank %d outside 0..%d", k->c.name, r, S.n - 1);
+        if (S.by_rank[r])
+            fail("%s: client rank %d claimed twice", k->c.name, r);
+        k->rank = r;
+        S.by_rank[r] = k;
+        S.nranked++;
+        k->st = C_RUN;
+        snprintf(k->c.name, sizeof k->c.name, "client %d", r);
+        impi_log(1, "%s registered", k->c.name);
+        break;
+    }
+    case IMPI_CMD_COLL: {
+        uint32_t label = impi_get32(p);
+        if (k->st != C_RUN || k->done)
+            fail("%s: COLL out of place", k->c.name);
+        int e = impi_coll_check(&k->seq, &k->shape, label, p + 4, cmd->len - 4);
+        if (e)
+            fail("%s: bad COLL label 0x%04x: %s", k->c.name, label, impi_strerror(e));
+        int i = impi_label_lookup(label)->order;
+        k->label_data[i] = malloc(cmd->len - 4 + 1);
+        if (!k->label_data[i])
+            fail("out of memory");
+        memcpy(k->label_data[i], p + 4, cmd->len - 4);
+        k->label_len[i] = cmd->len - 4;
+        k->has_label[i] = true;
+        impi_log(2, "%s: COLL %s (%u bytes)", k->c.name, impi_label_at(i)->name, cmd->len - 4);
+        break;
+    }
+    case IMPI_CMD_DONE:
+        if (k->st != C_RUN || k->done)
+            fail("%s: DONE out of place", k->c.name);
+        k->done = true;
+        impi_log(1, "%s: DONE", k->c.name);
+        break;
+    case IMPI_CMD_FINI:
+        if (!S.done_sent || k->fini)
+            fail("%s: FINI out of place", k->c.name);
+        k->fini = true;
+        S.nfini++;
+        impi_log(1, "%s: FINI (%d of %d)", k->c.name, S.nfini, S.n);
+        break;
+    }
+}
+
+/* Main thread: parse everything client k has sent so far. */
+static void on_input(struct client *k)
+{
+    for (;;) {
+        const uint8_t *d = impi_conn_data(&k->c);
+        size_t n = impi_conn_avail(&k->c);
+        if (k->st == C_KEY) { /* the key is 8 raw bytes without a header (spec §3.2) */
+            if (n < 8)
+                break;
+            if (impi_get64(d) != S.key)
+                fail("%s: wrong authentication key", k->c.name);
+            impi_conn_consume(&k->c, 8);
+            k->st = C_IMPI;
+            continue;
+        }
+        struct impi_cmd cmd;
+        int e = impi_cmd_get(d, n, IMPI_TO_SERVER, &cmd);
+        if (e == IMPI_E_AGAIN)
+            break;
+        if (e)
+            fail("%s: %s (bytes %02x %02x %02x %02x)", k->c.name, impi_strerror(e), d[0], d[1],
+                 d[2], d[3]);
+        if (n < IMPI_CMD_HDR_LEN + (size_t)cmd.len)
+            break;
+        on_cmd(k, &cmd, d + IMPI_CMD_HDR_LEN);
+        impi_conn_consume(&k->c, IMPI_CMD_HDR_LEN + cmd.len);
+    }
+    if (k->c.eof) {
+        if (k->fini && impi_conn_avail(&k->c) == 0) {
+            impi_conn_close(&k->c, S.ep);
+            return;
+        }
+        if (impi_conn_avail(&k->c))
+            fail("%s: %s", k->c.name, impi_strerror(IMPI_E_TRUNCATED));
+        fail("%s disconnected before FINI", k->c.name);
+    }
+}
+
+/* Main thread: accept pending connections. */
+static void on_accept(void)
+{
+    for (;;) {
+        int fd = accept4(S.lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        if (S.nconn >= S.n) {
+            impi_log(0, "rejecting an extra connection (all %d clients are in)", S.n);
+            close(fd);
+            continue;
+        }
+        impi_sock_setup(fd);
+        struct client *k = &S.cl[S.nconn++];
+        char name[32];
+        snprintf(name, sizeof name, "connection %d", S.nconn);
+        impi_conn_init(&k->c, fd, name);
+        k->rank = -1;
+        k->shape.nhosts = k->shape.nprocs = -1;
+        impi_conn_watch(&k->c, S.ep, k);
+        impi_log(1, "%s accepted", name);
+    }
+}
+
+/* Main thread: parse -auth none|key|none,key. */
+static uint32_t parse_auth(const char *s)
+{
+    uint32_t m = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+        if (!strcmp(t, "none") || !strcmp(t, "0"))
+            m |= 1u << IMPI_AUTH_NONE;
+        else if (!strcmp(t, "key") || !strcmp(t, "1"))
+            m |= 1u << IMPI_AUTH_KEY;
+        else
+            return 0;
+    }
+    return m;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: impi-server -server N [-port P] [-host IP] [-auth none|key|none,key]"
+                    " [-key K] [-timeout SEC] [-v]...\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t host = 0;
+    uint16_t port = 0;
+    impi_progname = "impi-server";
+    S.auth_mask = 1u << IMPI_AUTH_NONE;
+    S.timeout = 60;
+    bool key_set = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-v"))
+            impi_verbose++;
+        else if (!strcmp(a, "-vv"))
+            impi_verbose += 2;
+        else if (!v)
+            usage();
+        else if (!strcmp(a, "-server") && ++i)
+            S.n = atoi(v);
+        else if (!strcmp(a, "-port") && ++i)
+            port = (uint16_t)atoi(v);
+        else if (!strcmp(a, "-host") && ++i) {
+            if (impi_parse_ip(v, &host))
+                usage();
+        } else if (!strcmp(a, "-auth") && ++i) {
+            if (!(S.auth_mask = parse_auth(v)))
+                usage();
+        } else if (!strcmp(a, "-key") && ++i) {
+            S.key = strtoull(v, NULL, 10); /* LAM reads IMPI_AUTH_KEY with atoll: decimal */
+            key_set = true;
+        } else if (!strcmp(a, "-timeout") && ++i)
+            S.timeout = atof(v);
+        else
+            usage();
+    }
+    if (S.n < 1 || S.n > IMPI_MAX_CLIENTS)
+        usage();
+    if ((S.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set) {
+        fprintf(stderr, "impi-server: -auth key needs -key K\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    S.cl = calloc((size_t)S.n, sizeof *S.cl);
+    S.ep = epoll_create1(EPOLL_CLOEXEC);
+    S.lfd = impi_listen(host, &port);
+    if (S.lfd < 0) {
+        impi_log(0, "error: cannot listen on %s:%u: %s", impi_ipstr(host), port, strerror(errno));
+        return 1;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    epoll_ctl(S.ep, EPOLL_CTL_ADD, S.lfd, &ev);
+    printf("%s:%u\n", impi_ipstr(host ? host : impi_default_ip()), port);
+    fflush(stdout);
+    impi_log(1, "waiting for %d clients", S.n);
+    double last = impi_now();
+    while (S.nfini < S.n) {
+        struct epoll_event evs[16];
+        int n = epoll_wait(S.ep, evs, 16, 1000);
+        if (n < 0 && errno != EINTR)
+            fail("epoll_wait: %s", strerror(errno));
+        for (int i = 0; i < n; i++) {
+            struct client *k = evs[i].data.ptr;
+            if (!k) {
+                on_accept();
+                continue;
+            }
+            if (k->c.fd < 0)
+                continue;
+            if (evs[i].events & EPOLLOUT && impi_conn_flush(&k->c, S.ep, k))
+                fail("%s: send failed: %s", k->c.name, strerror(errno));
+            if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+                if (impi_conn_read(&k->c, IMPI_MAX_CMD_LEN + 64))
+                    fail("%s: %s", k->c.name, strerror(errno));
+                on_input(k);
+            }
+            last = impi_now();
+        }
+        progress();
+        /* The stall limit applies to the startup only: once DONE is out, a job may
+         * legitimately keep its server sockets silent for as long as it runs. */
+        if (!S.done_sent && S.timeout > 0 && impi_now() - last > S.timeout)
+            fail("startup stalled for %.0f s (%d of %d clients connected, %d registered)",
+                 S.timeout, S.nconn, S.n, S.nranked);
+    }
+    impi_log(1, "all %d clients sent FINI; exiting", S.n);
+    return 0;
+}

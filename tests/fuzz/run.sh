@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Short bounded libFuzzer runs of every IMPI fuzz target, starting from the in-tree seed
+# corpus (copied, so the tree's corpus never grows). FUZZ_SECONDS per target (default 8).
+# Closing line: "fuzz: N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+secs=${FUZZ_SECONDS:-8}
+pass=0 fail=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for t in startup packet coll_reply; do
+    bin=$B/fuzz/impi_fuzz_$t
+    mkdir -p "$work/$t"
+    cp tests/fuzz/corpus/$t/* "$work/$t/"
+    if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="$work/" "$work/$t" >"$work/$t.log" 2>&1; then
+        echo "PASS fuzz $t ($(grep -o 'Done [0-9]* runs' "$work/$t.log"))"
+        pass=$((pass + 1))
+    else
+        echo "FAIL fuzz $t"
+        tail -n 30 "$work/$t.log"
+        fail=$((fail + 1))
+    fi
+done
+echo "fuzz: $pass passed, $fail failed"
+[ $fail = 0 ]

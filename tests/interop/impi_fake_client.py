@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""A scriptable IMPI client for the bad-input tests: speaks the startup protocol to a
+server (or a relay) and misbehaves on request.
+
+usage: impi_fake_client.py HOST:PORT RANK MODE [MY_IP]
+  MODE full        complete startup as a 1-proc LAM-like client, then FINI
+       garbage     send bytes that are no IMPI command
+       truncated   send half of a COLL command, then close
+       early-close close after the IMPI command
+       stall       connect, authenticate, then say nothing (until killed)
+       badlabel    send an unknown COLL label
+   host modes: complete the startup as a 1-proc client with one host at MY_IP, connect
+   to client 0's first host (the relay's gateway) as the higher-indexed host, then
+       host-unknown-src   send a DATA packet from a proc nobody announced
+       host-unknown-dest  send a DATA packet to a proc nobody announced
+       host-truncated     send 60 bytes of a packet header and close
+       host-killed        send a header and part of its payload, then SIGKILL itself
+Exit status 0 when the conversation went as MODE intends."""
+import socket
+import os
+import signal
+import struct
+import sys
+import time
+
+
+def cmd(name, payload=b""):
+    return name + struct.pack(">I", len(payload)) + payload
+
+
+def recv_exact(s, n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise EOFError("server closed")
+        b += c
+    return b
+
+
+def labels(ip, port):
+    hid = bytes(12) + socket.inet_aton(ip)
+    return [
+        (0x1000, struct.pack(">II", 0, 0)),
+        (0x1100, struct.pack(">i", 1)),
+        (0x1200, struct.pack(">i", 1)),
+        (0x1300, struct.pack(">I", 65536)),
+        (0x1400, struct.pack(">i", 2147483647)),
+        (0x1500, struct.pack(">i", -1)),
+        (0x1600, struct.pack(">i", -1)),
+        (0x2000, hid),
+        (0x2100, struct.pack(">i", port)),
+        (0x2200, struct.pack(">i", 1)),
+        (0x2300, struct.pack(">I", 10)),
+        (0x2400, struct.pack(">I", 20)),
+        (0x3000, hid),
+        (0x3100, struct.pack(">q", 4242)),
+    ]
+
+
+def packet(ptype, plen, msglen, src, dest):
+    """A 128-byte IMPI packet header; src/dest are (16-byte hostid, pid)."""
+    return (struct.pack(">II", ptype, plen) + src[0] + struct.pack(">q", src[1]) + dest[0] +
+            struct.pack(">q", dest[1]) + struct.pack(">QQQiiQQqQQ", 0, 0, msglen, 0, 1, 0, 0,
+                                                     0, 0, 0))
+
+
+def host_mode(s, rank, mode, my_ip, replies):
+    """Connects to client 0's first host and misbehaves as MODE says."""
+    nh0 = struct.unpack(">i", replies[0x1100][0:4])[0]
+    ip0 = socket.inet_ntoa(replies[0x2000][12:16])
+    port0 = struct.unpack(">i", replies[0x2100][0:4])[0]
+    dest = (replies[0x3000][0:16], struct.unpack(">q", replies[0x3100][0:8])[0])
+    me = (bytes(12) + socket.inet_aton(my_ip), 4242)
+    h = socket.create_connection((ip0, port0), timeout=30, source_address=(my_ip, 0))
+    h.sendall(struct.pack(">I", nh0))  # our global host index: right after client 0's hosts
+    if mode == "host-unknown-src":
+        h.sendall(packet(0, 8, 8, (bytes(12) + socket.inet_aton("10.99.99.99"), 7), dest) +
+                  bytes(8))
+    elif mode == "host-unknown-dest":
+        h.sendall(packet(0, 8, 8, me, (dest[0], 999999)) + bytes(8))
+    elif mode == "host-truncated":
+        h.sendall(packet(0, 8, 8, me, dest)[:60])
+        h.close()
+    elif mode == "host-killed":
+        h.sendall(packet(0, 4096, 4096, me, dest) + bytes(1000))
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(5)  # the peer is expected to end the job; our exit closes everything
+    return 0
+
+
+LABELS = [
+    (0x1000, struct.pack(">II", 0, 0)),
+    (0x1100, struct.pack(">i", 1)),
+    (0x1200, struct.pack(">i", 1)),
+    (0x1300, struct.pack(">I", 65536)),
+    (0x1400, struct.pack(">i", 2147483647)),
+    (0x1500, struct.pack(">i", -1)),
+    (0x1600, struct.pack(">i", -1)),
+    (0x2000, bytes(12) + bytes([127, 0, 0, 9])),
+    (0x2100, struct.pack(">i", 9)),
+    (0x2200, struct.pack(">i", 1)),
+    (0x2300, struct.pack(">I", 10)),
+    (0x2400, struct.pack(">I", 20)),
+    (0x3000, bytes(12) + bytes([127, 0, 0, 9])),
+    (0x3100, struct.pack(">q", 4242)),
+]
+
+
+def main():
+    host, port = sys.argv[1].rsplit(":", 1)
+    rank, mode = int(sys.argv[2]), sys.argv[3]
+    s = socket.create_connection((host, int(port)), timeout=30)
+    if mode == "garbage":
+        s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        time.sleep(0.5)
+        return 0
+    s.sendall(cmd(b"AUTH", struct.pack(">I", 1)))
+    which, _ = struct.unpack(">ii", recv_exact(s, 8))
+    if mode == "stall":
+        time.sleep(3600)
+    s.sendall(cmd(b"IMPI", struct.pack(">i", rank)))
+    if mode == "early-close":
+        s.close()
+        return 0
+    recv_exact(s, 12)
+    if mode == "badlabel":
+        s.sendall(cmd(b"COLL", struct.pack(">I", 0x7777) + bytes(4)))
+        time.sleep(0.5)
+        return 0
+    if mode == "truncated":
+        c = cmd(b"COLL", struct.pack(">I", 0x1000) + bytes(8))
+        s.sendall(c[:7])
+        s.close()
+        return 0
+    my_ip = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.9"
+    lsock = socket.socket()
+    lsock.bind((my_ip, 0)) if mode.startswith("host") else None
+    lsock.listen(4) if mode.startswith("host") else None
+    port = lsock.getsockname()[1] if mode.startswith("host") else 9
+    replies = {}
+    for label, data in (labels(my_ip, port) if mode.startswith("host") else LABELS):
+        s.sendall(cmd(b"COLL", struct.pack(">I", label) + data))
+        hdr = recv_exact(s, 8)
+        n = struct.unpack(">I", hdr[4:])[0]
+        rep = recv_exact(s, n)
+        if struct.unpack(">I", rep[:4])[0] != label:
+            print("wrong label in reply", file=sys.stderr)
+            return 1
+        replies[label] = rep[8:]
+    s.sendall(cmd(b"DONE"))
+    if recv_exact(s, 8)[:4] != b"DONE":
+        return 1
+    if mode.startswith("host"):
+        return host_mode(s, rank, mode, my_ip, replies)
+    s.sendall(cmd(b"FINI"))
+    s.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+# Test 3: destination-based trunking with 2 relays on 2 front-ends (2 + 2 procs). Relay k
+# owns proc k of each side, so traffic to a proc must cross the relay that owns it: the
+# relays' per-destination counters prove it, and the results must be right.
+
+# Data packets (DATA/DATASYNC) relay k forwarded to proc N of a side, from its output
+# "impi-relay[k]: to <side> proc N: P packets, D data packets". Only data packets are
+# routed by destination: LAM sends a SYNCACK back down the socket its DATASYNC came in on
+# (spec §15.3), so a SYNCACK may cross the trunk of the message's sender.
+relay_count() {
+    sed -n "s/^impi-relay\[$1\]: to $2 $3: [0-9]* packets, \([0-9]*\) data packets/\1/p" \
+        "$WORK/log/trunk-relay$1.log.out"
+}
+
+t_trunk() {
+    mk_topology 2
+    lam_boot TA ukmA
+    lam_boot TB ukmG
+    LAMU_A=TA LAMU_B=TB RELAYS=2 relay_job 2 trunk pairs 2
+    local k
+    for k in 0 1; do
+        grep -q "^impi-relay\[$k\]: map .*via trunk" "$WORK/log/trunk-relay$k.log.out" &&
+            ok "trunk/relay$k-printed-mapping" || bad "trunk/relay$k-printed-mapping"
+    done
+    # relay 0 owns external proc 0 and private proc 0; relay 1 owns proc 1 of each side.
+    local e00 e01 e10 e11 p00 p01 p10 p11
+    e00=$(relay_count 0 "external proc" 0) e01=$(relay_count 0 "external proc" 1)
+    e10=$(relay_count 1 "external proc" 0) e11=$(relay_count 1 "external proc" 1)
+    p00=$(relay_count 0 "private proc" 0) p01=$(relay_count 0 "private proc" 1)
+    p10=$(relay_count 1 "private proc" 0) p11=$(relay_count 1 "private proc" 1)
+    echo "trunk counters: relay0 ext0=$e00 ext1=$e01 priv0=$p00 priv1=$p01;" \
+        "relay1 ext0=$e10 ext1=$e11 priv0=$p10 priv1=$p11"
+    [ "${e00:-0}" -gt 0 ] && [ "${e11:-0}" -gt 0 ] && [ "${e01:-1}" = 0 ] && [ "${e10:-1}" = 0 ] &&
+        ok trunk/to-external-by-destination || bad trunk/to-external-by-destination
+    [ "${p00:-0}" -gt 0 ] && [ "${p11:-0}" -gt 0 ] && [ "${p01:-1}" = 0 ] && [ "${p10:-1}" = 0 ] &&
+        ok trunk/to-private-by-destination || bad trunk/to-private-by-destination
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# IMPI interop tests against LAM/MPI 7.1.4 (see net/impi/README.md). Needs root (network
+# namespaces, the unprivileged LAM user). Closing line: "interop: N passed, N failed".
+# IMPI_TESTS selects tests by name (default: all): loopback relay trunk badinput
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/interop/impi_lib.sh
+TESTS=${IMPI_TESTS:-loopback relay trunk badinput}
+for f in tests/interop/impi_t_*.sh; do . "$f"; done
+impi_setup
+impi_build_prog
+for t in $TESTS; do
+    echo "--- interop test: $t"
+    "t_$t"
+    lam_clean_all
+done
+echo "interop: $TP passed, $TF failed"
+[ "$TF" = 0 ]
