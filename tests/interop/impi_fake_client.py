@@ -15,6 +15,9 @@ usage: impi_fake_client.py HOST:PORT RANK MODE [MY_IP]
        host-unknown-dest  send a DATA packet to a proc nobody announced
        host-truncated     send 60 bytes of a packet header and close
        host-killed        send a header and part of its payload, then SIGKILL itself
+       pingpong:N         benchmark: a 2-client job of two fakes; client 1 connects to client
+                          0's host, client 0 times N 0-byte DATA ping-pongs and prints
+                          "pp_lat_us <one-way>"; both then exchange FINI and end properly
 Exit status 0 when the conversation went as MODE intends."""
 import socket
 import os
@@ -63,6 +66,71 @@ def packet(ptype, plen, msglen, src, dest):
     return (struct.pack(">II", ptype, plen) + src[0] + struct.pack(">q", src[1]) + dest[0] +
             struct.pack(">q", dest[1]) + struct.pack(">QQQiiQQqQQ", 0, 0, msglen, 0, 1, 0, 0,
                                                      0, 0, 0))
+
+
+def read_pkt(h, buf):
+    """Returns (header, rest-of-buffer) for the next non-PROTOACK packet."""
+    while True:
+        while len(buf) < 128:
+            c = h.recv(65536)
+            if not c:
+                raise EOFError("host connection closed")
+            buf += c
+        ptype, plen = struct.unpack(">II", buf[:8])
+        n = 128 + (plen if ptype in (0, 1) else 0)
+        while len(buf) < n:
+            c = h.recv(65536)
+            if not c:
+                raise EOFError("host connection closed")
+            buf += c
+        pk, buf = buf[:n], buf[n:]
+        if ptype != 2:  # PROTOACKs (from a relay acknowledging us) need no action here
+            return pk, buf
+
+
+def pingpong(s, rank, n, my_ip, lsock, replies):
+    """Client 0 pings client 1 n times; both are one-proc, one-host fakes."""
+    other = 1 - rank
+    nh = struct.unpack(">ii", replies[0x1100][0:8])
+    off = 0 if other == 0 else nh[0]
+    peer_ip = socket.inet_ntoa(replies[0x2000][16 * off + 12:16 * off + 16])
+    peer_port = struct.unpack(">i", replies[0x2100][4 * off:4 * off + 4])[0]
+    np0 = struct.unpack(">ii", replies[0x1200][0:8])[0]
+    poff = 0 if other == 0 else np0
+    peer = (replies[0x3000][16 * poff:16 * poff + 16],
+            struct.unpack(">q", replies[0x3100][8 * poff:8 * poff + 8])[0])
+    me = (bytes(12) + socket.inet_aton(my_ip), 4242)
+    if rank == 0:
+        h, _ = lsock.accept()
+        recv_exact(h, 4)
+    else:
+        h = socket.create_connection((peer_ip, peer_port), timeout=60, source_address=(my_ip, 0))
+        h.sendall(struct.pack(">I", nh[0]))
+    h.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    ping = packet(0, 0, 0, me, peer)
+    buf = b""
+    warm = n // 10 + 1
+    t0 = 0.0
+    for k in range(n + warm):
+        if k == warm:
+            t0 = time.perf_counter()
+        if rank == 0:
+            h.sendall(ping)
+            _, buf = read_pkt(h, buf)
+        else:
+            _, buf = read_pkt(h, buf)
+            h.sendall(ping)
+    if rank == 0:
+        print("pp_lat_us %.2f" % ((time.perf_counter() - t0) / n / 2 * 1e6), flush=True)
+    fini = packet(7, 128, 128, (bytes(16), -1), (bytes(16), -1))
+    h.sendall(fini)
+    pk, buf = read_pkt(h, buf)
+    if struct.unpack(">I", pk[:4])[0] != 7:
+        return 1
+    h.close()
+    s.sendall(cmd(b"FINI"))
+    s.close()
+    return 0
 
 
 def host_mode(s, rank, mode, my_ip, replies):
@@ -136,11 +204,12 @@ def main():
         return 0
     my_ip = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.9"
     lsock = socket.socket()
-    lsock.bind((my_ip, 0)) if mode.startswith("host") else None
-    lsock.listen(4) if mode.startswith("host") else None
-    port = lsock.getsockname()[1] if mode.startswith("host") else 9
+    hosty = mode.startswith("host") or mode.startswith("pingpong")
+    lsock.bind((my_ip, 0)) if hosty else None
+    lsock.listen(4) if hosty else None
+    port = lsock.getsockname()[1] if hosty else 9
     replies = {}
-    for label, data in (labels(my_ip, port) if mode.startswith("host") else LABELS):
+    for label, data in (labels(my_ip, port) if hosty else LABELS):
         s.sendall(cmd(b"COLL", struct.pack(">I", label) + data))
         hdr = recv_exact(s, 8)
         n = struct.unpack(">I", hdr[4:])[0]
@@ -152,6 +221,8 @@ def main():
     s.sendall(cmd(b"DONE"))
     if recv_exact(s, 8)[:4] != b"DONE":
         return 1
+    if mode.startswith("pingpong"):
+        return pingpong(s, rank, int(mode.split(":")[1]), my_ip, lsock, replies)
     if mode.startswith("host"):
         return host_mode(s, rank, mode, my_ip, replies)
     s.sendall(cmd(b"FINI"))

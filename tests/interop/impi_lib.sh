@@ -13,6 +13,9 @@ RELAY_BIN=$ROOT/$B/net/impi-relay
 LAM_TIMEOUT=${LAM_TIMEOUT:-120} # safety net only: a healthy run takes seconds
 PIDS=()
 NETNS=()
+# Namespace names carry this run's pid: two runs at once (two worktrees, CI) must not
+# delete each other's topology. <ns>A etc. in comments stand for ${NSP}A.
+NSP=ukm$(printf '%x' $$)
 UNIVERSES=()
 
 # Creates the unprivileged user (idempotent) and the work directory.

@@ -222,9 +222,11 @@ static void b_bw(void)
  * times (pairwise Isend/Irecv, since LAM's MPI_Alltoall hangs across clients). */
 static void b_a2a(int na, long bytes, int reps)
 {
-    int nb = size - na, mine = rank < na, npeer = mine ? nb : na;
-    char *sb = calloc((size_t)bytes, 1), *rb = calloc((size_t)bytes * (size_t)npeer, 1);
+    int nb = size - na, mine = rank < na, npeer = mine ? nb : na, bad = 0;
+    unsigned char *sb = malloc((size_t)bytes), *rb = calloc((size_t)bytes * (size_t)npeer, 1);
     MPI_Request *rq = malloc(sizeof *rq * 2 * (size_t)npeer);
+    for (long i = 0; i < bytes; i++)
+        sb[i] = pat(rank, i);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int r = 0; r < reps; r++) {
@@ -240,6 +242,10 @@ static void b_a2a(int na, long bytes, int reps)
     double t = MPI_Wtime() - t0;
     if (rank == 0)
         printf("a2a_MBps %.1f\n", 2.0 * na * nb * bytes * reps / t / 1e6);
+    for (int p = 0; p < npeer; p++)
+        for (long i = 0; i < bytes; i++)
+            bad |= rb[(long)p * bytes + i] != pat(mine ? na + p : p, i);
+    check("a2a_exchange", bad);
     free(sb);
     free(rb);
     free(rq);
@@ -284,7 +290,7 @@ int main(int argc, char **argv)
         t_pairs(atoi(argv[2]));
         t_p2p("p2p_long_200000B", 200000, 0);
     }
-    if (rank == 0 && (!strcmp(mode, "suite") || !strcmp(mode, "pairs")))
+    if (rank == 0 && (!strcmp(mode, "suite") || !strcmp(mode, "pairs") || !strcmp(mode, "a2a")))
         printf("SUMMARY %d failed checks\n", fails_total);
     MPI_Finalize();
     return fails_total ? 1 : 0;

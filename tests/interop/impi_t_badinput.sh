@@ -41,17 +41,17 @@ bad_server_case() {
 # host mode $1; the relay must exit 1 with message $2 and LAM A must not hang.
 bad_relay_case() {
     local mode=$1 msg=$2 pre="badinput/relay-$1" L="$WORK/log/bad-relay-$1"
-    start_daemon ukmG "$L-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 ||
+    start_daemon ${NSP}G "$L-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 ||
         { bad "$pre"; return; }
     local spid=$DAEMON_PID srv relay rr ra rs
     srv=$(head -n1 "$L-server.log.out")
-    start_daemon ukmF1 "$L-relay.log" "$RELAY_BIN" -private 10.77.1.101 \
+    start_daemon ${NSP}F1 "$L-relay.log" "$RELAY_BIN" -private 10.77.1.101 \
         -global 10.77.2.101 -server "$srv" -timeout 20 || { bad "$pre"; return; }
     local rpid=$DAEMON_PID
     relay=$(head -n1 "$L-relay.log.out")
-    LAMU_A=XA LAM_TIMEOUT=60 start_client A 0 ukmA 10.77.1.2 "$relay" 2 suite
+    LAMU_A=XA LAM_TIMEOUT=60 start_client A 0 ${NSP}A 10.77.1.2 "$relay" 2 suite
     local a=$MPIRUN_PID
-    ip netns exec ukmG timeout 30 python3 "$ROOT/tests/interop/impi_fake_client.py" "$srv" 1 \
+    ip netns exec ${NSP}G timeout 30 python3 "$ROOT/tests/interop/impi_fake_client.py" "$srv" 1 \
         "$mode" 10.77.2.2 >"$L.fake" 2>&1 &
     local f=$!
     PIDS+=("$f")
@@ -79,7 +79,7 @@ t_badinput() {
     bad_server_case early-close "disconnected before FINI"
     bad_server_case stall "startup stalled"
     mk_topology 1
-    lam_boot XA ukmA
+    lam_boot XA ${NSP}A
     bad_relay_case host-unknown-src "unknown source proc"
     bad_relay_case host-unknown-dest "unknown destination proc"
     bad_relay_case host-truncated "closed inside a packet"

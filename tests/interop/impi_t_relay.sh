@@ -1,45 +1,45 @@
 # Test 2: the seed's topology in network namespaces. A private network (10.77.1.0/24,
-# a bridge in namespace ukmA) holds LAM client A; a global network (10.77.2.0/24, bridge in
-# ukmG) holds LAM client B and impi-server; front-end namespaces ukmF<k> have one address
+# a bridge in namespace <ns>A) holds LAM client A; a global network (10.77.2.0/24, bridge in
+# <ns>G) holds LAM client B and impi-server; front-end namespaces <ns>F<k> have one address
 # on each and run impi-relay. A cannot reach the global network at all: everything
 # crosses the relay. All addresses exist only inside these namespaces.
 
 # Builds the topology with K front-ends.
 mk_topology() {
     local K=$1 k
-    mkns ukmA
-    mkns ukmG
-    ip -n ukmA link add br0 type bridge
-    ip -n ukmG link add br0 type bridge
-    ip -n ukmA addr add 10.77.1.2/24 dev br0
-    ip -n ukmG addr add 10.77.2.2/24 dev br0
-    ip -n ukmA link set br0 up
-    ip -n ukmG link set br0 up
+    mkns ${NSP}A
+    mkns ${NSP}G
+    ip -n ${NSP}A link add br0 type bridge
+    ip -n ${NSP}G link add br0 type bridge
+    ip -n ${NSP}A addr add 10.77.1.2/24 dev br0
+    ip -n ${NSP}G addr add 10.77.2.2/24 dev br0
+    ip -n ${NSP}A link set br0 up
+    ip -n ${NSP}G link set br0 up
     for k in $(seq 1 "$K"); do
-        mkns ukmF$k
-        ip link add priv netns ukmF$k type veth peer name f${k}p netns ukmA
-        ip link add glob netns ukmF$k type veth peer name f${k}g netns ukmG
-        ip -n ukmA link set f${k}p master br0 up
-        ip -n ukmG link set f${k}g master br0 up
-        ip -n ukmF$k addr add 10.77.1.$((100 + k))/24 dev priv
-        ip -n ukmF$k addr add 10.77.2.$((100 + k))/24 dev glob
-        ip -n ukmF$k link set priv up
-        ip -n ukmF$k link set glob up
+        mkns ${NSP}F$k
+        ip link add priv netns ${NSP}F$k type veth peer name f${k}p netns ${NSP}A
+        ip link add glob netns ${NSP}F$k type veth peer name f${k}g netns ${NSP}G
+        ip -n ${NSP}A link set f${k}p master br0 up
+        ip -n ${NSP}G link set f${k}g master br0 up
+        ip -n ${NSP}F$k addr add 10.77.1.$((100 + k))/24 dev priv
+        ip -n ${NSP}F$k addr add 10.77.2.$((100 + k))/24 dev glob
+        ip -n ${NSP}F$k link set priv up
+        ip -n ${NSP}F$k link set glob up
     done
 }
 
-# Runs one job A(ukmA) <-> relay(s) <-> B(ukmG) with $1 procs per client and program
+# Runs one job A(<ns>A) <-> relay(s) <-> B(<ns>G) with $1 procs per client and program
 # arguments $3...; test name prefix $2. K relays from $RELAYS (default 1).
 relay_job() {
     local np=$1 pre=$2 K=${RELAYS:-1} k
     shift 2
-    start_daemon ukmG "$WORK/log/$pre-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 -v ||
+    start_daemon ${NSP}G "$WORK/log/$pre-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 -v ||
         { bad "$pre/server-start"; return; }
     local spid=$DAEMON_PID srv rpid=()
     srv=$(head -n1 "$WORK/log/$pre-server.log.out")
     local targs=()
     [ "$K" -gt 1 ] && targs=(-trunks "$K")
-    start_daemon ukmF1 "$WORK/log/$pre-relay0.log" "$RELAY_BIN" -private 10.77.1.101 \
+    start_daemon ${NSP}F1 "$WORK/log/$pre-relay0.log" "$RELAY_BIN" -private 10.77.1.101 \
         -global 10.77.2.101 -server "$srv" "${targs[@]}" -v ${RELAY_ARGS:-} ||
         { bad "$pre/relay-start"; return; }
     rpid+=("$DAEMON_PID")
@@ -47,14 +47,14 @@ relay_job() {
     relay=$(head -n1 "$WORK/log/$pre-relay0.log.out")
     for k in $(seq 2 "$K"); do
         ctrl=$(sed -n 's/^trunk control //p' "$WORK/log/$pre-relay0.log.out")
-        start_daemon ukmF$k "$WORK/log/$pre-relay$((k - 1)).log" "$RELAY_BIN" \
+        start_daemon ${NSP}F$k "$WORK/log/$pre-relay$((k - 1)).log" "$RELAY_BIN" \
             -private 10.77.1.$((100 + k)) -global 10.77.2.$((100 + k)) -trunk-of "$ctrl" \
             -trunk-index $((k - 1)) -v || { bad "$pre/relay$k-start"; return; }
         rpid+=("$DAEMON_PID")
     done
-    start_client A 0 ukmA 10.77.1.2 "$relay" "$np" "$@"
+    start_client A 0 ${NSP}A 10.77.1.2 "$relay" "$np" "$@"
     local a=$MPIRUN_PID
-    start_client B 1 ukmG 10.77.2.2 "$srv" "$np" "$@"
+    start_client B 1 ${NSP}G 10.77.2.2 "$srv" "$np" "$@"
     local b=$MPIRUN_PID
     local ra rb rs rr
     wait_rc $a ra
@@ -77,10 +77,12 @@ relay_job() {
 
 t_relay() {
     mk_topology 1
-    lam_boot RA ukmA
-    lam_boot RB ukmG
+    lam_boot RA ${NSP}A
+    lam_boot RB ${NSP}G
     # Universe names: the relay tests use their own LAM sessions (RA/RB) in the namespaces.
     LAMU_A=RA LAMU_B=RB relay_job 2 relay suite
     grep -q 'forwarded private->global [1-9]' "$WORK/log/relay-relay0.log.out" &&
         ok relay/relay-counted-traffic || bad relay/relay-counted-traffic
+    # Regression: with end-to-end PROTOACKs this exchange deadlocked inside LAM.
+    LAMU_A=RA LAMU_B=RB relay_job 2 relay-a2a a2a 2 1048576 10
 }

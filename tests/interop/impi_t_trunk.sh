@@ -13,8 +13,8 @@ relay_count() {
 
 t_trunk() {
     mk_topology 2
-    lam_boot TA ukmA
-    lam_boot TB ukmG
+    lam_boot TA ${NSP}A
+    lam_boot TB ${NSP}G
     LAMU_A=TA LAMU_B=TB RELAYS=2 relay_job 2 trunk pairs 2
     local k
     for k in 0 1; do
