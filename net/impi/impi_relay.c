@@ -412,6 +412,7 @@ static void on_connected(struct rconn *rc)
     impi_log(1, "%s: connected", rc->c.name);
 }
 
+/* Main thread: print the command line and exit 2. */
 static void usage(void)
 {
     fprintf(stderr,
@@ -488,6 +489,7 @@ static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *t
         usage();
 }
 
+/* Main thread: parse options, listen, run the event loop until every FINI is done. */
 int main(int argc, char **argv)
 {
     uint32_t tof_ip = 0;

@@ -46,6 +46,7 @@ static int host_index(enum rside s, int h)
     return s == SIDE_OUT ? base(R.m.ext, true) + h : base(R.m.me, false) + h;
 }
 
+/* Any context: "private" or "global", for messages. */
 static const char *side_name(enum rside s)
 {
     return s == SIDE_IN ? "private" : "global";

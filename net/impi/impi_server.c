@@ -265,7 +265,7 @@ static void on_accept(void)
     }
 }
 
-/* Main thread: parse -auth none|key|none,key. */
+/* Main thread: parse -auth none|key|none,key into a mask (0 if invalid). */
 static uint32_t parse_auth(const char *s)
 {
     uint32_t m = 0;
@@ -282,6 +282,7 @@ static uint32_t parse_auth(const char *s)
     return m;
 }
 
+/* Main thread: print the command line and exit 2. */
 static void usage(void)
 {
     fprintf(stderr, "usage: impi-server -server N [-port P] [-host IP] [-auth none|key|none,key]"
@@ -289,6 +290,7 @@ static void usage(void)
     exit(2);
 }
 
+/* Main thread: parse options, listen, run the event loop until every FINI is done. */
 int main(int argc, char **argv)
 {
     uint32_t host = 0;

@@ -11,6 +11,10 @@ B=${B:-build}
 SERVER_BIN=$ROOT/$B/net/impi-server
 RELAY_BIN=$ROOT/$B/net/impi-relay
 LAM_TIMEOUT=${LAM_TIMEOUT:-120} # safety net only: a healthy run takes seconds
+# LAM's impid polls its host sockets with a 50 ms timeout and only then looks at its local
+# procs' requests, which puts a 50 ms floor under every cross-client message. LAM reads
+# this override (milliseconds, > 0) in otb/sys/impid/router.cc.
+export LAM_IMPID_SPIN_TIMEOUT=${LAM_IMPID_SPIN_TIMEOUT:-1}
 PIDS=()
 NETNS=()
 # Namespace names carry this run's pid: two runs at once (two worktrees, CI) must not
@@ -66,7 +70,7 @@ lam_boot() {
     inns "$2" timeout 60 setpriv --reuid="$TUSER" --regid="$TUSER" --init-groups \
         env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" LAMHOME="$LAM" \
         LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX="$1" \
-        lamboot "$WORK/boot" >"$WORK/log/lamboot-$1.log" 2>&1 ||
+        LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" lamboot "$WORK/boot" >"$WORK/log/lamboot-$1.log" 2>&1 ||
         { echo "lamboot $1 failed:"; cat "$WORK/log/lamboot-$1.log"; exit 1; }
     UNIVERSES+=("$1:$2")
 }
@@ -124,7 +128,7 @@ start_client() {
     inns "$ns" timeout "$LAM_TIMEOUT" setpriv --reuid="$TUSER" --regid="$TUSER" --init-groups \
         env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" LAMHOME="$LAM" \
         LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX="$u" \
-        IMPI_AUTH_NONE= IMPI_HOST_NAME="$ip" ${CLIENT_ENV:-} \
+        IMPI_AUTH_NONE= IMPI_HOST_NAME="$ip" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
         mpirun -client "$client" "$srv" -np "$np" "$PROG" "$@" >"$WORK/log/mpirun-$log.log" 2>&1 &
     MPIRUN_PID=$!
     PIDS+=("$MPIRUN_PID")

@@ -8,9 +8,9 @@ t_loopback() {
         { bad loopback/server-start; return; }
     local spid=$DAEMON_PID srv
     srv=$(head -n1 "$WORK/log/server-lo.log.out")
-    start_client A 0 "" 127.0.0.2 "$srv" 2 suite
+    start_client A 0 "" 127.0.0.2 "$srv" 2 suite ssend
     local a=$MPIRUN_PID
-    start_client B 1 "" 127.0.0.1 "$srv" 2 suite
+    start_client B 1 "" 127.0.0.1 "$srv" 2 suite ssend
     local b=$MPIRUN_PID
     local ra rb rs
     wait_rc $a ra

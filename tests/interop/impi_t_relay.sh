@@ -80,7 +80,7 @@ t_relay() {
     lam_boot RA ${NSP}A
     lam_boot RB ${NSP}G
     # Universe names: the relay tests use their own LAM sessions (RA/RB) in the namespaces.
-    LAMU_A=RA LAMU_B=RB relay_job 2 relay suite
+    LAMU_A=RA LAMU_B=RB relay_job 2 relay suite ssend
     grep -q 'forwarded private->global [1-9]' "$WORK/log/relay-relay0.log.out" &&
         ok relay/relay-counted-traffic || bad relay/relay-counted-traffic
     # Regression: with end-to-end PROTOACKs this exchange deadlocked inside LAM.

@@ -33,4 +33,6 @@ t_trunk() {
         ok trunk/to-external-by-destination || bad trunk/to-external-by-destination
     [ "${p00:-0}" -gt 0 ] && [ "${p11:-0}" -gt 0 ] && [ "${p01:-1}" = 0 ] && [ "${p10:-1}" = 0 ] &&
         ok trunk/to-private-by-destination || bad trunk/to-private-by-destination
+    # The whole test program through the two trunks (cross-trunk SYNCACK paths included).
+    LAMU_A=TA LAMU_B=TB RELAYS=2 relay_job 2 trunk-suite suite ssend
 }
