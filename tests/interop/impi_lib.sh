@@ -118,7 +118,8 @@ start_daemon() {
 }
 
 # mpirun of client $2 in universe $1 (namespace $3), advertised address $4, server $5,
-# $6 procs, then program arguments. Runs in the background; sets MPIRUN_PID; output in
+# $6 procs, then program arguments. CLIENT_AUTH (default "IMPI_AUTH_NONE=") is the
+# authentication variable given to LAM, e.g. "IMPI_AUTH_KEY=1234567". Runs in the background; sets MPIRUN_PID; output in
 # $WORK/log/mpirun-$1.log.
 start_client() {
     local u=$1 client=$2 ns=$3 ip=$4 srv=$5 np=$6 log=$1
@@ -128,7 +129,7 @@ start_client() {
     inns "$ns" timeout "$LAM_TIMEOUT" setpriv --reuid="$TUSER" --regid="$TUSER" --init-groups \
         env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" LAMHOME="$LAM" \
         LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX="$u" \
-        IMPI_AUTH_NONE= IMPI_HOST_NAME="$ip" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
+        "${CLIENT_AUTH:-IMPI_AUTH_NONE=}" IMPI_HOST_NAME="$ip" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
         mpirun -client "$client" "$srv" -np "$np" "$PROG" "$@" >"$WORK/log/mpirun-$log.log" 2>&1 &
     MPIRUN_PID=$!
     PIDS+=("$MPIRUN_PID")

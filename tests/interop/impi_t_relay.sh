@@ -33,7 +33,8 @@ mk_topology() {
 relay_job() {
     local np=$1 pre=$2 K=${RELAYS:-1} k
     shift 2
-    start_daemon ${NSP}G "$WORK/log/$pre-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 -v ||
+    start_daemon ${NSP}G "$WORK/log/$pre-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 -v \
+        ${SERVER_ARGS:-} ||
         { bad "$pre/server-start"; return; }
     local spid=$DAEMON_PID srv rpid=()
     srv=$(head -n1 "$WORK/log/$pre-server.log.out")
@@ -52,9 +53,9 @@ relay_job() {
             -trunk-index $((k - 1)) -v || { bad "$pre/relay$k-start"; return; }
         rpid+=("$DAEMON_PID")
     done
-    start_client A 0 ${NSP}A 10.77.1.2 "$relay" "$np" "$@"
+    CLIENT_AUTH=${AUTH_A:-IMPI_AUTH_NONE=} start_client A 0 ${NSP}A 10.77.1.2 "$relay" "$np" "$@"
     local a=$MPIRUN_PID
-    start_client B 1 ${NSP}G 10.77.2.2 "$srv" "$np" "$@"
+    CLIENT_AUTH=${AUTH_B:-IMPI_AUTH_NONE=} start_client B 1 ${NSP}G 10.77.2.2 "$srv" "$np" "$@"
     local b=$MPIRUN_PID
     local ra rb rs rr
     wait_rc $a ra
@@ -83,6 +84,10 @@ t_relay() {
     LAMU_A=RA LAMU_B=RB relay_job 2 relay suite ssend
     grep -q 'forwarded private->global [1-9]' "$WORK/log/relay-relay0.log.out" &&
         ok relay/relay-counted-traffic || bad relay/relay-counted-traffic
+    # KEY authentication on both hops, with different keys (AUTH is per hop).
+    AUTH_A=IMPI_AUTH_KEY=777 AUTH_B=IMPI_AUTH_KEY=1234567 SERVER_ARGS="-auth key -key 1234567" \
+        RELAY_ARGS="-auth key -key 777 -server-auth key -server-key 1234567" \
+        LAMU_A=RA LAMU_B=RB relay_job 1 relay-key pairs 1
     # Regression: with end-to-end PROTOACKs this exchange deadlocked inside LAM.
     LAMU_A=RA LAMU_B=RB relay_job 2 relay-a2a a2a 2 1048576 10
 }
