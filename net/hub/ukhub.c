@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "drivers/vnet_frame.h"
 
 #define HUB_MAX   64
 #define HUB_FRAME 65536
@@ -129,18 +130,6 @@ static void mac_learn(const uint8_t *m, int port)
     }
 }
 
-static uint16_t csum(const uint8_t *p, size_t n)
-{
-    uint32_t s = 0;
-    for (; n > 1; p += 2, n -= 2)
-        s += (uint32_t)p[0] << 8 | p[1];
-    if (n)
-        s += (uint32_t)p[0] << 8;
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)~s;
-}
-
 /* The last TCP frame with data sent to each node: the model for the TCP garbage kinds. */
 static uint8_t last_tcp[HUB_MAX][2048];
 static size_t last_tcp_len[HUB_MAX];
@@ -193,7 +182,7 @@ static void inject(int port, const uint8_t *f, size_t len)
         g[14] = 0x45, g[17] = 46, g[22] = 64, g[23] = 17;
         memcpy(g + 26, "\x0a\x00\x00\xfe\x0a\x00\x00\x01", 8);
         {
-            uint16_t c = (uint16_t)(csum(g + 14, 20) ^ 0x5a5a);
+            uint16_t c = (uint16_t)(vnet_csum(0, g + 14, 20) ^ 0x5a5a);
             g[24] = (uint8_t)(c >> 8), g[25] = (uint8_t)c;
         }
         break;

@@ -5,17 +5,6 @@
 
 static const uint8_t mac[6] = {0x52, 0x54, 0, 0, 0, 1};
 
-static uint16_t sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-    for (; n > 1; p += 2, n -= 2)
-        s += (uint32_t)p[0] << 8 | p[1];
-    if (n)
-        s += (uint32_t)p[0] << 8;
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)~s;
-}
-
 /* A valid Ethernet/IPv4/TCP frame with `plen` payload bytes; returns its length. */
 static size_t tcp_frame(uint8_t *f, size_t plen)
 {
@@ -26,7 +15,7 @@ static size_t tcp_frame(uint8_t *f, size_t plen)
     size_t tot = 40 + plen;
     ip[0] = 0x45, ip[2] = (uint8_t)(tot >> 8), ip[3] = (uint8_t)tot, ip[8] = 64, ip[9] = 6;
     memcpy(ip + 12, "\x0a\x00\x00\x02\x0a\x00\x00\x01", 8);
-    uint16_t c = sum16(ip, 20, 0);
+    uint16_t c = vnet_csum(0, ip, 20);
     ip[10] = (uint8_t)(c >> 8), ip[11] = (uint8_t)c;
     t[12] = 5 << 4;
     for (size_t i = 0; i < plen; i++)
@@ -35,7 +24,7 @@ static size_t tcp_frame(uint8_t *f, size_t plen)
     for (int i = 12; i < 20; i += 2)
         ps += (uint32_t)ip[i] << 8 | ip[i + 1];
     ps += 6 + (uint32_t)(tot - 20);
-    c = sum16(t, tot - 20, ps);
+    c = vnet_csum(ps, t, tot - 20);
     t[16] = (uint8_t)(c >> 8), t[17] = (uint8_t)c;
     return 14 + tot;
 }

@@ -19,6 +19,12 @@ static uint16_t vf_fold(uint32_t s)
     return (uint16_t)s;
 }
 
+/* Any context; see vnet_frame.h. */
+uint16_t vnet_csum(uint32_t start, const uint8_t *p, size_t n)
+{
+    return (uint16_t)~vf_fold(vf_sum(start, p, n));
+}
+
 /* The transport checksum over the IPv4 pseudo-header and the segment `l4`. */
 static int vf_l4_ok(const uint8_t *ip, const uint8_t *l4, size_t l4len, uint8_t proto)
 {

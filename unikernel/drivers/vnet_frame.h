@@ -25,6 +25,10 @@ enum vnet_verdict {
 /* Any context, no state. Classifies one Ethernet frame (without FCS) for a NIC with
  * address `mac`. */
 enum vnet_verdict vnet_frame_check(const uint8_t *f, size_t len, const uint8_t mac[6]);
+/* Any context. The Internet checksum (RFC 1071) of [p, p+n) added to the partial sum
+ * `start` (e.g. an IPv4 pseudo-header): the one's complement of the folded 16-bit sum,
+ * the value a checksum field holds. Shared by the filter, its tests and the test hub. */
+uint16_t vnet_csum(uint32_t start, const uint8_t *p, size_t n);
 /* Any context. Name of a verdict ("runt", ...). */
 const char *vnet_verdict_name(enum vnet_verdict v);
 
