@@ -1,0 +1,91 @@
+/*
+ * mpi_impl.h: what the files of the MPI library (mpi/lib/) share. Not installed; programs
+ * include only <mpi.h>.
+ *
+ * The library runs in the application's partition (it is linked into every rank's image by
+ * ukmpicc). Everything here is task context of the calling rank: the interrupt side of
+ * MPI lives in the kernel's engine (mpi/core/, reached through the ABI table).
+ *
+ * Handles: every MPI handle type is a pointer to one of the structs below; predefined
+ * handles (MPI_INT, MPI_SUM, MPI_COMM_WORLD, ...) are addresses of library globals, and
+ * the NULL handles are (T)0. Objects made at run time come from the rank's own malloc.
+ *
+ * Module prefixes: dt_ datatypes (dtype.c), op_ reductions (op.c), grp_ groups (group.c),
+ * err_ error classes and handlers (errh.c), comm_ communicators (comm.c), req_ requests
+ * and point-to-point (p2p.c, req.c), coll_ collectives (coll.c).
+ */
+#ifndef MPI_IMPL_H
+#define MPI_IMPL_H
+#include "mpi.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* --- datatypes (dtype.c) ------------------------------------------------------------ */
+
+/* Task context. MPI_SUCCESS, or MPI_ERR_TYPE for a null, freed or uncommitted type. */
+int dt_check(MPI_Datatype dt);
+/* Bytes of data in one element (MPI_Type_size). */
+size_t dt_size(MPI_Datatype dt);
+/* Extent and lower bound of one element. */
+MPI_Aint dt_extent(MPI_Datatype dt);
+MPI_Aint dt_lb(MPI_Datatype dt);
+/* 1 if `count` elements starting at buf occupy exactly the bytes
+ * [buf + lb, buf + lb + count * size) with no gaps, so they can be sent without packing. */
+int dt_contig(MPI_Datatype dt);
+/* Pack `count` elements from `buf` into `out` (count * dt_size bytes, caller's buffer). */
+void dt_pack(const void *buf, int count, MPI_Datatype dt, void *out);
+/* Unpack the first `bytes` bytes of packed data `in` into `count` elements at `buf`;
+ * bytes <= count * dt_size; a trailing partial basic element is not written. */
+void dt_unpack(const void *in, size_t bytes, void *buf, int count, MPI_Datatype dt);
+/* The basic type every element of dt is made of, if there is exactly one (for the
+ * predefined reductions), else MPI_DATATYPE_NULL. */
+MPI_Datatype dt_basic(MPI_Datatype dt);
+
+/* --- reductions (op.c) -------------------------------------------------------------- */
+
+/* inout[i] = in[i] op inout[i] for `count` elements of dt (MPI's order: `in` is the
+ * earlier operand). MPI_SUCCESS, or MPI_ERR_OP when op is not defined on dt. */
+int op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
+int op_commutative(MPI_Op op);
+/* MPI_SUCCESS, or MPI_ERR_OP (null/freed op) / MPI_ERR_TYPE (predefined op, type it is
+ * not defined on). Collectives call it before moving any data. */
+int op_check(MPI_Op op, MPI_Datatype dt);
+
+/* --- groups (group.c) --------------------------------------------------------------- */
+
+struct mpi_group_s {
+    int size;
+    int refs;   /* freed when it drops to 0; predefined groups never are */
+    int *world; /* world[i]: MPI_COMM_WORLD rank of the group's rank i */
+};
+/* A new group of n ranks (world[] left for the caller to fill); NULL if out of memory. */
+MPI_Group grp_new(int n);
+void grp_retain(MPI_Group g);
+void grp_release(MPI_Group g);
+/* Rank of world rank w in g, or MPI_UNDEFINED. */
+int grp_rank_of(MPI_Group g, int w);
+
+/* --- communicators (comm.c) ---------------------------------------------------------- */
+
+struct mpi_comm_s {
+    int rank, size;     /* this rank's rank in the communicator, and its size */
+    MPI_Group group;    /* group->world[i]: world rank of comm rank i */
+    uint32_t ctx;       /* context id of point-to-point traffic; ctx + 1: collectives */
+    MPI_Errhandler errh;
+    int refs;
+    int predefined;     /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
+    char name[MPI_MAX_OBJECT_NAME];
+};
+
+/* --- errors (errh.c) ---------------------------------------------------------------- */
+
+/* Report error `code` raised by MPI function `fn` ("MPI_Send") on `comm` (NULL: the
+ * world's handler): MPI_ERRORS_ARE_FATAL prints "MPI error in <fn>: <string>" and aborts
+ * the job; MPI_ERRORS_RETURN does nothing; user handlers are called. Returns code, so
+ * functions end with `return err_raise(comm, rc, "MPI_X");`. MPI_SUCCESS passes through. */
+int err_raise(MPI_Comm comm, int code, const char *fn);
+/* For functions the library does not implement: prints "MPI_X is not implemented" and
+ * aborts the job (a silent wrong answer is worse). */
+int err_unimplemented(const char *fn) __attribute__((noreturn));
+
+#endif
