@@ -18,11 +18,12 @@ static void unlock(struct match_rank *mr)
     __atomic_store_n(&mr->lock, 0, __ATOMIC_RELEASE);
 }
 
-static void arrive_locked(struct match_rank *mr, struct match_entry *msg)
+static struct match_entry *arrive_locked(struct match_rank *mr, struct match_entry *msg)
 {
     struct match_entry *recv = match_arrive(&mr->eng, msg);
     if (recv)
         mr->deliver(mr, recv, msg);
+    return recv;
 }
 
 /* Under the lock: take the whole inbox and match it in push order. */
@@ -118,4 +119,22 @@ int match_rank_cancel(struct match_rank *mr, struct match_entry *recv)
     int r = match_cancel(&mr->eng, recv);
     release(mr);
     return r;
+}
+
+/* Task context; see match_rank.h. */
+void match_rank_lock(struct match_rank *mr)
+{
+    lock(mr);
+    drain(mr);
+}
+
+void match_rank_unlock(struct match_rank *mr)
+{
+    release(mr);
+}
+
+struct match_entry *match_rank_arrive_held(struct match_rank *mr, struct match_entry *msg)
+{
+    mr->direct++;
+    return arrive_locked(mr, msg);
 }

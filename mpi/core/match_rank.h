@@ -44,4 +44,13 @@ struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *r
 struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_key *k);
 int match_rank_cancel(struct match_rank *mr, struct match_entry *recv);
 
+/* Task context: a critical section of the rank's engine for callers that need several
+ * steps under one lock (e.g. the intra-node sender: arrive, then decide whether to buffer
+ * the data). lock() drains the inbox; unlock() drains what came in meanwhile. */
+void match_rank_lock(struct match_rank *mr);
+void match_rank_unlock(struct match_rank *mr);
+/* Under match_rank_lock(): match_arrive + deliver; returns the matched receive or NULL
+ * (msg now queued as unexpected). */
+struct match_entry *match_rank_arrive_held(struct match_rank *mr, struct match_entry *msg);
+
 #endif

@@ -377,6 +377,24 @@ void ksock_expect_data(struct ksock *s, int on)
 }
 
 /* Any context. */
+int ksock_flushed(struct ksock *s)
+{
+    int t = ks_enter();
+    int r = !s->pcb || (!s->pcb->unacked && !s->pcb->unsent);
+    ks_leave(t);
+    return r;
+}
+
+int ksock_lock(void)
+{
+    return ks_enter();
+}
+
+void ksock_unlock(int token)
+{
+    ks_leave(token);
+}
+
 int ksock_connected(struct ksock *s)
 {
     return s->connected && s->pcb;

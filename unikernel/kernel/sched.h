@@ -31,6 +31,7 @@ struct task {
     void (*on_exit)(struct task *t); /* called on the task's own stack as it exits */
     struct task *next;               /* run queue */
     uint64_t switches;               /* times it was switched in */
+    uint64_t run_ns;                 /* time it ran, up to its last switch out */
     char name[24];
 };
 
@@ -62,6 +63,10 @@ void sched_loop(void) __attribute__((noreturn));
 /* Interrupt context, from trap_dispatch after the EOI: preempt if the time slice is over
  * and the interrupted code is application code. */
 void sched_preempt_check(struct trapframe *tf);
+
+/* Any context: the CPU time `t` has used (while blocked it uses none: the CPU halts or
+ * runs others). Task context for t == task_current() gives the running total. */
+uint64_t task_cpu_ns(struct task *t);
 
 /* Statistics. */
 uint64_t sched_cr3_loads(int cpu);

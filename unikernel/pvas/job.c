@@ -1,6 +1,7 @@
 /* job.c: see job.h. */
 #include "pvas/job.h"
 #include "pvas/pvas.h"
+#include "mpi/mpe_job.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cpio.h"
 #include "kernel/smp.h"
@@ -124,6 +125,10 @@ int job_run(void)
     kprintf("job: node %d of %d runs ranks %d-%d of %d (%s) on %d CPUs\n", node, j.nodes, first,
             first + count - 1, j.size, j.image, smp_ncpus());
 
+    /* The MPI engine, and with several nodes their connections, before any rank runs. */
+    if (mpe_job_start(as, node, j.nodes, j.size, first, count) != 0)
+        return EXIT_MPI;
+
     /* argv[0] is the image name; each rank gets UK_RANK etc. in its own environment. */
     memmove(j.argv + 1, j.argv, (size_t)j.argc * sizeof *j.argv);
     j.argv[0] = j.image;
@@ -143,6 +148,8 @@ int job_run(void)
         }
     }
     int rc = pvas_wait(as);
+    if (rc == 0 && mpe_job_end() != 0)
+        rc = EXIT_MPI;
     kprintf("job: %d ranks on node %d finished, exit code %d\n", count, node, rc);
     return rc;
 }

@@ -7,6 +7,8 @@
  */
 #include "pvas/pvas_task.h"
 #include "uk/abi.h"
+#include "mpe.h"
+#include "kernel/sched.h"
 #include "uk/console.h"
 #include "uk/time.h"
 #include "uk/cpu.h"
@@ -91,6 +93,11 @@ static uint64_t abi_peer_base(int rank)
     return pvas_rank_base(pvas_current()->as, rank);
 }
 
+static uint64_t abi_cpu_time_ns(void)
+{
+    return task_cpu_ns(task_current());
+}
+
 static const struct uk_abi abi = {
     .version = UK_ABI_VERSION,
     .size = sizeof(struct uk_abi),
@@ -107,6 +114,8 @@ static const struct uk_abi abi = {
     .cpu = cpu_id,
     .partition = abi_partition,
     .peer_base = abi_peer_base,
+    .mpi = &mpe_ops,
+    .cpu_time_ns = abi_cpu_time_ns,
 };
 
 typedef void (*app_entry_t)(const struct uk_abi *abi, int argc, char **argv, char **envp);

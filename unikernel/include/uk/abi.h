@@ -16,7 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UK_ABI_VERSION 1
+struct mpe_ops;
+
+#define UK_ABI_VERSION 2
 
 struct uk_abi {
     uint32_t version; /* UK_ABI_VERSION */
@@ -42,6 +44,10 @@ struct uk_abi {
     /* Base address of the partition of `rank` if that rank shares this address space (the
      * same node), else 0. Its memory is readable with plain loads (PVAS). */
     uint64_t (*peer_base)(int rank);
+    /* The MPI engine of this node (mpi/core/mpe.h); the MPI library calls it. */
+    const struct mpe_ops *mpi;
+    /* CPU time this task has run, in ns (CLOCK_PROCESS_CPUTIME_ID). */
+    uint64_t (*cpu_time_ns)(void);
 };
 
 #endif

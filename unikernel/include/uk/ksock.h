@@ -62,6 +62,14 @@ void ksock_abort(struct ksock *s);
 void ksock_set_timeout(struct ksock *s, uint32_t ms);
 void ksock_expect_data(struct ksock *s, int on);
 
+/* Any context: 1 when everything queued has been sent and acknowledged by the peer. */
+int ksock_flushed(struct ksock *s);
+/* Any context: take the lwIP lock (interrupts masked) unless this CPU holds it already
+ * (inside a callback); pass the token to ksock_unlock(). For callers that must update
+ * their own state and send atomically with respect to the callbacks. */
+int ksock_lock(void);
+void ksock_unlock(int token);
+
 int ksock_connected(struct ksock *s);
 int ksock_error(struct ksock *s); /* 0, or the KSOCK_E* that ended the connection */
 uint32_t ksock_peer_ip(struct ksock *s);

@@ -6,6 +6,7 @@
 #define EXIT_FAULT 70 /* a CPU exception ended the job (EX_SOFTWARE) */
 #define EXIT_PANIC 71 /* the kernel found itself in an impossible state */
 #define EXIT_BOOT  72 /* the machine lacks something the kernel needs */
+#define EXIT_MPI   73 /* the MPI engine found the job broken (a peer died, bad input) */
 
 /* Any context. Stops every CPU and ends the VM with `code` as the job's exit code.
  * Under QEMU: isa-debug-exit at port 0xf4 (QEMU then exits with (code << 1) | 1, which

@@ -16,6 +16,8 @@ extern uint64_t tsc_hz; /* TSC ticks per second, set once by tsc_calibrate() */
 uint64_t time_ns(void);
 /* Any context. Nanoseconds since the Unix epoch: the CMOS clock read at boot + time_ns(). */
 uint64_t time_realtime_ns(void);
+/* Task context. CPU time the calling task has run, in ns (0 outside a task). */
+uint64_t time_task_cpu_ns(void);
 /* Any context. Busy-waits (no sleep) for at least `us` microseconds. */
 void udelay(uint64_t us);
 

@@ -2,7 +2,9 @@
 # table), built with the application flags, and the configuration ukmpicc reads.
 # The shared glue (unikernel/libc/libc_{io,time,mem,stubs}.c) is compiled here a second time.
 
+# _POSIX_CPUTIME: newlib then declares CLOCK_PROCESS_CPUTIME_ID (libc_time.c serves it).
 APP_CFLAGS := -std=gnu11 -fPIE -mno-red-zone -fno-stack-protector -fno-omit-frame-pointer \
+              -D_POSIX_CPUTIME=200809L -D_POSIX_THREAD_CPUTIME=200809L \
               -nostdinc -isystem $(NEWLIB_U_INC) -idirafter $(GCC_INC) $(OPT)
 APP_RT_SRCS := $(wildcard unikernel/libc/app/*.c) \
                $(addprefix unikernel/libc/,libc_io.c libc_time.c libc_mem.c libc_stubs.c)

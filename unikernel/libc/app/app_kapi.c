@@ -30,6 +30,12 @@ uint64_t time_realtime_ns(void)
     return uk_abi->time_realtime_ns();
 }
 
+/* Task context. */
+uint64_t time_task_cpu_ns(void)
+{
+    return uk_abi->cpu_time_ns();
+}
+
 /* Task context: this task's heap, inside its partition. */
 void *kheap_sbrk(intptr_t incr)
 {

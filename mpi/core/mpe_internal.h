@@ -1,0 +1,110 @@
+/*
+ * mpe_internal.h: shared by the engine's files (mpe_node.c, mpe_net.c, mpe_net_rx.c) and
+ * the platform glue that starts it.
+ *
+ * Tunables (defaults; each a trade of memory for fewer stalls):
+ *   MPE_LOCAL_EAGER  intra-node messages up to this size are buffered when no receive is
+ *                    posted, so the send completes at once (larger: rendezvous by address).
+ *   MPE_LOCAL_MSGS   cap on a sender's buffered intra-node messages; beyond it sends wait
+ *                    for their receive (MPI allows that; unbounded buffering would let one
+ *                    rank exhaust the node's memory).
+ *   MPE_NET_INLINE   inter-node payloads up to this size travel in the descriptor itself.
+ *   MPE_NET_EAGER    inter-node eager limit; larger messages use RTS/CTS/DATA, so they
+ *                    land straight in the posted buffer.
+ *   MPE_NET_DESCS    receive descriptors per connection = the sender's message credits.
+ *   MPE_NET_SLOTS    eager slots of MPE_NET_EAGER bytes per connection = the sender's
+ *                    slot credits; without a slot credit a message goes as RTS instead.
+ * Memory per connection: DESCS * (sizeof(mpe_msg)) + SLOTS * NET_EAGER (~1.8 MiB).
+ */
+#ifndef MPI_MPE_INTERNAL_H
+#define MPI_MPE_INTERNAL_H
+#include "match_rank.h"
+#include "mpe.h"
+#include "mpe_plat.h"
+#include "mpe_wire.h"
+
+#define MPE_LOCAL_EAGER (16u << 10)
+#define MPE_LOCAL_MSGS  4096
+#define MPE_NET_INLINE  256
+#define MPE_NET_EAGER   (32u << 10)
+#define MPE_NET_DESCS   2048
+#define MPE_NET_SLOTS   32
+#define MPE_RDV_HANDLES 1024 /* outstanding rendezvous per connection and direction */
+#define MPE_MAX_NODES   64
+
+#define container_of(p, T, f) ((T *)((char *)(p) - __builtin_offsetof(T, f)))
+
+enum mpe_msg_type { MSG_LOCAL = 1, MSG_NET_EAGER, MSG_NET_RTS };
+/* Payload state of an inter-node eager message (msg.state), see mpe_net_rx.c. */
+enum { MSG_RX = 0, MSG_DONE = 1, MSG_BOUND = 2 };
+
+/* An arrived message while it waits in a receiver's unexpected queue. */
+struct mpe_msg {
+    struct match_entry m; /* key: ctx, src, tag */
+    uint8_t type;
+    int16_t slot;           /* net: big slot holding the payload, or -1 */
+    volatile uint32_t state; /* net eager: MSG_RX, MSG_DONE, MSG_BOUND */
+    uint64_t len;            /* the whole message */
+    struct mpe_req *sreq;    /* local: the send, while its data is not buffered */
+    void *data;              /* local: buffered copy; net eager: where payload goes */
+    struct mpe_req *rreq;    /* net eager: the receive bound to it */
+    struct mpe_conn *conn;   /* net */
+    uint32_t handle;         /* net RTS: the sender's handle */
+    int32_t src_world;
+    struct mpe_rank *from;   /* local: the sender, whose free list it returns to */
+    struct mpe_msg *free_next;
+    uint8_t inl[MPE_NET_INLINE];
+};
+
+struct mpe_rank {
+    struct match_rank mr;
+    int world;
+    void *task;                      /* the rank's task: woken on arrivals */
+    struct mpe_node *node;
+    struct mpe_msg *volatile free;   /* local descriptors: pushed by anyone, popped by us */
+    uint32_t nmsgs;                  /* local descriptors allocated by this sender */
+    uint64_t local_sends, net_sends, buffered, rendezvous;
+};
+
+struct mpe_node {
+    int id, nodes, size;    /* this node, node count, job size */
+    int first, count;       /* world ranks first .. first+count-1 run here */
+    struct mpe_rank *ranks; /* [count] */
+    struct mpe_conn *conn[MPE_MAX_NODES];
+    volatile int finalizing; /* connections may close now without it being an error */
+};
+
+/* mpe_node.c */
+/* Task context (boot of the job): an engine for ranks first..first+count-1 of `size` on
+ * node `id` of `nodes`. NULL if out of memory. */
+struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int count);
+/* Any context: node of a world rank (ranks are placed in blocks, job.c's rule). */
+int mpe_node_of(const struct mpe_node *n, int world);
+/* Any context: the engine of a local world rank, or NULL. */
+struct mpe_rank *mpe_local(struct mpe_node *n, int world);
+/* Any context: mark the request complete and wake its owner (last touch of r). */
+void mpe_complete(struct mpe_req *r, int err);
+/* Any context: under the receiver's engine lock, fill a receive's status from a message. */
+void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m);
+/* Set by the platform before the job's ranks start. */
+extern struct mpe_node *mpe_the_node;
+
+/* mpe_net.c (sending side and connection state) */
+struct mpe_conn *mpe_conn_create(struct mpe_node *n, int peer);
+int mpe_net_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r);
+/* Under the receiver's engine lock: receive r matched net message m. */
+void mpe_net_bind(struct mpe_msg *m, struct mpe_req *r);
+/* Under the network lock: the transport took data; send more. */
+void mpe_net_sent(struct mpe_conn *c);
+/* Under the network lock: bytes arrived from the peer (mpe_net_rx.c). */
+void mpe_net_rx(struct mpe_conn *c, const void *data, size_t len);
+/* Under the network lock: the transport failed (why: a short reason). */
+void mpe_net_failed(struct mpe_conn *c, const char *why);
+/* Task context: queue a header with no payload (HELLO, BYE). */
+void mpe_net_control(struct mpe_conn *c, int type, uint32_t aux, uint32_t aux2);
+/* Any context: has the peer said HELLO / BYE? */
+int mpe_net_hello_seen(const struct mpe_conn *c);
+int mpe_net_bye_seen(const struct mpe_conn *c);
+int mpe_net_tx_idle(struct mpe_conn *c);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * mpe_net.h: the state of one node-pair connection, shared by mpe_net.c (sending,
+ * binding) and mpe_net_rx.c (the receive parser). Every field is guarded by the network
+ * lock (see mpe_net.c).
+ */
+#ifndef MPI_MPE_NET_H
+#define MPI_MPE_NET_H
+#include "mpe_internal.h"
+
+#define MPE_HANDLES (MPE_RDV_HANDLES * 2) /* see mpe_handle_new() */
+#define MPE_CTL_MAX (MPE_HANDLES + 16)
+
+struct mpe_reqq {
+    struct mpe_req *head, *tail;
+};
+
+/* Rendezvous requests named by handle (mpe_handle_new). */
+struct mpe_handles {
+    struct mpe_req *req[MPE_HANDLES];
+    uint16_t gen[MPE_HANDLES];
+    uint32_t next, used;
+};
+
+/* The item being transmitted: its header, then its payload. */
+struct mpe_tx {
+    int active;
+    uint8_t hdr[MPE_WIRE_HDR];
+    size_t hoff;
+    const void *payload;
+    uint64_t plen, poff;
+    struct mpe_req *req; /* completes when the payload is all handed over */
+};
+
+/* Receive parser: a header being gathered, then a payload being stored. */
+struct mpe_rx {
+    uint8_t hdr[MPE_WIRE_HDR];
+    size_t hgot;
+    int in_payload;
+    uint64_t want, got; /* payload bytes in all / so far */
+    uint64_t keep;      /* of those, bytes stored at dst (the rest: truncated away) */
+    uint8_t *dst;
+    struct mpe_msg *msg;  /* EAGER: its descriptor */
+    struct mpe_req *rreq; /* EAGER straight into a receive, or DATA */
+};
+
+struct mpe_conn {
+    struct mpe_node *node;
+    int peer;
+    void *transport; /* the platform's (a ksock) */
+    int failed, pumping, hello_seen, bye_seen;
+    /* sending */
+    uint32_t tx_seq;
+    int32_t credit_descs, credit_slots;
+    struct mpe_wire ctl[MPE_CTL_MAX];
+    uint32_t ctl_head, ctl_n;
+    struct mpe_reqq data, msgs;
+    struct mpe_handles rdv_out; /* our RTS waiting for the peer's CTS */
+    struct mpe_tx cur;
+    /* receiving */
+    uint32_t rx_seq;
+    struct mpe_rx rx;
+    struct mpe_handles rdv_in; /* our receives waiting for the peer's DATA */
+    struct mpe_msg *descs, *free_descs;
+    uint8_t *slots;
+    int16_t free_slot[MPE_NET_SLOTS];
+    int nfree_slots;
+    uint32_t ret_descs, ret_slots; /* freed, not yet returned as CREDIT */
+    uint64_t rx_msgs, rx_direct;   /* statistics: eager messages, of which streamed direct */
+};
+
+uint32_t mpe_handle_new(struct mpe_handles *h, struct mpe_req *r);
+struct mpe_req *mpe_handle_take(struct mpe_handles *h, uint32_t handle);
+void mpe_ctl_push(struct mpe_conn *c, const struct mpe_wire *w);
+void mpe_tx_pump(struct mpe_conn *c);
+void mpe_desc_put(struct mpe_conn *c, struct mpe_msg *m);
+
+#endif

@@ -1,0 +1,282 @@
+/*
+ * mpe_node.c: the node's engine, its ranks, and intra-node messages (PVAS by address).
+ *
+ * Intra-node send (ARCHITECTURE.md section 4): the sender takes a descriptor from its own
+ * free list, and under the receiver's engine lock matches it against the receiver's posted
+ * queue. Matched: one memcpy from the send buffer into the receive buffer, both complete.
+ * Not matched: the descriptor waits in the receiver's unexpected queue pointing at the
+ * send buffer; a small message is copied into a buffer first so that the send completes
+ * now (eager), a large or synchronous one stays by address until the receive is posted
+ * and the receiver copies it once (rendezvous by address). No kernel entry, no interrupt.
+ */
+#include "mpe_internal.h"
+#include <string.h>
+
+struct mpe_node *mpe_the_node;
+
+static void deliver(struct match_rank *mr, struct match_entry *recv, struct match_entry *msg);
+
+/* Task context (job start). */
+struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int count)
+{
+    if (nodes < 1 || nodes > MPE_MAX_NODES || count < 1)
+        return 0;
+    struct mpe_node *n = plat_alloc(sizeof *n);
+    if (!n)
+        return 0;
+    n->id = id;
+    n->nodes = nodes;
+    n->size = size;
+    n->first = first;
+    n->count = count;
+    n->ranks = plat_alloc((size_t)count * sizeof *n->ranks);
+    if (!n->ranks)
+        return 0;
+    for (int i = 0; i < count; i++) {
+        struct mpe_rank *r = &n->ranks[i];
+        match_rank_init(&r->mr, deliver, r);
+        r->world = first + i;
+        r->node = n;
+    }
+    return n;
+}
+
+/* Any context: block placement as job.c does it (the first size%nodes nodes get one more). */
+int mpe_node_of(const struct mpe_node *n, int world)
+{
+    int base = n->size / n->nodes, extra = n->size % n->nodes;
+    int big = extra * (base + 1);
+    return world < big ? world / (base + 1) : extra + (world - big) / base;
+}
+
+struct mpe_rank *mpe_local(struct mpe_node *n, int world)
+{
+    if (world < n->first || world >= n->first + n->count)
+        return 0;
+    return &n->ranks[world - n->first];
+}
+
+/* Any context. The request may be freed by its owner as soon as done is set: read the
+ * owner first. */
+void mpe_complete(struct mpe_req *r, int err)
+{
+    void *owner = r->owner;
+    if (err && !r->err)
+        r->err = err;
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    if (owner)
+        plat_wake(owner);
+}
+
+void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
+{
+    r->src = m->m.key.src;
+    r->tag = m->m.key.tag;
+    r->count = m->len < r->len ? m->len : r->len;
+    if (m->len > r->len)
+        r->err = MPE_ETRUNCATE;
+}
+
+/* Task context (the descriptor's sender). Pop from our free list; pushes by receivers
+ * may race with us but pops never do (only we pop), so a CAS loop is ABA-free. */
+static struct mpe_msg *msg_get(struct mpe_rank *self)
+{
+    struct mpe_msg *m = __atomic_load_n(&self->free, __ATOMIC_ACQUIRE);
+    while (m && !__atomic_compare_exchange_n(&self->free, &m, m->free_next, 0,
+                                             __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+        ;
+    if (!m) {
+        if (self->nmsgs >= MPE_LOCAL_MSGS * 2)
+            return 0;
+        m = plat_alloc(sizeof *m);
+        if (!m)
+            return 0;
+        self->nmsgs++;
+    }
+    memset(m, 0, offsetof(struct mpe_msg, inl));
+    m->from = self;
+    m->slot = -1;
+    return m;
+}
+
+/* Task context (whoever consumed it). */
+static void msg_put(struct mpe_msg *m)
+{
+    struct mpe_rank *owner = m->from;
+    if (m->data && m->data != m->inl)
+        plat_free(m->data);
+    struct mpe_msg *head = __atomic_load_n(&owner->free, __ATOMIC_RELAXED);
+    do
+        m->free_next = head;
+    while (!__atomic_compare_exchange_n(&owner->free, &head, m, 1, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED));
+}
+
+/* Under the receiver's lock, any context: a posted receive met an arrived message. Local
+ * messages only ever match in task context (both their arrival and every post are task
+ * context), so the plat_free in msg_put is allowed. */
+static void deliver(struct match_rank *mr, struct match_entry *recv, struct match_entry *msg)
+{
+    (void)mr;
+    struct mpe_req *r = container_of(recv, struct mpe_req, m);
+    struct mpe_msg *m = container_of(msg, struct mpe_msg, m);
+    if (m->type != MSG_LOCAL) {
+        mpe_net_bind(m, r);
+        return;
+    }
+    mpe_recv_status(r, m);
+    struct mpe_req *s = m->sreq;
+    memcpy(r->buf, s ? s->buf : m->data, r->count);
+    if (s)
+        mpe_complete(s, 0);
+    msg_put(m);
+    mpe_complete(r, 0);
+}
+
+/* Task context of the sender. */
+static int local_send(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_req *r)
+{
+    struct mpe_msg *m = msg_get(self);
+    if (!m)
+        return -MPE_ENOMEM;
+    m->type = MSG_LOCAL;
+    m->m.key = r->m.key;
+    m->len = r->len;
+    m->sreq = r;
+    m->src_world = self->world;
+    self->local_sends++;
+    match_rank_lock(&dst->mr);
+    struct match_entry *recv = match_rank_arrive_held(&dst->mr, &m->m);
+    if (!recv && !(r->flags & MPE_SYNC) && r->len <= MPE_LOCAL_EAGER &&
+        self->nmsgs <= MPE_LOCAL_MSGS) {
+        /* Still unexpected: buffer it so the send completes now. The receiver cannot
+         * look at m before we unlock. */
+        void *d = r->len <= sizeof m->inl ? m->inl : plat_alloc(r->len);
+        if (d) {
+            memcpy(d, r->buf, r->len);
+            m->data = d;
+            m->sreq = 0;
+            self->buffered++;
+            mpe_complete(r, 0);
+        }
+    }
+    match_rank_unlock(&dst->mr);
+    if (!recv)
+        plat_wake(dst->task); /* it may be probing or waiting for this */
+    return 0;
+}
+
+static struct mpe_rank *self_rank(void)
+{
+    struct mpe_node *n = mpe_the_node;
+    struct mpe_rank *r = n ? mpe_local(n, plat_rank()) : 0;
+    if (!r)
+        plat_fatal("MPI engine called by a task that is not a rank of this node's job");
+    if (!r->task)
+        r->task = plat_task();
+    return r;
+}
+
+/* Wait until every other node has said HELLO (the platform connects them at job start;
+ * a node that cannot be reached ends the job from mpe_net_failed()). */
+static int op_init(void)
+{
+    struct mpe_rank *self = self_rank();
+    struct mpe_node *n = self->node;
+    for (int p = 0; p < n->nodes; p++)
+        while (p != n->id && !mpe_net_hello_seen(n->conn[p]))
+            plat_block();
+    return 0;
+}
+
+static void req_init(struct mpe_req *r, int kind, void *buf, size_t len, uint32_t ctx, int src,
+                     int tag)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->buf = buf;
+    r->len = len;
+    r->m.key.comm = ctx;
+    r->m.key.src = src;
+    r->m.key.tag = tag;
+    r->src = src;
+    r->tag = tag;
+}
+
+static int op_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uint32_t ctx,
+                    int src, int tag, int flags)
+{
+    struct mpe_rank *self = self_rank();
+    struct mpe_node *n = self->node;
+    if (dst_world < 0 || dst_world >= n->size)
+        return -MPE_ERANK;
+    req_init(r, MPE_REQ_SEND, (void *)buf, len, ctx, src, tag);
+    r->flags = (uint8_t)flags;
+    r->dst_world = dst_world;
+    r->owner = self->task;
+    struct mpe_rank *dst = mpe_local(n, dst_world);
+    return dst ? local_send(self, dst, r) : mpe_net_isend(n, self, r);
+}
+
+static int op_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, int tag)
+{
+    struct mpe_rank *self = self_rank();
+    req_init(r, MPE_REQ_RECV, buf, len, ctx, src, tag);
+    r->owner = self->task;
+    match_rank_post(&self->mr, &r->m);
+    return 0;
+}
+
+static int op_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
+{
+    struct mpe_rank *self = self_rank();
+    struct match_key k = {.comm = ctx, .src = src, .tag = tag};
+    /* Only this rank takes messages out of its unexpected queue, so m stays valid. */
+    struct match_entry *e = match_rank_probe(&self->mr, &k);
+    if (!e)
+        return 0;
+    struct mpe_msg *m = container_of(e, struct mpe_msg, m);
+    st->src = m->m.key.src;
+    st->tag = m->m.key.tag;
+    st->len = m->len;
+    return 1;
+}
+
+static int op_cancel(struct mpe_req *r)
+{
+    struct mpe_rank *self = self_rank();
+    if (r->kind != MPE_REQ_RECV || !match_rank_cancel(&self->mr, &r->m))
+        return 0;
+    r->cancelled = 1;
+    mpe_complete(r, 0);
+    return 1;
+}
+
+static void op_block(void)
+{
+    plat_block();
+}
+
+static void op_stats(uint64_t out[8])
+{
+    struct mpe_rank *self = self_rank();
+    out[0] = self->local_sends;
+    out[1] = self->buffered;
+    out[2] = self->net_sends;
+    out[3] = self->rendezvous;
+    out[4] = self->mr.direct;
+    out[5] = self->mr.deferred;
+    out[6] = self->nmsgs;
+    out[7] = 0;
+}
+
+const struct mpe_ops mpe_ops = {
+    .size = sizeof(struct mpe_ops),
+    .init = op_init,
+    .isend = op_isend,
+    .irecv = op_irecv,
+    .iprobe = op_iprobe,
+    .cancel = op_cancel,
+    .block = op_block,
+    .stats = op_stats,
+};

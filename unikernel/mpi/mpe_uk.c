@@ -1,0 +1,236 @@
+/*
+ * mpe_uk.c: the MPI engine on the unikernel: mpe_plat.h on tasks, newlib's malloc and
+ * ksock, and the node-pair connections of a job (mpe_job.h).
+ *
+ * Address spaces: the NIC interrupt runs on CPU 0 with whatever page table that CPU had
+ * (another job's, in tests that make several). Engine code called from a ksock callback
+ * touches rank memory (requests, user buffers), so the callbacks switch to the job's page
+ * table for their duration and back; task-context calls already run in it.
+ */
+#include "mpi/mpe_job.h"
+#include "mpe_internal.h"
+#include "mpe_net.h"
+#include "arch/x86_64/io.h"
+#include "kernel/fmt.h"
+#include "kernel/sched.h"
+#include "pvas/pvas.h"
+#include "pvas/pvas_task.h"
+#include "uk/console.h"
+#include "uk/ksock.h"
+#include "uk/net.h"
+#include "uk/power.h"
+#include "uk/time.h"
+#include <stdarg.h>
+#include <stdlib.h>
+
+#define MPE_PORT         7101
+#define MPE_CONNECT_NS   60000000000ull /* peers boot within a minute of each other */
+#define MPE_BYE_NS       30000000000ull
+
+static uint64_t job_cr3;
+static struct ksock *listener;
+
+void *plat_task(void)
+{
+    return task_current();
+}
+
+int plat_rank(void)
+{
+    struct pvas_task *t = pvas_current();
+    return t ? t->rank : -1;
+}
+
+void plat_wake(void *task)
+{
+    if (task)
+        task_wake(task);
+}
+
+void plat_block(void)
+{
+    task_block();
+}
+
+void *plat_alloc(size_t n)
+{
+    return calloc(1, n);
+}
+
+void plat_free(void *p)
+{
+    free(p);
+}
+
+int plat_net_lock(void)
+{
+    return ksock_lock();
+}
+
+void plat_net_unlock(int token)
+{
+    ksock_unlock(token);
+}
+
+long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
+{
+    return c->transport ? ksock_send(c->transport, data, len) : 0;
+}
+
+void plat_fatal(const char *fmt, ...)
+{
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    kvformat(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    machine_stop_others();
+    kprintf("mpi: node %d: %s: ending the job\n", mpe_the_node ? mpe_the_node->id : -1, buf);
+    machine_exit(EXIT_MPI);
+}
+
+/* ksock callbacks: NIC interrupt (or a task inside ksock), lwIP lock held. */
+static uint64_t enter_job(void)
+{
+    uint64_t old = read_cr3();
+    if (old != job_cr3)
+        write_cr3(job_cr3);
+    return old;
+}
+
+static void leave_job(uint64_t old)
+{
+    if (old != job_cr3)
+        write_cr3(old);
+}
+
+static void conn_recv(struct ksock *s, void *arg, const void *data, size_t len)
+{
+    (void)s;
+    uint64_t old = enter_job();
+    mpe_net_rx(arg, data, len);
+    leave_job(old);
+}
+
+static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
+{
+    struct mpe_conn *c = arg;
+    uint64_t old = enter_job();
+    switch (ev) {
+    case KSOCK_EV_CONNECTED:
+        c->transport = s;
+        mpe_net_control(c, MPE_W_HELLO, (uint32_t)c->node->id, (uint32_t)c->node->size);
+        break;
+    case KSOCK_EV_SENT:
+        mpe_net_sent(c);
+        break;
+    case KSOCK_EV_EOF:
+        mpe_net_failed(c, "peer closed the connection");
+        break;
+    case KSOCK_EV_ERROR:
+        if (c->transport == s)
+            mpe_net_failed(c, ksock_strerror(err));
+        break;
+    }
+    leave_job(old);
+}
+
+static const struct ksock_ops conn_ops = {.recv = conn_recv, .event = conn_event};
+
+/* Accept callback (NIC interrupt): a higher-numbered node connects to us. */
+static void conn_accept(struct ksock *l, void *arg, struct ksock *s)
+{
+    (void)l;
+    struct mpe_node *n = arg;
+    const struct net_node *nn = net_node();
+    uint32_t ip = ksock_peer_ip(s);
+    for (int p = n->id + 1; p < n->nodes; p++) {
+        struct mpe_conn *c = n->conn[p];
+        if (nn->peer_ip[p] == ip && !c->transport) {
+            ksock_set_ops(s, &conn_ops, c);
+            c->transport = s;
+            mpe_net_control(c, MPE_W_HELLO, (uint32_t)n->id, (uint32_t)n->size);
+            return;
+        }
+    }
+    kprintf("mpi: node %d: refused a connection from an unknown or duplicate peer\n", n->id);
+    ksock_abort(s);
+}
+
+/* Task context: connect to every lower-numbered node, retrying while it boots. */
+static int connect_lower(struct mpe_node *n)
+{
+    const struct net_node *nn = net_node();
+    uint64_t deadline = time_ns() + MPE_CONNECT_NS;
+    for (int p = 0; p < n->id; p++) {
+        struct mpe_conn *c = n->conn[p];
+        for (;;) {
+            struct ksock *s = ksock_connect(nn->peer_ip[p], MPE_PORT, &conn_ops, c);
+            while (s && !ksock_connected(s) && !ksock_error(s))
+                halt();
+            if (s && ksock_connected(s))
+                break;
+            if (s)
+                ksock_abort(s);
+            if (time_ns() > deadline) {
+                kprintf("mpi: node %d: cannot connect to node %d\n", n->id, p);
+                return -1;
+            }
+            udelay(100000);
+        }
+    }
+    return 0;
+}
+
+/* Task context; see mpe_job.h. */
+int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, int count)
+{
+    job_cr3 = pvas_pml4(as);
+    struct mpe_node *n = mpe_node_create(node, nodes, size, first, count);
+    if (!n)
+        return -1;
+    for (int p = 0; p < nodes; p++)
+        if (p != node && !mpe_conn_create(n, p))
+            return -1;
+    mpe_the_node = n;
+    if (nodes == 1)
+        return 0;
+    if (!net_up()) {
+        kprintf("mpi: node %d: a job on %d nodes needs the network\n", node, nodes);
+        return -1;
+    }
+    listener = ksock_listen(MPE_PORT, conn_accept, n);
+    if (!listener) {
+        kprintf("mpi: node %d: cannot listen on port %d\n", node, MPE_PORT);
+        return -1;
+    }
+    return connect_lower(n);
+}
+
+/* Task context, after every local rank exited with 0: tell every peer we are done, wait
+ * for theirs, and until what we sent has been acknowledged (else our last messages could
+ * die with this VM). */
+int mpe_job_end(void)
+{
+    struct mpe_node *n = mpe_the_node;
+    if (!n || n->nodes == 1)
+        return 0;
+    n->finalizing = 1;
+    for (int p = 0; p < n->nodes; p++)
+        if (p != n->id)
+            mpe_net_control(n->conn[p], MPE_W_BYE, 0, 0);
+    uint64_t deadline = time_ns() + MPE_BYE_NS;
+    for (int p = 0; p < n->nodes; p++) {
+        struct mpe_conn *c = n->conn[p];
+        if (p == n->id)
+            continue;
+        while (!(mpe_net_bye_seen(c) && mpe_net_tx_idle(c) && ksock_flushed(c->transport))) {
+            if (time_ns() > deadline) {
+                kprintf("mpi: node %d: node %d did not finish\n", n->id, p);
+                return -1;
+            }
+            halt();
+        }
+    }
+    return 0;
+}
