@@ -4,3 +4,21 @@
 MPI_CORE_UNIT_SRCS := mpi/core/match.c mpi/core/match_rank.c mpi/core/mpe_wire.c
 UNIT_SRCS += $(MPI_CORE_UNIT_SRCS)
 UNIT_INC += -Impi/core
+
+# The MPI library applications link (ukmpicc adds it): mpi/lib/*.c built with the
+# application flags, like the application runtime.
+MPI_LIB_SRCS := $(wildcard mpi/lib/*.c)
+MPI_LIB_OBJS := $(patsubst %.c,$(B)/app/obj/%.o,$(MPI_LIB_SRCS))
+MPI_LIB := $(B)/app/libmpi.a
+MPI_LIB_INC := -Impi/include -Impi/lib -Impi/core -Iunikernel/libc/app -Iunikernel/include
+
+$(B)/app/obj/mpi/lib/%.o: mpi/lib/%.c $(wildcard mpi/lib/*.h mpi/include/*.h mpi/core/*.h) \
+                          mk/config.mk | $(NEWLIB_U_STAMP) deps
+	@mkdir -p $(@D)
+	$(CC) $(APP_CFLAGS) $(WARN) $(WERROR) $(MPI_LIB_INC) -c $< -o $@
+
+$(MPI_LIB): $(MPI_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(APP_CONF): $(MPI_LIB)
+ALL_TARGETS += $(MPI_LIB)

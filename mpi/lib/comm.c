@@ -1,0 +1,265 @@
+/*
+ * comm.c: communicators: MPI_COMM_WORLD and MPI_COMM_SELF, dup/split/create/free,
+ * compare, names and the predefined attributes.
+ *
+ * Context ids: a communicator's point-to-point traffic is matched under context id ctx,
+ * its collective traffic under ctx + 1, so neither can take the other's messages. WORLD
+ * has 0, SELF 2; a new communicator gets an id all its members agree on: the maximum of
+ * their next free ids (an allreduce over the parent), after which each member's next free
+ * id moves past it. Ids are never reused (2^31 communicator creations would wrap).
+ */
+#include "mpi_impl.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mpi_comm_s mpi_comm_world_, mpi_comm_self_;
+static int next_ctx = 4;
+static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+
+int comm_valid(MPI_Comm comm)
+{
+    return comm && comm->refs > 0;
+}
+
+static void comm_setup(MPI_Comm c, MPI_Group g, int my_world, uint32_t ctx, const char *name)
+{
+    c->group = g;
+    c->size = g->size;
+    c->rank = grp_rank_of(g, my_world);
+    c->ctx = ctx;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    c->refs = 1;
+    strncpy(c->name, name, sizeof c->name - 1);
+}
+
+/* Task context (MPI_Init). */
+int comm_init_world(int rank, int size)
+{
+    MPI_Group w = grp_new(size), s = grp_new(1);
+    if (!w || !s)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < size; i++)
+        w->world[i] = i;
+    s->world[0] = rank;
+    comm_setup(&mpi_comm_world_, w, rank, 0, "MPI_COMM_WORLD");
+    comm_setup(&mpi_comm_self_, s, rank, 2, "MPI_COMM_SELF");
+    mpi_comm_world_.predefined = mpi_comm_self_.predefined = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_rank");
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size)
+{
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_size");
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+
+/* Collective over parent: a context id every member agrees on. */
+static int agree_ctx(MPI_Comm parent, uint32_t *ctx)
+{
+    int v = next_ctx;
+    int rc = coll_allreduce_max_int(&v, parent);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *ctx = (uint32_t)v;
+    next_ctx = v + 2;
+    return MPI_SUCCESS;
+}
+
+/* A communicator of group g (taken over), or MPI_COMM_NULL if we are not in it. */
+static int comm_make(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
+{
+    int me = mpi_comm_world_.rank;
+    if (grp_rank_of(g, me) == MPI_UNDEFINED) {
+        grp_release(g);
+        *out = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm c = calloc(1, sizeof *c);
+    if (!c) {
+        grp_release(g);
+        return MPI_ERR_NO_MEM;
+    }
+    comm_setup(c, g, me, ctx, "");
+    c->errh = parent->errh; /* MPI: a new communicator inherits the parent's handler */
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    if (!mpi_ready("MPI_Comm_dup"))
+        return MPI_ERR_OTHER;
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_dup");
+    uint32_t ctx;
+    int rc = agree_ctx(comm, &ctx);
+    if (rc == MPI_SUCCESS) {
+        grp_retain(comm->group);
+        rc = comm_make(comm->group, ctx, comm, newcomm);
+    }
+    return err_raise(comm, rc, "MPI_Comm_dup");
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    (void)info;
+    return MPI_Comm_dup(comm, newcomm);
+}
+
+/* Sort helper for Comm_split: (key, parent rank) of the members of one color. */
+struct split_ent {
+    int key, rank;
+};
+
+static int split_cmp(const void *a, const void *b)
+{
+    const struct split_ent *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    if (!mpi_ready("MPI_Comm_split"))
+        return MPI_ERR_OTHER;
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_split");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_split");
+    int n = comm->size, mine[2] = {color, key};
+    int *all = malloc(sizeof(int) * 2 * (size_t)n);
+    struct split_ent *ents = malloc(sizeof *ents * (size_t)n);
+    uint32_t ctx;
+    int rc = all && ents ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = coll_allgather_ints(mine, 2, all, comm);
+    if (rc == MPI_SUCCESS)
+        rc = agree_ctx(comm, &ctx); /* one id for every color: the groups are disjoint */
+    if (rc == MPI_SUCCESS && color == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+    } else if (rc == MPI_SUCCESS) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (all[2 * i] == color)
+                ents[m++] = (struct split_ent){all[2 * i + 1], i};
+        qsort(ents, (size_t)m, sizeof *ents, split_cmp);
+        MPI_Group g = grp_new(m);
+        if (!g) {
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            for (int i = 0; i < m; i++)
+                g->world[i] = comm->group->world[ents[i].rank];
+            rc = comm_make(g, ctx, comm, newcomm);
+        }
+    }
+    free(all);
+    free(ents);
+    return err_raise(comm, rc, "MPI_Comm_split");
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    if (!mpi_ready("MPI_Comm_create"))
+        return MPI_ERR_OTHER;
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_create");
+    if (!group)
+        return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+    for (int i = 0; i < group->size; i++)
+        if (grp_rank_of(comm->group, group->world[i]) == MPI_UNDEFINED)
+            return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+    uint32_t ctx;
+    int rc = agree_ctx(comm, &ctx);
+    if (rc == MPI_SUCCESS) {
+        grp_retain(group);
+        rc = comm_make(group, ctx, comm, newcomm);
+    }
+    return err_raise(comm, rc, "MPI_Comm_create");
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    if (!comm || !comm_valid(*comm) || (*comm)->predefined)
+        return err_raise(comm ? *comm : 0, MPI_ERR_COMM, "MPI_Comm_free");
+    MPI_Comm c = *comm;
+    if (--c->refs == 0) {
+        grp_release(c->group);
+        free(c);
+    }
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_group");
+    grp_retain(comm->group);
+    *group = comm->group;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    if (!comm_valid(comm1) || !comm_valid(comm2))
+        return err_raise(comm_valid(comm1) ? comm2 : comm1, MPI_ERR_COMM, "MPI_Comm_compare");
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int g;
+    MPI_Group_compare(comm1->group, comm2->group, &g);
+    *result = g == MPI_IDENT ? MPI_CONGRUENT : g == MPI_SIMILAR ? MPI_SIMILAR : MPI_UNEQUAL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_set_name");
+    strncpy(comm->name, name, sizeof comm->name - 1);
+    comm->name[sizeof comm->name - 1] = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_get_name");
+    strcpy(name, comm->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+/* Only the predefined attributes; user keyvals are not implemented (unimpl.c). */
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_get_attr");
+    int *p = keyval == MPI_TAG_UB            ? &tag_ub
+             : keyval == MPI_HOST            ? &host
+             : keyval == MPI_IO              ? &io
+             : keyval == MPI_WTIME_IS_GLOBAL ? &wtime_global
+                                             : 0;
+    *flag = p != 0;
+    if (p)
+        *(int **)value = p;
+    return MPI_SUCCESS;
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
+{
+    return MPI_Comm_get_attr(comm, keyval, value, flag);
+}

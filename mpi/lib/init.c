@@ -1,0 +1,148 @@
+/*
+ * init.c: MPI_Init and friends, the environment queries, and the link to the node's
+ * engine (the kernel's ABI table: uk_abi->mpi).
+ */
+#include "mpi_impl.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ukapp.h>
+
+const struct mpe_ops *mpi_engine;
+static int initialized, finalized;
+
+/* Task context: every MPI function but the few MPI allows earlier calls this first. */
+int mpi_ready(const char *fn)
+{
+    if (initialized && !finalized)
+        return 1;
+    fprintf(stderr, "MPI error in %s: called %s MPI_Init\n", fn,
+            finalized ? "after MPI_Finalize, not before" : "before");
+    mpi_abort_hook(1);
+    return 0;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    int provided;
+    return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+/* A rank is one task with one thread: every level up to SERIALIZED holds trivially. The
+ * engine is not reentrant per rank, so MULTIPLE is not offered. */
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc;
+    (void)argv;
+    if (initialized) {
+        fprintf(stderr, "MPI error in MPI_Init: called twice\n");
+        mpi_abort_hook(1);
+    }
+    if (uk_abi->version < 2 || !uk_abi->mpi || uk_abi->mpi->size < sizeof(struct mpe_ops)) {
+        fprintf(stderr, "MPI_Init: this kernel has no MPI engine (ABI %u)\n", uk_abi->version);
+        uk_abi->exit(1);
+    }
+    mpi_engine = uk_abi->mpi;
+    if (mpi_engine->init() != 0) {
+        fprintf(stderr, "MPI_Init: a node of the job cannot be reached\n");
+        uk_abi->exit(1);
+    }
+    if (comm_init_world(uk_rank(), uk_size()) != MPI_SUCCESS) {
+        fprintf(stderr, "MPI_Init: out of memory\n");
+        uk_abi->exit(1);
+    }
+    initialized = 1;
+    if (provided)
+        *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    return MPI_SUCCESS;
+}
+
+/* Every rank's messages are delivered before anyone leaves: the barrier makes sure each
+ * rank got here, so every message it was sent has been matched (MPI requires programs to
+ * complete their communication before MPI_Finalize). */
+int MPI_Finalize(void)
+{
+    if (!mpi_ready("MPI_Finalize"))
+        return MPI_ERR_OTHER;
+    req_finalize();
+    int rc = MPI_Barrier(MPI_COMM_WORLD);
+    fflush(stdout);
+    fflush(stderr);
+    finalized = 1;
+    return rc;
+}
+
+int MPI_Initialized(int *flag)
+{
+    *flag = initialized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag)
+{
+    *flag = finalized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int *provided)
+{
+    *provided = MPI_THREAD_SERIALIZED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int *flag)
+{
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* Ends this rank with `code`; the kernel ends the node's job on a non-zero exit and the
+ * other nodes see their connections to this one fail, so the whole job stops. */
+void mpi_abort_hook(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    uk_abi->exit(code ? code : 1);
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    (void)comm;
+    fprintf(stderr, "MPI_Abort: rank %d aborts the job with code %d\n", uk_rank(), errorcode);
+    mpi_abort_hook(errorcode & 0xff);
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void)
+{
+    return (double)uk_abi->time_ns() * 1e-9;
+}
+
+double MPI_Wtick(void)
+{
+    return 1e-9;
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen)
+{
+    const char *node = getenv("UK_NODE");
+    int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "uk-node%s", node ? node : "0");
+    *resultlen = n < MPI_MAX_PROCESSOR_NAME ? n : MPI_MAX_PROCESSOR_NAME - 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen)
+{
+    const char *v = "ukmpi 0.1 (unikernel: PVAS intra-node, lwIP TCP inter-node)";
+    strncpy(version, v, MPI_MAX_LIBRARY_VERSION_STRING - 1);
+    version[MPI_MAX_LIBRARY_VERSION_STRING - 1] = 0;
+    *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}

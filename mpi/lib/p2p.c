@@ -1,0 +1,317 @@
+/*
+ * p2p.c: point-to-point communication on top of the node's engine.
+ *
+ * The engine moves bytes: a contiguous datatype is handed over in place (zero copies
+ * besides the engine's one), a non-contiguous one is packed into a temporary buffer first
+ * (sends) or received into one and unpacked when the request completes (receives).
+ */
+#include "mpi_impl.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int check_comm_dt(MPI_Comm comm, int count, MPI_Datatype dt)
+{
+    if (!comm_valid(comm))
+        return MPI_ERR_COMM;
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    return dt_check(dt);
+}
+
+static int engine_err(int e)
+{
+    switch (e) {
+    case 0:
+        return MPI_SUCCESS;
+    case MPE_ETRUNCATE:
+        return MPI_ERR_TRUNCATE;
+    case MPE_ERANK:
+        return MPI_ERR_RANK;
+    case MPE_ENOMEM:
+        return MPI_ERR_NO_MEM;
+    default:
+        return MPI_ERR_OTHER;
+    }
+}
+
+/* Task context: start send r (fresh, or an inactive persistent one). */
+static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt, int dest,
+                      int tag, MPI_Comm comm, int ctxoff, int flags)
+{
+    int rc = check_comm_dt(comm, count, dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size))
+        return MPI_ERR_RANK;
+    if (tag < 0)
+        return MPI_ERR_TAG;
+    r->comm = comm;
+    r->kind = REQ_SEND;
+    r->e.done = 0;
+    if (dest == MPI_PROC_NULL) {
+        r->kind = REQ_NULL_PROC;
+        r->e.done = 1;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * dt_size(dt);
+    const void *data = (const char *)buf + dt_lb(dt);
+    if (bytes && !dt_contig(dt)) {
+        r->tmp = malloc(bytes);
+        if (!r->tmp)
+            return MPI_ERR_NO_MEM;
+        dt_pack(buf, count, dt, r->tmp);
+        data = r->tmp;
+    }
+    rc = mpi_engine->isend(&r->e, data, bytes, comm->group->world[dest], comm->ctx + ctxoff,
+                           comm->rank, tag, flags);
+    return rc ? engine_err(-rc) : MPI_SUCCESS;
+}
+
+/* Task context: start receive r (fresh, or an inactive persistent one). */
+static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                      MPI_Comm comm, int ctxoff)
+{
+    int rc = check_comm_dt(comm, count, dt);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
+        return MPI_ERR_RANK;
+    if (tag < 0 && tag != MPI_ANY_TAG)
+        return MPI_ERR_TAG;
+    r->comm = comm;
+    r->kind = REQ_RECV;
+    r->e.done = 0;
+    if (src == MPI_PROC_NULL) {
+        r->kind = REQ_NULL_PROC;
+        r->e.done = 1;
+        return MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * dt_size(dt);
+    void *data = (char *)buf + dt_lb(dt);
+    if (bytes && !dt_contig(dt)) {
+        r->tmp = malloc(bytes);
+        if (!r->tmp)
+            return MPI_ERR_NO_MEM;
+        r->ubuf = buf;
+        r->ucount = count;
+        r->dt = dt;
+        data = r->tmp;
+    }
+    rc = mpi_engine->irecv(&r->e, data, bytes, comm->ctx + ctxoff, src, tag);
+    return rc ? engine_err(-rc) : MPI_SUCCESS;
+}
+
+/* Task context; see mpi_impl.h. On error nothing is left allocated. */
+int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              int ctxoff, int flags, MPI_Request *req)
+{
+    MPI_Request r = req_alloc();
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    int rc = start_send(r, buf, count, dt, dest, tag, comm, ctxoff, flags);
+    if (rc != MPI_SUCCESS)
+        req_discard(r);
+    else
+        *req = r;
+    return rc;
+}
+
+int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              int ctxoff, MPI_Request *req)
+{
+    MPI_Request r = req_alloc();
+    if (!r)
+        return MPI_ERR_NO_MEM;
+    int rc = start_recv(r, buf, count, dt, src, tag, comm, ctxoff);
+    if (rc != MPI_SUCCESS)
+        req_discard(r);
+    else
+        *req = r;
+    return rc;
+}
+
+/* Task context: (re)start persistent request r with its saved arguments. */
+int p2p_start(MPI_Request r)
+{
+    if (r->pkind == REQ_SEND)
+        return start_send(r, r->pbuf, r->pcount, r->pdt, r->peer, r->ptag, r->comm, 0,
+                          r->pflags);
+    return start_recv(r, (void *)r->pbuf, r->pcount, r->pdt, r->peer, r->ptag, r->comm, 0);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Isend"))
+        return MPI_ERR_OTHER;
+    return err_raise(comm, p2p_isend(buf, count, dt, dest, tag, comm, 0, 0, req), "MPI_Isend");
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Issend"))
+        return MPI_ERR_OTHER;
+    return err_raise(comm, p2p_isend(buf, count, dt, dest, tag, comm, 0, MPE_SYNC, req),
+                     "MPI_Issend");
+}
+
+/* Ready mode only promises that the receive is posted; a standard send does the right
+ * thing in that case, so it is one. */
+int MPI_Irsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+               MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Irsend"))
+        return MPI_ERR_OTHER;
+    return err_raise(comm, p2p_isend(buf, count, dt, dest, tag, comm, 0, 0, req), "MPI_Irsend");
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+              MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Irecv"))
+        return MPI_ERR_OTHER;
+    return err_raise(comm, p2p_irecv(buf, count, dt, src, tag, comm, 0, req), "MPI_Irecv");
+}
+
+static int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                     MPI_Comm comm, int flags, const char *fn)
+{
+    if (!mpi_ready(fn))
+        return MPI_ERR_OTHER;
+    MPI_Request r;
+    int rc = p2p_isend(buf, count, dt, dest, tag, comm, 0, flags, &r);
+    if (rc == MPI_SUCCESS)
+        rc = req_wait(&r, MPI_STATUS_IGNORE);
+    return err_raise(comm, rc, fn);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_wait(buf, count, dt, dest, tag, comm, 0, "MPI_Send");
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_wait(buf, count, dt, dest, tag, comm, MPE_SYNC, "MPI_Ssend");
+}
+
+int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return send_wait(buf, count, dt, dest, tag, comm, 0, "MPI_Rsend");
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+             MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Recv"))
+        return MPI_ERR_OTHER;
+    MPI_Request r;
+    int rc = p2p_irecv(buf, count, dt, src, tag, comm, 0, &r);
+    if (rc == MPI_SUCCESS)
+        rc = req_wait(&r, st);
+    return err_raise(comm, rc, "MPI_Recv");
+}
+
+int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype sdt, int dest, int stag, void *rbuf,
+                 int rcount, MPI_Datatype rdt, int src, int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Sendrecv"))
+        return MPI_ERR_OTHER;
+    MPI_Request rr, sr;
+    int rc = p2p_irecv(rbuf, rcount, rdt, src, rtag, comm, 0, &rr);
+    if (rc != MPI_SUCCESS)
+        return err_raise(comm, rc, "MPI_Sendrecv");
+    rc = p2p_isend(sbuf, scount, sdt, dest, stag, comm, 0, 0, &sr);
+    int rc2 = rc == MPI_SUCCESS ? req_wait(&sr, MPI_STATUS_IGNORE) : rc;
+    rc = req_wait(&rr, st);
+    return err_raise(comm, rc2 != MPI_SUCCESS ? rc2 : rc, "MPI_Sendrecv");
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int stag, int src,
+                         int rtag, MPI_Comm comm, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Sendrecv_replace"))
+        return MPI_ERR_OTHER;
+    int rc = check_comm_dt(comm, count, dt);
+    if (rc != MPI_SUCCESS)
+        return err_raise(comm, rc, "MPI_Sendrecv_replace");
+    /* Send from a packed copy, receive into the buffer itself. */
+    size_t bytes = (size_t)count * dt_size(dt);
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return err_raise(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
+    dt_pack(buf, count, dt, copy);
+    rc = MPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, stag, buf, count, dt, src, rtag, comm,
+                      st);
+    free(copy);
+    return rc;
+}
+
+static int probe_status(int src, int tag, MPI_Comm comm, MPI_Status *st, int *flag)
+{
+    struct mpe_status s;
+    *flag = mpi_engine->iprobe(comm->ctx, src, tag, &s);
+    if (*flag && st) {
+        st->MPI_SOURCE = s.src;
+        st->MPI_TAG = s.tag;
+        st->MPI_ERROR = MPI_SUCCESS;
+        st->mpi_cancelled_ = 0;
+        st->mpi_count_ = s.len;
+    }
+    return MPI_SUCCESS;
+}
+
+static int probe_check(int src, int tag, MPI_Comm comm)
+{
+    if (!comm_valid(comm))
+        return MPI_ERR_COMM;
+    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
+        return MPI_ERR_RANK;
+    if (tag < 0 && tag != MPI_ANY_TAG)
+        return MPI_ERR_TAG;
+    return MPI_SUCCESS;
+}
+
+static void null_status(MPI_Status *st)
+{
+    if (st) {
+        st->MPI_SOURCE = MPI_PROC_NULL;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->MPI_ERROR = MPI_SUCCESS;
+        st->mpi_cancelled_ = 0;
+        st->mpi_count_ = 0;
+    }
+}
+
+int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Iprobe"))
+        return MPI_ERR_OTHER;
+    int rc = probe_check(src, tag, comm);
+    if (rc != MPI_SUCCESS)
+        return err_raise(comm, rc, "MPI_Iprobe");
+    if (src == MPI_PROC_NULL) {
+        *flag = 1;
+        null_status(st);
+        return MPI_SUCCESS;
+    }
+    return probe_status(src, tag, comm, st, flag);
+}
+
+/* Sleeps between looks: every arrival for this rank wakes it (mpe_ops.block). */
+int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Probe"))
+        return MPI_ERR_OTHER;
+    int rc = probe_check(src, tag, comm), flag = 0;
+    if (rc != MPI_SUCCESS)
+        return err_raise(comm, rc, "MPI_Probe");
+    if (src == MPI_PROC_NULL) {
+        null_status(st);
+        return MPI_SUCCESS;
+    }
+    while (probe_status(src, tag, comm, st, &flag) == MPI_SUCCESS && !flag)
+        mpi_engine->block();
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,413 @@
+/*
+ * req.c: requests: completion (wait and test in all their forms), cancel, free,
+ * persistent requests.
+ *
+ * Waiting never spins: a rank that finds nothing complete sleeps in the engine's block()
+ * (its CPU halts) until the engine completes one of its requests or a message arrives for
+ * it, then looks again. MPI_Test* only look.
+ */
+#include "mpi_impl.h"
+#include <stdlib.h>
+#include <string.h>
+
+static MPI_Request free_reqs; /* recycled request objects */
+static MPI_Request detached;  /* freed by the program while still active */
+
+/* Task context. */
+MPI_Request req_alloc(void)
+{
+    MPI_Request r = free_reqs;
+    if (r)
+        free_reqs = r->next;
+    else
+        r = malloc(sizeof *r);
+    if (r)
+        memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void req_release(MPI_Request r)
+{
+    r->next = free_reqs;
+    free_reqs = r;
+}
+
+void req_discard(MPI_Request r)
+{
+    free(r->tmp);
+    req_release(r);
+}
+
+static int done(MPI_Request r)
+{
+    return __atomic_load_n(&r->e.done, __ATOMIC_ACQUIRE) != 0;
+}
+
+static int engine_class(int e)
+{
+    return e == 0 ? MPI_SUCCESS : e == MPE_ETRUNCATE ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER;
+}
+
+/* A request completed: unpack, fill the status, and release it (or, for a persistent
+ * one, make it inactive). Returns the request's MPI error class. */
+static int finish(MPI_Request *rp, MPI_Status *st)
+{
+    MPI_Request r = *rp;
+    int rc = engine_class(r->e.err);
+    if (r->kind == REQ_RECV && r->tmp) {
+        dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
+    }
+    if (r->tmp) {
+        free(r->tmp);
+        r->tmp = 0;
+    }
+    if (r->bsend)
+        bsend_release(r->bsend);
+    r->bsend = 0;
+    if (st) {
+        if (r->kind == REQ_NULL_PROC) {
+            st->MPI_SOURCE = MPI_PROC_NULL;
+            st->MPI_TAG = MPI_ANY_TAG;
+            st->mpi_count_ = 0;
+        } else if (r->kind == REQ_RECV) {
+            st->MPI_SOURCE = r->e.src;
+            st->MPI_TAG = r->e.tag;
+            st->mpi_count_ = r->e.count;
+        }
+        st->mpi_cancelled_ = r->e.cancelled;
+        st->MPI_ERROR = rc;
+    }
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        req_release(r);
+        *rp = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+/* An inactive (or null) request counts as complete with an empty status. */
+static int inactive(MPI_Request r)
+{
+    return !r || (r->persistent && !r->active);
+}
+
+static void empty_status(MPI_Status *st)
+{
+    if (st) {
+        st->MPI_SOURCE = MPI_ANY_SOURCE;
+        st->MPI_TAG = MPI_ANY_TAG;
+        st->MPI_ERROR = MPI_SUCCESS;
+        st->mpi_cancelled_ = 0;
+        st->mpi_count_ = 0;
+    }
+}
+
+/* Reclaim detached requests that have completed since. */
+static void reap(void)
+{
+    MPI_Request *pp = &detached;
+    while (*pp) {
+        MPI_Request r = *pp;
+        if (done(r)) {
+            *pp = r->next;
+            MPI_Request t = r;
+            t->persistent = 0;
+            finish(&t, MPI_STATUS_IGNORE);
+        } else {
+            pp = &r->next;
+        }
+    }
+}
+
+/* Task context; see mpi_impl.h. */
+int req_wait(MPI_Request *rp, MPI_Status *st)
+{
+    if (inactive(*rp)) {
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    while (!done(*rp))
+        mpi_engine->block();
+    return finish(rp, st);
+}
+
+int req_waitall(int n, MPI_Request *reqs)
+{
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        int e = req_wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (e != MPI_SUCCESS)
+            rc = e;
+    }
+    return rc;
+}
+
+void req_finalize(void)
+{
+    while (detached) {
+        reap();
+        if (detached)
+            mpi_engine->block();
+    }
+}
+
+static MPI_Comm req_comm(MPI_Request r)
+{
+    return r ? r->comm : MPI_COMM_WORLD;
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Wait"))
+        return MPI_ERR_OTHER;
+    MPI_Comm c = req_comm(*req);
+    return err_raise(c, req_wait(req, st), "MPI_Wait");
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Test"))
+        return MPI_ERR_OTHER;
+    MPI_Comm c = req_comm(*req);
+    if (inactive(*req)) {
+        *flag = 1;
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    *flag = done(*req);
+    return *flag ? err_raise(c, finish(req, st), "MPI_Test") : MPI_SUCCESS;
+}
+
+/* Multiple completion: errors go to each status and the call returns MPI_ERR_IN_STATUS. */
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    if (!mpi_ready("MPI_Waitall"))
+        return MPI_ERR_OTHER;
+    int err = 0;
+    MPI_Comm c = MPI_COMM_WORLD;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i])
+            c = reqs[i]->comm;
+        MPI_Status tmp, *st = sts ? &sts[i] : &tmp;
+        if (req_wait(&reqs[i], st) != MPI_SUCCESS)
+            err = 1;
+    }
+    return err ? err_raise(c, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    if (!mpi_ready("MPI_Testall"))
+        return MPI_ERR_OTHER;
+    for (int i = 0; i < n; i++)
+        if (!inactive(reqs[i]) && !done(reqs[i])) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    *flag = 1;
+    return MPI_Waitall(n, reqs, sts);
+}
+
+/* Index of a completed active request, MPI_UNDEFINED if none is active, or -1. */
+static int find_done(int n, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < n; i++) {
+        if (inactive(reqs[i]))
+            continue;
+        active = 1;
+        if (done(reqs[i]))
+            return i;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Waitany"))
+        return MPI_ERR_OTHER;
+    int i;
+    while ((i = find_done(n, reqs)) == -1)
+        mpi_engine->block();
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm c = reqs[i]->comm;
+    return err_raise(c, finish(&reqs[i], st), "MPI_Waitany");
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st)
+{
+    if (!mpi_ready("MPI_Testany"))
+        return MPI_ERR_OTHER;
+    int i = find_done(n, reqs);
+    *flag = i != -1;
+    *index = i == -1 ? MPI_UNDEFINED : i;
+    if (i < 0) {
+        if (i == MPI_UNDEFINED)
+            empty_status(st);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm c = reqs[i]->comm;
+    return err_raise(c, finish(&reqs[i], st), "MPI_Testany");
+}
+
+/* Completes every request that is done now; *outcount 0 if none, MPI_UNDEFINED if no
+ * request is active. */
+static int some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    int k = 0, active = 0, err = 0;
+    MPI_Comm c = MPI_COMM_WORLD;
+    for (int i = 0; i < n; i++) {
+        if (inactive(reqs[i]))
+            continue;
+        active = 1;
+        if (!done(reqs[i]))
+            continue;
+        c = reqs[i]->comm;
+        MPI_Status tmp, *st = sts ? &sts[k] : &tmp;
+        if (finish(&reqs[i], st) != MPI_SUCCESS)
+            err = 1;
+        idx[k++] = i;
+    }
+    *outcount = active ? k : MPI_UNDEFINED;
+    return err ? err_raise(c, MPI_ERR_IN_STATUS, "MPI_Waitsome") : MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    if (!mpi_ready("MPI_Waitsome"))
+        return MPI_ERR_OTHER;
+    int i;
+    while ((i = find_done(n, reqs)) == -1)
+        mpi_engine->block();
+    return some(n, reqs, outcount, idx, sts);
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[])
+{
+    if (!mpi_ready("MPI_Testsome"))
+        return MPI_ERR_OTHER;
+    return some(n, reqs, outcount, idx, sts);
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
+{
+    if (inactive(req)) {
+        *flag = 1;
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    *flag = done(req);
+    if (*flag && st) {
+        st->MPI_SOURCE = req->kind == REQ_RECV ? req->e.src : MPI_ANY_SOURCE;
+        st->MPI_TAG = req->kind == REQ_RECV ? req->e.tag : MPI_ANY_TAG;
+        st->MPI_ERROR = engine_class(req->e.err);
+        st->mpi_cancelled_ = req->e.cancelled;
+        st->mpi_count_ = req->kind == REQ_RECV ? req->e.count : 0;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Receives still posted are cancelled; sends are not (MPI lets cancel fail, and a send
+ * already on its way to another node cannot be taken back): the send completes normally
+ * and MPI_Test_cancelled reports false. */
+int MPI_Cancel(MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Cancel"))
+        return MPI_ERR_OTHER;
+    MPI_Request r = *req;
+    if (!r)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel");
+    if (r->kind == REQ_RECV && !done(r))
+        mpi_engine->cancel(&r->e);
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_free(MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Request_free"))
+        return MPI_ERR_OTHER;
+    MPI_Request r = *req;
+    if (!r)
+        return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free");
+    *req = MPI_REQUEST_NULL;
+    if (inactive(r) || done(r)) {
+        r->persistent = 0;
+        finish(&r, MPI_STATUS_IGNORE);
+    } else {
+        r->next = detached; /* the engine still writes it: keep it until it is done */
+        detached = r;
+    }
+    reap();
+    return MPI_SUCCESS;
+}
+
+/* Persistent requests: the arguments are kept and each MPI_Start issues them again. */
+static int persist(const void *buf, int count, MPI_Datatype dt, int peer, int tag, MPI_Comm comm,
+                   int kind, int flags, MPI_Request *req, const char *fn)
+{
+    if (!mpi_ready(fn))
+        return MPI_ERR_OTHER;
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, fn);
+    MPI_Request r = req_alloc();
+    if (!r)
+        return err_raise(comm, MPI_ERR_NO_MEM, fn);
+    r->persistent = 1;
+    r->kind = r->pkind = kind;
+    r->comm = comm;
+    r->pbuf = buf;
+    r->pcount = count;
+    r->pdt = dt;
+    r->peer = peer;
+    r->ptag = tag;
+    r->pflags = flags;
+    *req = r;
+    return MPI_SUCCESS;
+}
+
+int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return persist(buf, count, dt, dest, tag, comm, REQ_SEND, 0, req, "MPI_Send_init");
+}
+
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *req)
+{
+    return persist(buf, count, dt, dest, tag, comm, REQ_SEND, MPE_SYNC, req, "MPI_Ssend_init");
+}
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    return persist(buf, count, dt, src, tag, comm, REQ_RECV, 0, req, "MPI_Recv_init");
+}
+
+int MPI_Start(MPI_Request *req)
+{
+    if (!mpi_ready("MPI_Start"))
+        return MPI_ERR_OTHER;
+    MPI_Request p = *req;
+    if (!p || !p->persistent || p->active)
+        return err_raise(p ? p->comm : 0, MPI_ERR_REQUEST, "MPI_Start");
+    int rc = p2p_start(p);
+    if (rc != MPI_SUCCESS)
+        return err_raise(p->comm, rc, "MPI_Start");
+    p->active = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Startall(int n, MPI_Request reqs[])
+{
+    for (int i = 0; i < n; i++) {
+        int rc = MPI_Start(&reqs[i]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
