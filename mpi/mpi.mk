@@ -22,3 +22,10 @@ $(MPI_LIB): $(MPI_LIB_OBJS)
 
 $(APP_CONF): $(MPI_LIB)
 ALL_TARGETS += $(MPI_LIB)
+
+# Example programs (plain MPI); `make run` starts the demo.
+MPI_EXAMPLES := $(patsubst mpi/examples/%.c,$(B)/apps/%,$(wildcard mpi/examples/*.c))
+$(B)/apps/%: mpi/examples/%.c $(APP_CONF) mpi/bin/ukmpicc
+	@mkdir -p $(@D)
+	mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) $< -o $@
+ALL_TARGETS += $(MPI_EXAMPLES)
