@@ -20,7 +20,7 @@
 # mpirun. Logs: build/mpi-ref/*.log, build/mpi-uk/*.log.
 # Closing line: "mpi: N passed, N failed"; exits non-zero if any test failed.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 B=${B:-build}
 do_ref=1 do_uk=1 filter=
 while [ $# -gt 0 ]; do
@@ -62,6 +62,7 @@ done
 [ ${#progs[@]} -gt 0 ] || { echo "mpi: no program matches '$filter'"; echo "mpi: 0 passed, 1 failed"; exit 1; }
 
 # --- reference: Debian's Open MPI ------------------------------------------------------
+# shellcheck disable=SC2054 # the commas are in MCA values
 mpirun_flags=(--oversubscribe --bind-to none --mca btl self,vader
     --mca btl_vader_single_copy_mechanism none)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
