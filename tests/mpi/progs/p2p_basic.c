@@ -412,9 +412,11 @@ static void check_rsend(void)
  * anyone receives, which with plain sends could deadlock. Detach returns the buffer. */
 static void check_bsend(void)
 {
-    int size = 0;
-    for (int i = 0; i < 10; i++)
-        size += (i == 9 ? 16384 : i) * (int)sizeof(int) + MPI_BSEND_OVERHEAD;
+    int size = 0, ps;
+    for (int i = 0; i < 10; i++) { /* what the standard says a buffered message may take */
+        MPI_Pack_size(i == 9 ? 16384 : i, MPI_INT, MPI_COMM_WORLD, &ps);
+        size += ps + MPI_BSEND_OVERHEAD;
+    }
     char *b = malloc(size), *got = NULL;
     int gotsize = 0;
     MPI_Buffer_attach(b, size);
