@@ -39,6 +39,10 @@ configs=${MPI_UK_CONFIGS:-1x4 2x2 4x2}
 uk_timeout=${MPI_UK_TIMEOUT:-90}
 ref_timeout=${MPI_REF_TIMEOUT:-120}
 ref=$B/mpi-ref uk=$B/mpi-uk
+# ukmpicc and ukrun use the same build directory (B=build/check etc.) as the suite.
+babs=$(mkdir -p "$B" && cd "$B" && pwd)
+export UKMPI_BUILD=${UKMPI_BUILD:-$babs} UKRUN_KERNEL=${UKRUN_KERNEL:-$babs/uk/ukernel.elf}
+export UKHUB=${UKHUB:-$babs/net/ukhub}
 mkdir -p "$ref/bin" "$uk/bin"
 pass=0 fail=0
 
