@@ -26,6 +26,7 @@ include mk/config.mk
 -include tests/uk/uk.mk
 -include net/impi.mk
 -include mpi/mpi.mk
+-include tests/mpi/mpi.mk
 -include tests/bench/bench.mk
 -include net/net.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.

@@ -1,0 +1,544 @@
+/*
+ * colls_reduce.c: MPI conformance of the reducing blocking collectives: Reduce (every
+ * root), Allreduce, Reduce_scatter, Reduce_scatter_block, Scan, Exscan, with counts 0 ..
+ * 100000 and MPI_IN_PLACE; the predefined reductions on several C types, MAXLOC/MINLOC with
+ * ties, user-defined commutative and non-commutative (2x2 matrix product) reductions. First
+ * on MPI_COMM_WORLD, then on a communicator of all ranks but the last. Expected values are
+ * computed locally. Only rank 0 prints: one line per check, then
+ * "# conformance colls_reduce: N checks, M failed".
+ * Runs on any number of ranks >= 2; the output depends on nothing but that number.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- check harness (the same in every program of tests/mpi/progs/) ------------------- */
+#define TAG_REPORT 32000 /* used by no check */
+static int me, np;       /* rank and size in MPI_COMM_WORLD */
+static int nchecks, nfailed;
+static int bad;       /* failures of the current check on this rank */
+static char why[160]; /* the first one's description */
+
+/* Any rank, inside a check: records a failure (the first reason is kept). */
+static void fail(const char *fmt, ...)
+{
+    if (bad++)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+}
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        if (!(cond))                                                                               \
+            fail(__VA_ARGS__);                                                                     \
+    } while (0)
+
+/* Every rank, at the end of each check: sends its verdict to rank 0 with plain MPI_Send
+ * (no collective: a broken collective must not hide or fake a result); rank 0 prints one
+ * line and then releases the others. So no rank starts a check before all finished the
+ * previous one, and only rank 0 can receive a verdict early: rank 0 never posts an
+ * MPI_ANY_TAG receive or probe in a check (it could take a verdict). */
+static void report(const char *name)
+{
+    struct {
+        int bad;
+        char why[sizeof why];
+    } v;
+    nchecks++;
+    if (me == 0) {
+        int nbad = bad ? 1 : 0, first = bad ? 0 : -1;
+        char fwhy[sizeof why];
+        memcpy(fwhy, why, sizeof why);
+        for (int r = 1; r < np; r++) {
+            MPI_Recv(&v, sizeof v, MPI_BYTE, r, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (v.bad) {
+                if (first < 0) {
+                    first = r;
+                    memcpy(fwhy, v.why, sizeof why);
+                    fwhy[sizeof fwhy - 1] = 0;
+                }
+                nbad++;
+            }
+        }
+        if (nbad) {
+            nfailed++;
+            printf("not ok %d - %s (rank %d: %s; %d of %d ranks failed)\n", nchecks, name, first,
+                   fwhy, nbad, np);
+        } else {
+            printf("ok %d - %s\n", nchecks, name);
+        }
+        fflush(stdout);
+        for (int r = 1; r < np; r++)
+            MPI_Send(&nfailed, 1, MPI_INT, r, TAG_REPORT, MPI_COMM_WORLD);
+    } else {
+        v.bad = bad;
+        memcpy(v.why, why, sizeof why);
+        MPI_Send(&v, sizeof v, MPI_BYTE, 0, TAG_REPORT, MPI_COMM_WORLD);
+        MPI_Recv(&nfailed, 1, MPI_INT, 0, TAG_REPORT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    bad = 0;
+    why[0] = 0;
+}
+
+/* main's start: MPI_Init and the size check (at least 2 ranks). */
+static int start(int *argc, char ***argv, const char *prog)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (np < 2) {
+        if (me == 0)
+            printf("# conformance %s: needs at least 2 ranks\n", prog);
+        MPI_Finalize();
+        return 0;
+    }
+    return 1;
+}
+
+/* main's end: the closing line; the exit code is nonzero on every rank if a check failed. */
+static int finish(const char *prog)
+{
+    if (me == 0) {
+        printf("# conformance %s: %d checks, %d failed\n", prog, nchecks, nfailed);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return nfailed != 0;
+}
+/* --- end of the harness ----------------------------------------------------------------- */
+
+static MPI_Comm C;     /* the communicator under test (MPI_COMM_NULL: not a member) */
+static int R, S;       /* rank and size in C */
+static const char *CN; /* its name in the check lines */
+#define SENT (-777777) /* receive buffers are filled with it: must stay where no data goes */
+#define BIGN 100000
+
+/* Contribution j of rank r to a collective with `salt` (negative values included). */
+static int v(int r, int j, int salt)
+{
+    return (r * 7919 + j * 31 + salt * 101) % 65536 - 1000;
+}
+static int *ints(size_t n)
+{
+    int *p = malloc((n + 1) * sizeof(int));
+    for (size_t i = 0; i <= n; i++)
+        p[i] = SENT;
+    return p;
+}
+static void rep(const char *what)
+{
+    char name[200];
+    snprintf(name, sizeof name, "%s [%s]", what, CN);
+    report(name);
+}
+/* The counts tried: 0, 1, 7, 1000 with every root; BIGN with the first and last root. */
+static const int counts[5] = {0, 1, 7, 1000, BIGN};
+#define FOR_COUNTS_ROOTS(n, root)                                                                  \
+    for (int k_ = 0, n = 0; k_ < 5; k_++)                                                          \
+        for (int root = 0; root < S && (n = counts[k_], 1); root++)                                \
+            if (k_ < 4 || root == 0 || root == S - 1)
+/* Reduce (every root) and Allreduce with MPI_SUM on ints, from separate buffers and with
+ * MPI_IN_PLACE. */
+static void check_reduce(int all)
+{
+    int *in = ints(BIGN), *out = ints(BIGN);
+    for (int ip = 0; C != MPI_COMM_NULL && ip < 2; ip++)
+        FOR_COUNTS_ROOTS(n, root)
+        {
+            if (all && root > 0)
+                break;
+            for (int j = 0; j <= n; j++)
+                in[j] = j < n ? v(R, j, 2) : SENT, out[j] = ip ? in[j] : SENT;
+            void *sb = ip && (all || R == root) ? MPI_IN_PLACE : in;
+            if (all)
+                MPI_Allreduce(sb, out, n, MPI_INT, MPI_SUM, C);
+            else
+                MPI_Reduce(sb, out, n, MPI_INT, MPI_SUM, root, C);
+            if (!all && R != root)
+                continue;
+            for (int j = 0; j < n; j++) {
+                int want = 0;
+                for (int r = 0; r < S; r++)
+                    want += v(r, j, 2);
+                if (out[j] != want) {
+                    fail("%s%s, root %d, count %d: element %d is %d, expected %d",
+                         all ? "Allreduce" : "Reduce", ip ? " in place" : "", root, n, j, out[j],
+                         want);
+                    break;
+                }
+            }
+            EXPECT(out[n] == SENT, "root %d count %d: wrote past the end", root, n);
+        }
+    free(in), free(out);
+    rep(all ? "Allreduce SUM: counts 0..100000, also MPI_IN_PLACE"
+            : "Reduce SUM: every root, counts 0..100000, also MPI_IN_PLACE");
+}
+
+/* Predefined reductions on C types. The expected value folds the ranks' inputs in rank
+ * order with the C operator; inputs are small (signed results cannot overflow; unsigned
+ * ones wrap the same way in MPI and in C; floating sums of integers are exact). */
+#define OPN 6
+static int opval(MPI_Op op, int r, int j)
+{
+    return op == MPI_PROD ? (r + j) % 3 + 1 : (r * 7 + j * 3) % 11 - 5;
+}
+#define ARITH(a, b)                                                                                \
+    (op == MPI_SUM    ? a + b                                                                      \
+     : op == MPI_PROD ? a * b                                                                      \
+     : op == MPI_MAX  ? (a > b ? a : b)                                                            \
+                      : (a < b ? a : b))
+#define BITS(a, b)                                                                                 \
+    (op == MPI_LAND   ? a && b                                                                     \
+     : op == MPI_LOR  ? a || b                                                                     \
+     : op == MPI_LXOR ? !a != !b                                                                   \
+     : op == MPI_BAND ? a & b                                                                      \
+     : op == MPI_BOR  ? a | b                                                                      \
+                      : a ^ b)
+#define DEF_OPTEST(NAME, T, EXPR, ADJ)                                                             \
+    static void NAME(MPI_Datatype mt, MPI_Op op, const char *tname, const char *oname)             \
+    {                                                                                              \
+        T in[OPN], out[OPN], want[OPN];                                                            \
+        for (int j = 0; j < OPN; j++) {                                                            \
+            in[j] = (T)(opval(op, R, j) + ADJ);                                                    \
+            want[j] = (T)(opval(op, 0, j) + ADJ);                                                  \
+            for (int r = 1; r < S; r++) {                                                          \
+                T a = want[j], b = (T)(opval(op, r, j) + ADJ);                                     \
+                want[j] = (T)(EXPR(a, b));                                                         \
+            }                                                                                      \
+        }                                                                                          \
+        for (int root = -1; root < S; root += S) { /* Allreduce, then Reduce to the last */        \
+            memset(out, 0x5a, sizeof out);                                                         \
+            if (root < 0)                                                                          \
+                MPI_Allreduce(in, out, OPN, mt, op, C);                                            \
+            else                                                                                   \
+                MPI_Reduce(in, out, OPN, mt, op, root, C);                                         \
+            for (int j = 0; j < OPN && (root < 0 || R == root); j++)                               \
+                if (out[j] != want[j]) {                                                           \
+                    fail("%s on %s, %s: element %d wrong", oname, tname,                           \
+                         root < 0 ? "Allreduce" : "Reduce", j);                                    \
+                    break;                                                                         \
+                }                                                                                  \
+        }                                                                                          \
+    }
+DEF_OPTEST(a_int, int, ARITH, 0)
+DEF_OPTEST(a_long, long, ARITH, 0)
+DEF_OPTEST(a_llong, long long, ARITH, 0)
+DEF_OPTEST(a_short, short, ARITH, 0)
+DEF_OPTEST(a_unsigned, unsigned, ARITH, 0)
+/* Values >= 2^63 would show that Open MPI 4.1.2-4.1.4 compares MPI_UNSIGNED_LONG as
+ * signed in MAX/MIN (open-mpi/ompi#10525): kept out of the reference's way with values
+ * 0..10; unsigned long long covers the top bit. */
+DEF_OPTEST(a_ulong, unsigned long, ARITH, 5)
+DEF_OPTEST(a_ullong, unsigned long long, ARITH, 0)
+DEF_OPTEST(a_uchar, unsigned char, ARITH, 0)
+DEF_OPTEST(a_float, float, ARITH, 0)
+DEF_OPTEST(a_double, double, ARITH, 0)
+DEF_OPTEST(b_int, int, BITS, 0)
+DEF_OPTEST(b_long, long, BITS, 0)
+DEF_OPTEST(b_unsigned, unsigned, BITS, 0)
+DEF_OPTEST(b_ushort, unsigned short, BITS, 0)
+DEF_OPTEST(b_uchar, unsigned char, BITS, 0)
+
+static void check_predefined_ops(int bits)
+{
+    static const char *an[4] = {"SUM", "PROD", "MAX", "MIN"};
+    static const char *bn[6] = {"LAND", "LOR", "LXOR", "BAND", "BOR", "BXOR"};
+    MPI_Op aop[4] = {MPI_SUM, MPI_PROD, MPI_MAX, MPI_MIN};
+    MPI_Op bop[6] = {MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR};
+    for (int o = 0; C != MPI_COMM_NULL && o < (bits ? 6 : 4); o++) {
+        if (!bits) {
+            MPI_Op op = aop[o];
+            a_int(MPI_INT, op, "int", an[o]), a_long(MPI_LONG, op, "long", an[o]);
+            a_llong(MPI_LONG_LONG, op, "long long", an[o]), a_short(MPI_SHORT, op, "short", an[o]);
+            a_unsigned(MPI_UNSIGNED, op, "unsigned", an[o]);
+            a_ulong(MPI_UNSIGNED_LONG, op, "unsigned long", an[o]);
+            a_ullong(MPI_UNSIGNED_LONG_LONG, op, "unsigned long long", an[o]);
+            a_uchar(MPI_UNSIGNED_CHAR, op, "unsigned char", an[o]);
+            a_float(MPI_FLOAT, op, "float", an[o]), a_double(MPI_DOUBLE, op, "double", an[o]);
+        } else {
+            MPI_Op op = bop[o];
+            b_int(MPI_INT, op, "int", bn[o]), b_long(MPI_LONG, op, "long", bn[o]);
+            b_unsigned(MPI_UNSIGNED, op, "unsigned", bn[o]);
+            b_ushort(MPI_UNSIGNED_SHORT, op, "unsigned short", bn[o]);
+            if (o >= 3) /* the bitwise ones are defined on MPI_BYTE too */
+                b_uchar(MPI_BYTE, op, "byte", bn[o]);
+            else
+                b_uchar(MPI_UNSIGNED_CHAR, op, "unsigned char", bn[o]);
+        }
+    }
+    rep(bits ? "LAND/LOR/LXOR/BAND/BOR/BXOR on int, long, unsigned, unsigned short, char, byte"
+             : "SUM/PROD/MAX/MIN on int, long, long long, short, unsigned, ulong, ullong, uchar, "
+               "float, double");
+}
+
+/* MAXLOC and MINLOC on the pair types, values with many ties: the lowest index wins. */
+#define DEF_LOCTEST(NAME, VT)                                                                      \
+    static void NAME(MPI_Datatype mt, const char *tname)                                           \
+    {                                                                                              \
+        struct {                                                                                   \
+            VT v;                                                                                  \
+            int i;                                                                                 \
+        } in[OPN], out[OPN];                                                                       \
+        for (int m = 0; m < 2; m++) {                                                              \
+            for (int j = 0; j < OPN; j++)                                                          \
+                in[j].v = (VT)((R * 5 + j * 3) % 4 - 1), in[j].i = R;                              \
+            MPI_Allreduce(in, out, OPN, mt, m ? MPI_MINLOC : MPI_MAXLOC, C);                       \
+            for (int j = 0; j < OPN; j++) {                                                        \
+                VT best = (VT)((j * 3) % 4 - 1);                                                   \
+                int at = 0;                                                                        \
+                for (int r = 1; r < S; r++) {                                                      \
+                    VT x = (VT)((r * 5 + j * 3) % 4 - 1);                                          \
+                    if (m ? x < best : x > best)                                                   \
+                        best = x, at = r;                                                          \
+                }                                                                                  \
+                EXPECT(out[j].v == best && out[j].i == at, "%s on %s, element %d: index %d",       \
+                       m ? "MINLOC" : "MAXLOC", tname, j, out[j].i);                               \
+            }                                                                                      \
+        }                                                                                          \
+    }
+DEF_LOCTEST(loc_2int, int)
+DEF_LOCTEST(loc_double_int, double)
+DEF_LOCTEST(loc_float_int, float)
+DEF_LOCTEST(loc_long_int, long)
+DEF_LOCTEST(loc_short_int, short)
+
+static void check_loc(void)
+{
+    if (C != MPI_COMM_NULL) {
+        loc_2int(MPI_2INT, "2INT"), loc_double_int(MPI_DOUBLE_INT, "DOUBLE_INT");
+        loc_float_int(MPI_FLOAT_INT, "FLOAT_INT"), loc_long_int(MPI_LONG_INT, "LONG_INT");
+        loc_short_int(MPI_SHORT_INT, "SHORT_INT");
+    }
+    rep("MAXLOC/MINLOC on 2INT, DOUBLE_INT, FLOAT_INT, LONG_INT, SHORT_INT with ties");
+}
+
+/* Reduce_scatter (block = 0: counts r % 3 * m, zeros included) and Reduce_scatter_block
+ * (block = 1: m each) with SUM: rank r gets its block of the element-wise sum; in place
+ * too (the input is then the receive buffer). */
+static void check_reduce_scatter(int block)
+{
+    int *cnt = malloc(S * sizeof(int));
+    int *in = ints((size_t)2 * BIGN + 2), *out = ints((size_t)2 * BIGN + 2);
+    for (int ip = 0; C != MPI_COMM_NULL && ip < 2; ip++)
+        for (int k = 0; k < 5; k++) {
+            int m = k == 4 ? BIGN / S : counts[k], total = 0, off = 0;
+            for (int r = 0; r < S; r++) {
+                cnt[r] = block ? m : r % 3 * m;
+                off += r < R ? cnt[r] : 0;
+                total += cnt[r];
+            }
+            for (int j = 0; j <= total; j++)
+                in[j] = j < total ? v(R, j, 8) : SENT;
+            void *sb = ip ? MPI_IN_PLACE : in, *rb = ip ? in : out;
+            for (int j = 0; j <= cnt[R]; j++)
+                out[j] = SENT;
+            if (block)
+                MPI_Reduce_scatter_block(sb, rb, m, MPI_INT, MPI_SUM, C);
+            else
+                MPI_Reduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, C);
+            int *res = ip ? in : out;
+            for (int j = 0; j < cnt[R]; j++) {
+                int want = 0;
+                for (int r = 0; r < S; r++)
+                    want += v(r, off + j, 8);
+                if (res[j] != want) {
+                    fail("%s%s m %d: element %d is %d, expected %d",
+                         block ? "Reduce_scatter_block" : "Reduce_scatter", ip ? " in place" : "",
+                         m, j, res[j], want);
+                    break;
+                }
+            }
+            EXPECT(ip || out[cnt[R]] == SENT, "m %d: past the end", m);
+        }
+    free(cnt), free(in), free(out);
+    rep(block ? "Reduce_scatter_block SUM: counts 0..100000/size, also MPI_IN_PLACE"
+              : "Reduce_scatter SUM: counts r%3*m with zeros, also MPI_IN_PLACE");
+}
+
+/* Scan (inclusive) and Exscan (exclusive; rank 0's result is undefined and not looked
+ * at) with SUM, also in place. */
+static void check_scan(int ex)
+{
+    int *in = ints(BIGN), *out = ints(BIGN);
+    for (int ip = 0; C != MPI_COMM_NULL && ip < 2; ip++)
+        for (int k = 0; k < 5; k++) {
+            int n = counts[k];
+            for (int j = 0; j <= n; j++)
+                in[j] = j < n ? v(R, j, 9) : SENT, out[j] = ip ? in[j] : SENT;
+            if (ex)
+                MPI_Exscan(ip ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, C);
+            else
+                MPI_Scan(ip ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, C);
+            for (int j = 0; j < n && (R > 0 || !ex); j++) {
+                int want = 0;
+                for (int r = 0; r < R + !ex; r++)
+                    want += v(r, j, 9);
+                if (out[j] != want) {
+                    fail("%s%s count %d: element %d is %d, expected %d", ex ? "Exscan" : "Scan",
+                         ip ? " in place" : "", n, j, out[j], want);
+                    break;
+                }
+            }
+            EXPECT(out[n] == SENT, "count %d: past the end", n);
+        }
+    free(in), free(out);
+    rep(ex ? "Exscan SUM: counts 0..100000, also MPI_IN_PLACE"
+           : "Scan SUM: counts 0..100000, also MPI_IN_PLACE");
+}
+
+/* A commutative user op, inout = in + inout + 1: over S ranks it must be applied exactly
+ * S - 1 times per element (there is no identity to start from), so results show it. */
+static void plus1(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i] + 1;
+}
+/* A non-commutative one: 2x2 matrices of unsigned (wrapping) multiplied, inout = in x
+ * inout, so the result is M(0) x M(1) x ... x M(S-1) in rank order. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    unsigned *a = in, *b = inout;
+    for (int i = 0; i < *len; i++, a += 4, b += 4) {
+        unsigned c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                         a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+        memcpy(b, c, sizeof c);
+    }
+}
+static void mat(int r, int j, unsigned *m) /* [[r*3+j+2, 1], [1, 0]]: no two commute */
+{
+    m[0] = (unsigned)(r * 3 + j + 2), m[1] = 1, m[2] = 1, m[3] = 0;
+}
+/* The product of the matrices of ranks lo..hi-1 for element j (identity if empty). */
+static void prod(int lo, int hi, int j, unsigned *p)
+{
+    unsigned id[4] = {1, 0, 0, 1}, m[4];
+    memcpy(p, id, sizeof id);
+    for (int r = hi - 1; r >= lo; r--) { /* p = M(r) x p, from the right end */
+        int one = 1;
+        mat(r, j, m);
+        matmul(m, p, &one, NULL);
+    }
+}
+
+static void check_user_ops(void)
+{
+    MPI_Op p1, mm;
+    MPI_Datatype m4;
+    int com = -1;
+    MPI_Op_create(plus1, 1, &p1);
+    MPI_Op_create(matmul, 0, &mm);
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &m4);
+    MPI_Type_commit(&m4);
+    MPI_Op_commutative(mm, &com);
+    EXPECT(com == 0, "Op_commutative of the matrix op: %d", com);
+    MPI_Op_commutative(p1, &com);
+    EXPECT(com == 1, "Op_commutative of plus1: %d", com);
+    MPI_Op_commutative(MPI_SUM, &com);
+    EXPECT(com == 1, "Op_commutative of MPI_SUM: %d", com);
+    enum { M = 5 };
+    for (int root = 0; C != MPI_COMM_NULL && root < S; root++) {
+        int in[1000], out[1001];
+        for (int j = 0; j < 1000; j++)
+            in[j] = v(R, j, 10) % 1000;
+        out[1000] = SENT;
+        MPI_Reduce(in, out, 1000, MPI_INT, p1, root, C);
+        for (int j = 0; j < 1000 && R == root; j++) {
+            int want = S - 1;
+            for (int r = 0; r < S; r++)
+                want += v(r, j, 10) % 1000;
+            if (out[j] != want) {
+                fail("plus1 Reduce root %d: element %d is %d, expected %d", root, j, out[j], want);
+                break;
+            }
+        }
+        unsigned a[M * 4], b[M * 4 + 1], w[4];
+        for (int j = 0; j < M; j++)
+            mat(R, j, a + 4 * j);
+        b[M * 4] = 12345;
+        MPI_Reduce(a, b, M, m4, mm, root, C);
+        for (int j = 0; j < M && R == root; j++) {
+            prod(0, S, j, w);
+            EXPECT(!memcmp(w, b + 4 * j, sizeof w), "matrix Reduce root %d: element %d wrong", root,
+                   j);
+        }
+        EXPECT(R != root || b[M * 4] == 12345, "matrix Reduce root %d: past the end", root);
+    }
+    for (int f = 0; C != MPI_COMM_NULL && f < 4; f++) { /* Allreduce, Scan, Exscan, RS_block */
+        unsigned a[M * 4 * 8], b[M * 4 * 8], w[4];
+        int per = f == 3 ? M : 0, n = f == 3 ? M * S : M;
+        if (n * 4 > M * 4 * 8)
+            n = M, per = 0, f = 3; /* too many ranks for the block variant: skip it */
+        for (int j = 0; j < n; j++)
+            mat(R, j, a + 4 * j);
+        memset(b, 0, sizeof b);
+        if (f == 0)
+            MPI_Allreduce(a, b, n, m4, mm, C);
+        else if (f == 1)
+            MPI_Scan(a, b, n, m4, mm, C);
+        else if (f == 2)
+            MPI_Exscan(a, b, n, m4, mm, C);
+        else if (per)
+            MPI_Reduce_scatter_block(a, b, per, m4, mm, C);
+        for (int j = 0; j < (per ? per : n) && (per || f < 3); j++) {
+            int hi = f == 0 || f == 3 ? S : f == 1 ? R + 1 : R, jj = per ? R * per + j : j;
+            if (f == 2 && R == 0)
+                break;
+            prod(0, hi, jj, w);
+            EXPECT(!memcmp(w, b + 4 * j, sizeof w), "matrix %s: element %d wrong",
+                   f == 0   ? "Allreduce"
+                   : f == 1 ? "Scan"
+                   : f == 2 ? "Exscan"
+                            : "Reduce_scatter_block",
+                   j);
+        }
+    }
+    MPI_Op_free(&p1);
+    MPI_Op_free(&mm);
+    EXPECT(mm == MPI_OP_NULL, "Op_free did not set MPI_OP_NULL");
+    MPI_Type_free(&m4);
+    rep("user ops: commutative (Reduce, every root) and 2x2 matrix product in rank order "
+        "(Reduce, Allreduce, Scan, Exscan, Reduce_scatter_block)");
+}
+
+static void all_checks(void)
+{
+    check_reduce(0);
+    check_reduce(1);
+    check_predefined_ops(0);
+    check_predefined_ops(1);
+    check_loc();
+    check_reduce_scatter(0);
+    check_reduce_scatter(1);
+    check_scan(0);
+    check_scan(1);
+    check_user_ops();
+}
+
+int main(int argc, char **argv)
+{
+    if (!start(&argc, &argv, "colls_reduce"))
+        return 1;
+    char name[40];
+    C = MPI_COMM_WORLD, R = me, S = np;
+    snprintf(name, sizeof name, "world of %d", np);
+    CN = name;
+    all_checks();
+    /* All ranks but the last: odd when the world is even, and ranks of it are placed
+     * unlike the world's (the last node has fewer). */
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, me == np - 1 ? MPI_UNDEFINED : 0, me, &sub);
+    C = sub, R = -1, S = np - 1;
+    if (sub != MPI_COMM_NULL)
+        MPI_Comm_rank(sub, &R), MPI_Comm_size(sub, &S);
+    snprintf(name, sizeof name, "ranks 0..%d", np - 2);
+    all_checks();
+    if (sub != MPI_COMM_NULL)
+        MPI_Comm_free(&sub);
+    return finish("colls_reduce");
+}

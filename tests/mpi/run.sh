@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# tests/mpi/run.sh [--ref-only | --uk-only] [FILTER]: the MPI conformance suite.
+#
+# Every program of tests/mpi/progs/*.c (or those whose name contains FILTER) is a
+# self-checking MPI program whose rank 0 prints one "ok N - ..." / "not ok N - ..." line
+# per check and a closing "# conformance PROG: N checks, M failed"; the output depends only
+# on the number of ranks. Two halves:
+#
+#   reference  built with Debian's mpicc, run under Open MPI's mpirun with each rank count
+#              of MPI_NP (default "4 8"); rank 0's output saved as
+#              build/mpi-ref/PROG.NP.out. A test: the run exits 0 and reports 0 failed.
+#   ours       built with mpi/bin/ukmpicc (a test of its own: it FAILS while the library
+#              is missing), run under qemu/ukrun in each configuration NODESxRANKS of
+#              MPI_UK_CONFIGS (default "1x4 2x2 4x2": -n 4 --nodes 1, -n 4 --nodes 2,
+#              -n 8 --nodes 4), rank 0's lines kept (the "[nI] [0] " prefixes stripped) in
+#              build/mpi-uk/PROG.CONFIG.out. A test: exit code 0 and output identical to the
+#              reference of the same rank count (the diff is shown otherwise).
+#
+# MPI_UK_TIMEOUT (default 90: a program takes well under a minute) bounds each QEMU job;
+# after a program timed out once, its remaining configurations are not run (reported as
+# failed) unless MPI_UK_KEEP_GOING=1, so a hanging library costs minutes, not an hour.
+# MPI_REF_TIMEOUT (default 120) bounds each mpirun. Logs: build/mpi-ref/*.log,
+# build/mpi-uk/*.log.
+# Closing line: "mpi: N passed, N failed"; exits non-zero if any test failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+B=${B:-build}
+do_ref=1 do_uk=1 filter=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --ref-only) do_uk=0; shift ;;
+    --uk-only) do_ref=0; shift ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$ d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) filter=$1; shift ;;
+    esac
+done
+nps=${MPI_NP:-4 8}
+configs=${MPI_UK_CONFIGS:-1x4 2x2 4x2}
+uk_timeout=${MPI_UK_TIMEOUT:-90}
+ref_timeout=${MPI_REF_TIMEOUT:-120}
+ref=$B/mpi-ref uk=$B/mpi-uk
+# ukmpicc and ukrun use the same build directory (B=build/check etc.) as the suite.
+babs=$(mkdir -p "$B" && cd "$B" && pwd)
+export UKMPI_BUILD=${UKMPI_BUILD:-$babs} UKRUN_KERNEL=${UKRUN_KERNEL:-$babs/uk/ukernel.elf}
+export UKHUB=${UKHUB:-$babs/net/ukhub}
+mkdir -p "$ref/bin" "$uk/bin"
+pass=0 fail=0
+
+ok() {
+    echo "PASS $1"
+    pass=$((pass + 1))
+}
+bad() { # NAME REASON [FILE whose tail to show]
+    echo "FAIL $1: $2"
+    [ $# -ge 3 ] && [ -s "$3" ] && tail -n 20 "$3" | sed 's/^/    | /'
+    fail=$((fail + 1))
+}
+# The closing line must say 0 failed (a crash before it leaves none).
+closing_ok() { # PROG FILE
+    grep -qE "^# conformance $1: [0-9]+ checks, 0 failed$" "$2"
+}
+
+progs=()
+for f in tests/mpi/progs/*.c; do
+    p=$(basename "$f" .c)
+    [ -n "$filter" ] && [[ $p != *$filter* ]] && continue
+    progs+=("$p")
+done
+[ ${#progs[@]} -gt 0 ] || { echo "mpi: no program matches '$filter'"; echo "mpi: 0 passed, 1 failed"; exit 1; }
+
+# --- reference: Debian's Open MPI ------------------------------------------------------
+# shellcheck disable=SC2054 # the commas are in MCA values
+mpirun_flags=(--oversubscribe --bind-to none --mca btl self,vader
+    --mca btl_vader_single_copy_mechanism none)
+[ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
+if [ $do_ref = 1 ]; then
+    if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+        bad "reference" "mpicc/mpirun not found (Debian's openmpi-bin, libopenmpi-dev: make deps)"
+    else
+        for p in "${progs[@]}"; do
+            if ! mpicc -std=c99 -O2 -Wall -Wextra -Werror "tests/mpi/progs/$p.c" \
+                -o "$ref/bin/$p" >"$ref/$p.build.log" 2>&1; then
+                for np in $nps; do rm -f "$ref/$p.$np.out"; done
+                bad "ref/$p: mpicc build" "see $ref/$p.build.log" "$ref/$p.build.log"
+                continue
+            fi
+            for np in $nps; do
+                out=$ref/$p.$np.out log=$ref/$p.$np.log
+                OMPI_MCA_rmaps_base_oversubscribe=1 timeout -k 5 "$ref_timeout" \
+                    mpirun "${mpirun_flags[@]}" -np "$np" "$ref/bin/$p" >"$out" 2>"$log"
+                rc=$?
+                cat "$out" >>"$log"
+                if [ $rc = 0 ] && closing_ok "$p" "$out"; then
+                    ok "ref/$p.$np (Open MPI, $(grep -c '^ok ' "$out") checks)"
+                else
+                    bad "ref/$p.$np" "Open MPI run: exit $rc, $(grep -c '^not ok ' "$out") checks failed" "$log"
+                    mv "$out" "$out.bad" # never compare against a failed reference
+                fi
+            done
+        done
+    fi
+fi
+
+# --- ours: ukmpicc + qemu/ukrun -----------------------------------------------------------
+# Rank 0's lines of a ukrun console: "[0] text" (one node) or "[nI] [0] text" (several).
+rank0() {
+    sed -nE 's/^(\[n[0-9]+\] )?\[0\] //p' "$1"
+}
+if [ $do_uk = 1 ]; then
+    for p in "${progs[@]}"; do
+        img=$uk/bin/$p
+        rm -f "$img"
+        if mpi/bin/ukmpicc -O2 "tests/mpi/progs/$p.c" -o "$img" >"$uk/$p.build.log" 2>&1 && [ -f "$img" ]; then
+            ok "uk/$p: ukmpicc build"
+            built=1
+        else
+            bad "uk/$p: ukmpicc build" "mpi/bin/ukmpicc failed (no MPI library yet?)" "$uk/$p.build.log"
+            built=0
+        fi
+        timed_out=
+        for c in $configs; do
+            nodes=${c%x*} per=${c#*x}
+            np=$((nodes * per))
+            name="uk/$p.$c (-n $np --nodes $nodes)"
+            out=$uk/$p.$c.out log=$uk/$p.$c.log
+            rm -f "$out"
+            if [ $built = 0 ]; then
+                bad "$name" "not run: the ukmpicc build failed"
+                continue
+            fi
+            if [ -n "$timed_out" ] && [ "${MPI_UK_KEEP_GOING:-0}" != 1 ]; then
+                bad "$name" "not run: timed out in $timed_out (MPI_UK_KEEP_GOING=1 runs it)"
+                continue
+            fi
+            if [ ! -f "$ref/$p.$np.out" ]; then
+                bad "$name" "no Open MPI reference $ref/$p.$np.out (run without --uk-only, MPI_NP with $np)"
+                continue
+            fi
+            # ukrun's own timeout ends the job; the outer one is only a safety net.
+            timeout -k 10 $((uk_timeout + 60)) \
+                qemu/ukrun -n "$np" --nodes "$nodes" --timeout "$uk_timeout" "$img" >"$log" 2>&1
+            rc=$?
+            rank0 "$log" >"$out"
+            if [ $rc != 0 ]; then
+                why="exit code $rc"
+                [ $rc = 124 ] && why="timeout after ${uk_timeout}s" timed_out=$c
+                bad "$name" "$why" "$log"
+                diff -u "$ref/$p.$np.out" "$out" | head -n 30 | sed 's/^/    diff| /'
+            elif ! diff -q "$ref/$p.$np.out" "$out" >/dev/null; then
+                bad "$name" "output differs from Open MPI's (- Open MPI, + ours)"
+                diff -u "$ref/$p.$np.out" "$out" | head -n 40 | sed 's/^/    diff| /'
+            else
+                ok "$name"
+            fi
+        done
+    done
+fi
+
+echo "mpi: $pass passed, $fail failed"
+[ "$fail" = 0 ]
