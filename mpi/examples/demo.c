@@ -24,7 +24,7 @@ static double pingpong(int a, int b, int len, int iters)
     char *buf = calloc(1, (size_t)len + 1);
     double t = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int i = -2; i < iters; i++) { /* two warm-up rounds */
+    for (int i = -10; i < iters; i++) { /* ten warm-up rounds */
         double t0 = MPI_Wtime();
         if (me == a) {
             MPI_Send(buf, len, MPI_BYTE, b, 1, MPI_COMM_WORLD);
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         int peer = k == 0 ? near : far;
         for (int s = 0; s < 4; s++)
-            lat[k][s] = peer < 0 ? -1 : pingpong(0, peer, sizes[s], sizes[s] > 65536 ? 10 : 50);
+            lat[k][s] = peer < 0 ? -1 : pingpong(0, peer, sizes[s], sizes[s] > 65536 ? 10 : 200);
     }
     double step_us;
     int halo_ok = halo(4096, 200, &step_us);

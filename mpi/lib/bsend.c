@@ -41,8 +41,9 @@ static void reap(int wait)
         if (b->req && !b->program_owns &&
             (wait || __atomic_load_n(&b->req->e.done, __ATOMIC_ACQUIRE)))
             req_wait(&b->req, MPI_STATUS_IGNORE); /* finish() calls bsend_release(b) */
+        uint64_t since = 0;
         while (wait && b->req)
-            mpi_engine->block();
+            mpi_idle(&since);
         if (!b->req)
             *pp = b->next;
         else

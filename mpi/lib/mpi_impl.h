@@ -91,6 +91,9 @@ extern const struct mpe_ops *mpi_engine;
 /* 1 between MPI_Init and MPI_Finalize; else reports `fn` called outside and aborts. */
 int mpi_ready(const char *fn);
 void mpi_abort_hook(int code) __attribute__((noreturn));
+/* Task context: one step of a wait loop (poll briefly, then sleep until woken);
+ * `*since` starts at 0 for each wait. */
+void mpi_idle(uint64_t *since);
 
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_NULL_PROC };
 

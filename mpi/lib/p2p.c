@@ -311,7 +311,8 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         null_status(st);
         return MPI_SUCCESS;
     }
+    uint64_t since = 0;
     while (probe_status(src, tag, comm, st, &flag) == MPI_SUCCESS && !flag)
-        mpi_engine->block();
+        mpi_idle(&since);
     return MPI_SUCCESS;
 }

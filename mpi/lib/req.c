@@ -127,8 +127,9 @@ int req_wait(MPI_Request *rp, MPI_Status *st)
         empty_status(st);
         return MPI_SUCCESS;
     }
+    uint64_t since = 0;
     while (!done(*rp))
-        mpi_engine->block();
+        mpi_idle(&since);
     return finish(rp, st);
 }
 
@@ -145,10 +146,11 @@ int req_waitall(int n, MPI_Request *reqs)
 
 void req_finalize(void)
 {
+    uint64_t since = 0;
     while (detached) {
         reap();
         if (detached)
-            mpi_engine->block();
+            mpi_idle(&since);
     }
 }
 
@@ -228,8 +230,9 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
     if (!mpi_ready("MPI_Waitany"))
         return MPI_ERR_OTHER;
     int i;
+    uint64_t since = 0;
     while ((i = find_done(n, reqs)) == -1)
-        mpi_engine->block();
+        mpi_idle(&since);
     *index = i;
     if (i == MPI_UNDEFINED) {
         empty_status(st);
@@ -282,8 +285,9 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
     if (!mpi_ready("MPI_Waitsome"))
         return MPI_ERR_OTHER;
     int i;
+    uint64_t since = 0;
     while ((i = find_done(n, reqs)) == -1)
-        mpi_engine->block();
+        mpi_idle(&since);
     return some(n, reqs, outcount, idx, sts);
 }
 
