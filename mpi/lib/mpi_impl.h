@@ -68,12 +68,12 @@ int grp_rank_of(MPI_Group g, int w);
 /* --- communicators (comm.c) ---------------------------------------------------------- */
 
 struct mpi_comm_s {
-    int rank, size;     /* this rank's rank in the communicator, and its size */
-    MPI_Group group;    /* group->world[i]: world rank of comm rank i */
-    uint32_t ctx;       /* context id of point-to-point traffic; ctx + 1: collectives */
+    int rank, size;  /* this rank's rank in the communicator, and its size */
+    MPI_Group group; /* group->world[i]: world rank of comm rank i */
+    uint32_t ctx;    /* context id of point-to-point traffic; ctx + 1: collectives */
     MPI_Errhandler errh;
     int refs;
-    int predefined;     /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
+    int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];
 };
 
