@@ -12,3 +12,13 @@ MPI_LIB_UNIT_SRCS := $(addprefix mpi/lib/,dtype.c dtype_make.c dtype_flat.c dtyp
 UNIT_SRCS += $(MPI_LIB_UNIT_SRCS)
 UNIT_INC += -Impi/include -Impi/lib
 
+# mpi.h stays strict C99 and complete enough for typical programs: tests/mpi_h/ holds a
+# few, compiled against it (syntax only; they are never run).
+MPI_H_CHECKS := $(wildcard tests/mpi_h/*.c)
+$(B)/mpi/mpi-h-check.stamp: mpi/include/mpi.h $(MPI_H_CHECKS) | deps
+	@mkdir -p $(@D)
+	@for f in $(MPI_H_CHECKS); do \
+	    $(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Impi/include -fsyntax-only $$f || exit 1; \
+	done
+	@touch $@
+ALL_TARGETS += $(B)/mpi/mpi-h-check.stamp
