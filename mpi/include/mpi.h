@@ -82,54 +82,54 @@ extern struct mpi_errhandler_s mpi_errors_are_fatal_, mpi_errors_return_;
 extern struct mpi_dtype_s mpi_dt_char_, mpi_dt_signed_char_, mpi_dt_unsigned_char_, mpi_dt_byte_,
     mpi_dt_short_, mpi_dt_unsigned_short_, mpi_dt_int_, mpi_dt_unsigned_, mpi_dt_long_,
     mpi_dt_unsigned_long_, mpi_dt_long_long_, mpi_dt_unsigned_long_long_, mpi_dt_float_,
-    mpi_dt_double_, mpi_dt_long_double_, mpi_dt_wchar_, mpi_dt_c_bool_, mpi_dt_int8_,
-    mpi_dt_int16_, mpi_dt_int32_, mpi_dt_int64_, mpi_dt_uint8_, mpi_dt_uint16_, mpi_dt_uint32_,
-    mpi_dt_uint64_, mpi_dt_aint_, mpi_dt_count_, mpi_dt_offset_, mpi_dt_c_float_complex_,
-    mpi_dt_c_double_complex_, mpi_dt_c_long_double_complex_, mpi_dt_packed_;
+    mpi_dt_double_, mpi_dt_long_double_, mpi_dt_wchar_, mpi_dt_c_bool_, mpi_dt_int8_, mpi_dt_int16_,
+    mpi_dt_int32_, mpi_dt_int64_, mpi_dt_uint8_, mpi_dt_uint16_, mpi_dt_uint32_, mpi_dt_uint64_,
+    mpi_dt_aint_, mpi_dt_count_, mpi_dt_offset_, mpi_dt_c_float_complex_, mpi_dt_c_double_complex_,
+    mpi_dt_c_long_double_complex_, mpi_dt_packed_;
 /* The value-index pairs of MPI_MINLOC and MPI_MAXLOC (C struct layout). */
 extern struct mpi_dtype_s mpi_dt_float_int_, mpi_dt_double_int_, mpi_dt_long_int_, mpi_dt_2int_,
     mpi_dt_short_int_, mpi_dt_long_double_int_;
 
-#define MPI_CHAR                   (&mpi_dt_char_)
-#define MPI_SIGNED_CHAR            (&mpi_dt_signed_char_)
-#define MPI_UNSIGNED_CHAR          (&mpi_dt_unsigned_char_)
-#define MPI_BYTE                   (&mpi_dt_byte_)
-#define MPI_SHORT                  (&mpi_dt_short_)
-#define MPI_UNSIGNED_SHORT         (&mpi_dt_unsigned_short_)
-#define MPI_INT                    (&mpi_dt_int_)
-#define MPI_UNSIGNED               (&mpi_dt_unsigned_)
-#define MPI_LONG                   (&mpi_dt_long_)
-#define MPI_UNSIGNED_LONG          (&mpi_dt_unsigned_long_)
-#define MPI_LONG_LONG_INT          (&mpi_dt_long_long_)
-#define MPI_LONG_LONG              MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG     (&mpi_dt_unsigned_long_long_)
-#define MPI_FLOAT                  (&mpi_dt_float_)
-#define MPI_DOUBLE                 (&mpi_dt_double_)
-#define MPI_LONG_DOUBLE            (&mpi_dt_long_double_)
-#define MPI_WCHAR                  (&mpi_dt_wchar_)
-#define MPI_C_BOOL                 (&mpi_dt_c_bool_)
-#define MPI_INT8_T                 (&mpi_dt_int8_)
-#define MPI_INT16_T                (&mpi_dt_int16_)
-#define MPI_INT32_T                (&mpi_dt_int32_)
-#define MPI_INT64_T                (&mpi_dt_int64_)
-#define MPI_UINT8_T                (&mpi_dt_uint8_)
-#define MPI_UINT16_T               (&mpi_dt_uint16_)
-#define MPI_UINT32_T               (&mpi_dt_uint32_)
-#define MPI_UINT64_T               (&mpi_dt_uint64_)
-#define MPI_AINT                   (&mpi_dt_aint_)
-#define MPI_COUNT                  (&mpi_dt_count_)
-#define MPI_OFFSET                 (&mpi_dt_offset_)
-#define MPI_C_FLOAT_COMPLEX        (&mpi_dt_c_float_complex_)
-#define MPI_C_COMPLEX              MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX       (&mpi_dt_c_double_complex_)
-#define MPI_C_LONG_DOUBLE_COMPLEX  (&mpi_dt_c_long_double_complex_)
-#define MPI_PACKED                 (&mpi_dt_packed_)
-#define MPI_FLOAT_INT              (&mpi_dt_float_int_)
-#define MPI_DOUBLE_INT             (&mpi_dt_double_int_)
-#define MPI_LONG_INT               (&mpi_dt_long_int_)
-#define MPI_2INT                   (&mpi_dt_2int_)
-#define MPI_SHORT_INT              (&mpi_dt_short_int_)
-#define MPI_LONG_DOUBLE_INT        (&mpi_dt_long_double_int_)
+#define MPI_CHAR                  (&mpi_dt_char_)
+#define MPI_SIGNED_CHAR           (&mpi_dt_signed_char_)
+#define MPI_UNSIGNED_CHAR         (&mpi_dt_unsigned_char_)
+#define MPI_BYTE                  (&mpi_dt_byte_)
+#define MPI_SHORT                 (&mpi_dt_short_)
+#define MPI_UNSIGNED_SHORT        (&mpi_dt_unsigned_short_)
+#define MPI_INT                   (&mpi_dt_int_)
+#define MPI_UNSIGNED              (&mpi_dt_unsigned_)
+#define MPI_LONG                  (&mpi_dt_long_)
+#define MPI_UNSIGNED_LONG         (&mpi_dt_unsigned_long_)
+#define MPI_LONG_LONG_INT         (&mpi_dt_long_long_)
+#define MPI_LONG_LONG             MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG    (&mpi_dt_unsigned_long_long_)
+#define MPI_FLOAT                 (&mpi_dt_float_)
+#define MPI_DOUBLE                (&mpi_dt_double_)
+#define MPI_LONG_DOUBLE           (&mpi_dt_long_double_)
+#define MPI_WCHAR                 (&mpi_dt_wchar_)
+#define MPI_C_BOOL                (&mpi_dt_c_bool_)
+#define MPI_INT8_T                (&mpi_dt_int8_)
+#define MPI_INT16_T               (&mpi_dt_int16_)
+#define MPI_INT32_T               (&mpi_dt_int32_)
+#define MPI_INT64_T               (&mpi_dt_int64_)
+#define MPI_UINT8_T               (&mpi_dt_uint8_)
+#define MPI_UINT16_T              (&mpi_dt_uint16_)
+#define MPI_UINT32_T              (&mpi_dt_uint32_)
+#define MPI_UINT64_T              (&mpi_dt_uint64_)
+#define MPI_AINT                  (&mpi_dt_aint_)
+#define MPI_COUNT                 (&mpi_dt_count_)
+#define MPI_OFFSET                (&mpi_dt_offset_)
+#define MPI_C_FLOAT_COMPLEX       (&mpi_dt_c_float_complex_)
+#define MPI_C_COMPLEX             MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX      (&mpi_dt_c_double_complex_)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&mpi_dt_c_long_double_complex_)
+#define MPI_PACKED                (&mpi_dt_packed_)
+#define MPI_FLOAT_INT             (&mpi_dt_float_int_)
+#define MPI_DOUBLE_INT            (&mpi_dt_double_int_)
+#define MPI_LONG_INT              (&mpi_dt_long_int_)
+#define MPI_2INT                  (&mpi_dt_2int_)
+#define MPI_SHORT_INT             (&mpi_dt_short_int_)
+#define MPI_LONG_DOUBLE_INT       (&mpi_dt_long_double_int_)
 
 extern struct mpi_op_s mpi_op_max_, mpi_op_min_, mpi_op_sum_, mpi_op_prod_, mpi_op_land_,
     mpi_op_band_, mpi_op_lor_, mpi_op_bor_, mpi_op_lxor_, mpi_op_bxor_, mpi_op_minloc_,
@@ -198,20 +198,20 @@ extern struct mpi_op_s mpi_op_max_, mpi_op_min_, mpi_op_sum_, mpi_op_prod_, mpi_
 #define MPI_WIN_MODEL         12
 
 /* Topologies. */
-#define MPI_GRAPH      1
-#define MPI_CART       2
-#define MPI_DIST_GRAPH 3
+#define MPI_GRAPH         1
+#define MPI_CART          2
+#define MPI_DIST_GRAPH    3
 #define MPI_UNWEIGHTED    ((int *)2)
 #define MPI_WEIGHTS_EMPTY ((int *)3)
 
 #define MPI_COMM_TYPE_SHARED 1
 
 /* MPI_Type_create_subarray / darray. */
-#define MPI_ORDER_C             0
-#define MPI_ORDER_FORTRAN       1
-#define MPI_DISTRIBUTE_BLOCK    0
-#define MPI_DISTRIBUTE_CYCLIC   1
-#define MPI_DISTRIBUTE_NONE     2
+#define MPI_ORDER_C              0
+#define MPI_ORDER_FORTRAN        1
+#define MPI_DISTRIBUTE_BLOCK     0
+#define MPI_DISTRIBUTE_CYCLIC    1
+#define MPI_DISTRIBUTE_NONE      2
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* MPI_Type_get_envelope combiners. */
@@ -236,13 +236,13 @@ extern struct mpi_op_s mpi_op_max_, mpi_op_min_, mpi_op_sum_, mpi_op_prod_, mpi_
 #define MPI_COMBINER_RESIZED          18
 
 /* One-sided communication. */
-#define MPI_LOCK_EXCLUSIVE  1
-#define MPI_LOCK_SHARED     2
-#define MPI_MODE_NOCHECK    1
-#define MPI_MODE_NOSTORE    2
-#define MPI_MODE_NOPUT      4
-#define MPI_MODE_NOPRECEDE  8
-#define MPI_MODE_NOSUCCEED  16
+#define MPI_LOCK_EXCLUSIVE 1
+#define MPI_LOCK_SHARED    2
+#define MPI_MODE_NOCHECK   1
+#define MPI_MODE_NOSTORE   2
+#define MPI_MODE_NOPUT     4
+#define MPI_MODE_NOPRECEDE 8
+#define MPI_MODE_NOSUCCEED 16
 
 /* Error classes (also the error codes: the library has no other codes). */
 #define MPI_SUCCESS                   0
@@ -312,14 +312,12 @@ typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* MPI-2 name */
 typedef MPI_Comm_errhandler_function MPI_Handler_function;   /* MPI-1 name */
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
-                                        void *attribute_val_in, void *attribute_val_out,
-                                        int *flag);
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,
                                           void *extra_state);
 typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);
-typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
-                                void *extra_state);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
 /* The predefined attribute callbacks (mpi/lib/misc.c). */
 int mpi_comm_null_copy_fn_(MPI_Comm, int, void *, void *, void *, int *);
@@ -355,8 +353,7 @@ int MPI_Free_mem(void *base);
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen);
 int MPI_Error_class(int errorcode, int *errorclass);
-int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
-                               MPI_Errhandler *errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler);
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
@@ -374,24 +371,21 @@ int MPI_Add_error_string(int errorcode, const char *string);
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status);
-int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm);
-int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm);
-int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 int MPI_Buffer_attach(void *buffer, int size);
 int MPI_Buffer_detach(void *buffer_addr, int *size);
-int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-              MPI_Comm comm, MPI_Request *request);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request);
-int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request);
-int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request);
-int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-               MPI_Comm comm, MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
 int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm, MPI_Request *request);
 int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
@@ -400,13 +394,13 @@ int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
                    MPI_Comm comm, MPI_Request *request);
 int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request);
-int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag,
-                  MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request array_of_requests[]);
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                 int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                 int recvtag, MPI_Comm comm, MPI_Status *status);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
@@ -471,9 +465,9 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                     MPI_Datatype array_of_types[], MPI_Datatype *newtype);
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[],
-                             const int array_of_subsizes[], const int array_of_starts[],
-                             int order, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                            const int array_of_distribs[], const int array_of_dargs[],
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
@@ -488,8 +482,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent);
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent);
-int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
-                               MPI_Count *true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent);
 /* MPI-1 extent queries, removed from MPI-3 but still common in older programs. */
 int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
 int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
@@ -497,8 +490,8 @@ int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
 int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                           int *num_datatypes, int *combiner);
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[],
-                          MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Get_address(const void *location, MPI_Aint *address);
@@ -543,8 +536,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm *newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm);
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
 int MPI_Comm_free(MPI_Comm *comm);
@@ -591,8 +583,8 @@ int MPI_Barrier(MPI_Comm comm);
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm);
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                  MPI_Op op, MPI_Comm comm);
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -611,8 +603,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
@@ -630,8 +622,8 @@ int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
                MPI_Request *request);
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request);
-int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request);
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Request *request);
@@ -653,8 +645,7 @@ int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                   MPI_Request *request);
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
@@ -685,12 +676,12 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
                      int reorder, MPI_Comm *comm_graph);
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
-                                   const int destinations[], const int destweights[],
-                                   MPI_Info info, int reorder, MPI_Comm *comm_dist_graph);
-int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
-int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *comm_dist_graph);
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 
 /* --- one-sided communication ------------------------------------------------------- */
 
@@ -707,8 +698,8 @@ int MPI_Win_unlock_all(MPI_Win win);
 int MPI_Win_flush(int rank, MPI_Win win);
 int MPI_Win_flush_all(MPI_Win win);
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, int target_count,
-            MPI_Datatype target_datatype, MPI_Win win);
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win);
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -721,8 +712,7 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
-                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                         MPI_Win win);
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
 
 #ifdef __cplusplus
 }

@@ -40,16 +40,44 @@ void dt_unpack(const void *in, size_t bytes, void *buf, int count, MPI_Datatype 
 /* The basic type every element of dt is made of, if there is exactly one (for the
  * predefined reductions), else MPI_DATATYPE_NULL. */
 MPI_Datatype dt_basic(MPI_Datatype dt);
+/* Added by the datatype module. Task context, like everything in this file.
+ * True lower bound and true extent: the span of the data bytes themselves, from
+ * buf + dt_true_lb, for temporary buffers (count elements need
+ * dt_true_extent + (count - 1) * dt_extent bytes from there). */
+MPI_Aint dt_true_lb(MPI_Datatype dt);
+MPI_Aint dt_true_extent(MPI_Datatype dt);
+/* Types are reference counted: MPI_Type_free drops the user's reference, a derived type
+ * holds one on each inner type, and an operation that outlives its call (a pending
+ * request) takes one with dt_retain and drops it with dt_release when done, so the type
+ * stays valid even if the user frees it meanwhile. Predefined types ignore both. */
+void dt_retain(MPI_Datatype dt);
+void dt_release(MPI_Datatype dt);
 
 /* --- reductions (op.c) -------------------------------------------------------------- */
 
 /* inout[i] = in[i] op inout[i] for `count` elements of dt (MPI's order: `in` is the
- * earlier operand). MPI_SUCCESS, or MPI_ERR_OP when op is not defined on dt. */
+ * earlier operand). MPI_SUCCESS, or MPI_ERR_OP when op is not defined on dt.
+ * Layout (op.c): both buffers are laid out as `count` elements of dt in user memory,
+ * exactly as MPI_Reduce_local's, gaps included: for a non-contiguous dt op_apply visits
+ * the runs of basic elements the type is made of and leaves the gaps untouched; user
+ * functions get the buffers, count and dt unchanged. For data that is packed (as it
+ * arrives from the network), use op_apply_packed instead.
+ * MPI_REPLACE (copies the data bytes) and MPI_NO_OP work on every type, for one-sided
+ * accumulate; op_check rejects them for reductions. */
 int op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
+/* Added by the reduction module. The same on packed data: both buffers hold
+ * count * dt_size(dt) bytes as dt_pack produces them. Predefined ops run directly on the
+ * packed basic elements; user ops get the data unpacked into temporaries laid out as dt
+ * (malloc; MPI_ERR_NO_MEM if that fails) and the result packed back. */
+int op_apply_packed(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
 int op_commutative(MPI_Op op);
 /* MPI_SUCCESS, or MPI_ERR_OP (null/freed op) / MPI_ERR_TYPE (predefined op, type it is
  * not defined on). Collectives call it before moving any data. */
 int op_check(MPI_Op op, MPI_Datatype dt);
+/* Added by the reduction module: a pending non-blocking reduction holds its op like
+ * dt_retain holds a type (MPI_Op_free may come first). Predefined ops ignore both. */
+void op_retain(MPI_Op op);
+void op_release(MPI_Op op);
 
 /* --- groups (group.c) --------------------------------------------------------------- */
 
@@ -64,16 +92,20 @@ void grp_retain(MPI_Group g);
 void grp_release(MPI_Group g);
 /* Rank of world rank w in g, or MPI_UNDEFINED. */
 int grp_rank_of(MPI_Group g, int w);
+/* Added by the group module. MPI_GROUP_EMPTY (size 0) is a predefined group: retain and
+ * release ignore it, and group operations with an empty result return it. Another group
+ * that is not from grp_new (a static world group, say) must have a reference its owner
+ * never drops. MPI_Group_rank answers with mpi_comm_world_.rank, the caller's world rank. */
 
 /* --- communicators (comm.c) ---------------------------------------------------------- */
 
 struct mpi_comm_s {
-    int rank, size;     /* this rank's rank in the communicator, and its size */
-    MPI_Group group;    /* group->world[i]: world rank of comm rank i */
-    uint32_t ctx;       /* context id of point-to-point traffic; ctx + 1: collectives */
+    int rank, size;  /* this rank's rank in the communicator, and its size */
+    MPI_Group group; /* group->world[i]: world rank of comm rank i */
+    uint32_t ctx;    /* context id of point-to-point traffic; ctx + 1: collectives */
     MPI_Errhandler errh;
     int refs;
-    int predefined;     /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
+    int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];
 };
 
@@ -180,5 +212,14 @@ int err_raise(MPI_Comm comm, int code, const char *fn);
 /* For functions the library does not implement: prints "MPI_X is not implemented" and
  * aborts the job (a silent wrong answer is worse). */
 int err_unimplemented(const char *fn) __attribute__((noreturn));
+/* Added by the error module. An error handler object is reference counted like a type:
+ * a communicator holds one on its errh (comm_ takes it with err_retain when it sets or
+ * copies errh, drops it with err_release when freeing the communicator); predefined
+ * handlers ignore both. A NULL comm->errh counts as MPI_ERRORS_ARE_FATAL. */
+void err_retain(MPI_Errhandler h);
+void err_release(MPI_Errhandler h);
+/* Implemented by the init module: end the whole job with exit code `code` (what
+ * MPI_Abort(MPI_COMM_WORLD, code) does). Must not return. Host tests provide a stub. */
+void mpi_abort_hook(int code) __attribute__((noreturn));
 
 #endif

@@ -1,0 +1,453 @@
+/*
+ * unimpl.c: every function mpi.h declares that no module implements yet. Each aborts the
+ * job with "MPI_X is not implemented": programs that use them still compile and link, and
+ * a run that reaches one stops loudly instead of going on with a wrong answer.
+ *
+ * Implementing one of these means deleting it here. The last section holds functions
+ * that belong to the point-to-point and collective modules (whose owners implement all
+ * of theirs) but were not in their first list; they are weak, so that a real definition
+ * replaces them without a clash. (Beware that with static archives, a weak definition
+ * already linked stops the linker from pulling in a member just for that name.)
+ */
+#include "mpi_impl.h"
+
+/* Task context. */
+int MPI_Add_error_class(int *errorclass)
+{
+    return err_unimplemented("MPI_Add_error_class");
+}
+
+/* Task context. */
+int MPI_Add_error_code(int errorclass, int *errorcode)
+{
+    return err_unimplemented("MPI_Add_error_code");
+}
+
+/* Task context. */
+int MPI_Add_error_string(int errorcode, const char *string)
+{
+    return err_unimplemented("MPI_Add_error_string");
+}
+
+/* Task context. */
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype)
+{
+    return err_unimplemented("MPI_Type_create_darray");
+}
+
+/* Task context. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return err_unimplemented("MPI_Comm_idup");
+}
+
+/* Task context. */
+/* Task context. */
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    return err_unimplemented("MPI_Comm_split_type");
+}
+
+/* Task context. */
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    return err_unimplemented("MPI_Comm_create_group");
+}
+
+/* Task context. */
+int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    return err_unimplemented("MPI_Comm_test_inter");
+}
+
+/* Task context. */
+int MPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    return err_unimplemented("MPI_Comm_remote_size");
+}
+
+/* Task context. */
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    return err_unimplemented("MPI_Comm_remote_group");
+}
+
+/* Task context. */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm)
+{
+    return err_unimplemented("MPI_Intercomm_create");
+}
+
+/* Task context. */
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    return err_unimplemented("MPI_Intercomm_merge");
+}
+
+/* Task context. */
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    return err_unimplemented("MPI_Comm_set_attr");
+}
+
+/* Task context. */
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return err_unimplemented("MPI_Comm_delete_attr");
+}
+
+/* Task context. */
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
+                           void *extra_state)
+{
+    return err_unimplemented("MPI_Comm_create_keyval");
+}
+
+/* Task context. */
+int MPI_Comm_free_keyval(int *comm_keyval)
+{
+    return err_unimplemented("MPI_Comm_free_keyval");
+}
+
+/* Task context. */
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return err_unimplemented("MPI_Attr_put");
+}
+
+/* Task context. */
+int MPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return err_unimplemented("MPI_Attr_delete");
+}
+
+/* Task context. */
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state)
+{
+    return err_unimplemented("MPI_Keyval_create");
+}
+
+/* Task context. */
+int MPI_Keyval_free(int *keyval)
+{
+    return err_unimplemented("MPI_Keyval_free");
+}
+
+/* Task context. */
+int MPI_Info_create(MPI_Info *info)
+{
+    return err_unimplemented("MPI_Info_create");
+}
+
+/* Task context. */
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+    return err_unimplemented("MPI_Info_dup");
+}
+
+/* Task context. */
+int MPI_Info_free(MPI_Info *info)
+{
+    return err_unimplemented("MPI_Info_free");
+}
+
+/* Task context. */
+int MPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+    return err_unimplemented("MPI_Info_set");
+}
+
+/* Task context. */
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+    return err_unimplemented("MPI_Info_get");
+}
+
+/* Task context. */
+int MPI_Info_delete(MPI_Info info, const char *key)
+{
+    return err_unimplemented("MPI_Info_delete");
+}
+
+/* Task context. */
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+    return err_unimplemented("MPI_Info_get_nkeys");
+}
+
+/* Task context. */
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+    return err_unimplemented("MPI_Info_get_nthkey");
+}
+
+/* Task context. */
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    return err_unimplemented("MPI_Info_get_valuelen");
+}
+
+/* Task context. */
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *comm_cart)
+{
+    return err_unimplemented("MPI_Cart_create");
+}
+
+/* Task context. */
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    return err_unimplemented("MPI_Cart_coords");
+}
+
+/* Task context. */
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+    return err_unimplemented("MPI_Cart_rank");
+}
+
+/* Task context. */
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    return err_unimplemented("MPI_Cart_shift");
+}
+
+/* Task context. */
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    return err_unimplemented("MPI_Cart_get");
+}
+
+/* Task context. */
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+    return err_unimplemented("MPI_Cartdim_get");
+}
+
+/* Task context. */
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    return err_unimplemented("MPI_Cart_sub");
+}
+
+/* Task context. */
+int MPI_Topo_test(MPI_Comm comm, int *status)
+{
+    return err_unimplemented("MPI_Topo_test");
+}
+
+/* Task context. */
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *comm_graph)
+{
+    return err_unimplemented("MPI_Graph_create");
+}
+
+/* Task context. */
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *comm_dist_graph)
+{
+    return err_unimplemented("MPI_Dist_graph_create_adjacent");
+}
+
+/* Task context. */
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return err_unimplemented("MPI_Neighbor_allgather");
+}
+
+/* Task context. */
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return err_unimplemented("MPI_Neighbor_alltoall");
+}
+
+/* Task context. */
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win)
+{
+    return err_unimplemented("MPI_Win_create");
+}
+
+/* Task context. */
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win)
+{
+    return err_unimplemented("MPI_Win_allocate");
+}
+
+/* Task context. */
+int MPI_Win_free(MPI_Win *win)
+{
+    return err_unimplemented("MPI_Win_free");
+}
+
+/* Task context. */
+int MPI_Win_fence(int assert, MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_fence");
+}
+
+/* Task context. */
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_lock");
+}
+
+/* Task context. */
+int MPI_Win_unlock(int rank, MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_unlock");
+}
+
+/* Task context. */
+int MPI_Win_lock_all(int assert, MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_lock_all");
+}
+
+/* Task context. */
+int MPI_Win_unlock_all(MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_unlock_all");
+}
+
+/* Task context. */
+int MPI_Win_flush(int rank, MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_flush");
+}
+
+/* Task context. */
+int MPI_Win_flush_all(MPI_Win win)
+{
+    return err_unimplemented("MPI_Win_flush_all");
+}
+
+/* Task context. */
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win)
+{
+    return err_unimplemented("MPI_Put");
+}
+
+/* Task context. */
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return err_unimplemented("MPI_Get");
+}
+
+/* Task context. */
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return err_unimplemented("MPI_Accumulate");
+}
+
+/* Task context. */
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return err_unimplemented("MPI_Get_accumulate");
+}
+
+/* Task context. */
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    return err_unimplemented("MPI_Fetch_and_op");
+}
+
+/* Task context. */
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    return err_unimplemented("MPI_Compare_and_swap");
+}
+
+/* --- owned by point-to-point and collectives, not implemented yet: weak --- */
+
+/* Task context. */
+/* Task context. */
+__attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
+                                         int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return err_unimplemented("MPI_Rsend_init");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
+                                         int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return err_unimplemented("MPI_Bsend_init");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                                     MPI_Status *status)
+{
+    return err_unimplemented("MPI_Mprobe");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                                      MPI_Message *message, MPI_Status *status)
+{
+    return err_unimplemented("MPI_Improbe");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
+                                    MPI_Message *message, MPI_Status *status)
+{
+    return err_unimplemented("MPI_Mrecv");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                                     MPI_Message *message, MPI_Request *request)
+{
+    return err_unimplemented("MPI_Imrecv");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                                        const int sdispls[], const MPI_Datatype sendtypes[],
+                                        void *recvbuf, const int recvcounts[], const int rdispls[],
+                                        const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return err_unimplemented("MPI_Alltoallw");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                                         const int sdispls[], const MPI_Datatype sendtypes[],
+                                         void *recvbuf, const int recvcounts[], const int rdispls[],
+                                         const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                         MPI_Request *request)
+{
+    return err_unimplemented("MPI_Ialltoallw");
+}
+
+/* Task context. */
+__attribute__((weak)) int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                      MPI_Request *request)
+{
+    return err_unimplemented("MPI_Iexscan");
+}
