@@ -92,6 +92,7 @@ static int comm_make(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
     }
     comm_setup(c, g, me, ctx, "");
     c->errh = parent->errh; /* MPI: a new communicator inherits the parent's handler */
+    err_retain(c->errh);
     *out = c;
     return MPI_SUCCESS;
 }
@@ -196,6 +197,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     MPI_Comm c = *comm;
     if (--c->refs == 0) {
         grp_release(c->group);
+        err_release(c->errh);
         free(c);
     }
     *comm = MPI_COMM_NULL;
