@@ -192,6 +192,14 @@ uint64_t time_task_cpu_ns(void)
     return t ? task_cpu_ns(t) : 0;
 }
 
+/* Any context; see sched.h. */
+void task_poke(struct task *t)
+{
+    task_wake(t);
+    if (t->cpu != cpu_id())
+        ipi_send(t->cpu, VEC_IPI_WAKE);
+}
+
 /* Task context. The scheduler context runs t->on_exit (which may free this stack). */
 void task_exit(int code)
 {

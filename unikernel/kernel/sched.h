@@ -56,6 +56,9 @@ void task_yield(void);
 void task_block(void);
 /* Any context (interrupt and IPI included). */
 void task_wake(struct task *t);
+/* Any context: interrupt t's CPU (if not this one) even if t is running, so that a killed
+ * task is noticed at once (task_wake only IPIs a CPU whose task was blocked). */
+void task_poke(struct task *t);
 void task_exit(int code) __attribute__((noreturn));
 
 /* The CPU's scheduler loop (boot CPU after start-up, APs from ap_main). Never returns. */

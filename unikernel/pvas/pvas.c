@@ -221,7 +221,7 @@ void pvas_destroy(struct pvas_as *as)
     while (pvas_live(as) > 0) {
         for (struct pvas_task *t = as->tasks; t; t = t->as_next)
             if (t->task.state != TASK_EXITED)
-                task_wake(&t->task);
+                task_poke(&t->task);
         uint64_t t0 = time_ns();
         while (pvas_live(as) > 0 && time_ns() - t0 < 1000000)
             task_yield();
