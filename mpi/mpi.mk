@@ -1,9 +1,33 @@
 # The portable MPI core (freestanding C: the same files build into the unikernel, Linux
-# programs and host tests). Host unit tests link the parts that need no platform: the
-# matching engine and the wire codec (the engine proper needs mpe_plat.h's functions).
-MPI_CORE_UNIT_SRCS := mpi/core/match.c mpi/core/match_rank.c mpi/core/mpe_wire.c
-UNIT_SRCS += $(MPI_CORE_UNIT_SRCS)
+# programs and host tests). Host unit tests link all of it: the engine proper runs on
+# tests/unit/mpe_host_plat.c (mpe_plat.h on simulated nodes, in UNIT_SRCS through
+# unit.mk's wildcard).
+MPI_CORE_SRCS := mpi/core/match.c mpi/core/match_rank.c mpi/core/mpe_wire.c \
+                 mpi/core/mpe_node.c mpi/core/mpe_net.c mpi/core/mpe_net_rx.c
+MPI_CORE_HDRS := $(wildcard mpi/core/*.h)
+UNIT_SRCS += $(MPI_CORE_SRCS)
 UNIT_INC += -Impi/core
+$(B)/unit/unit-tests: $(MPI_CORE_HDRS)
+
+# libFuzzer target of the engine's receive path, on the same host platform (clang +
+# libclang-rt-14-dev); tests/fuzz/run.sh runs it with the IMPI targets. UBSan findings are
+# made fatal so that the fuzzer stops on them. `make mpe-fuzz-seeds` rewrites its corpus.
+MPE_FUZZ_SRCS := $(MPI_CORE_SRCS) tests/unit/mpe_host_plat.c
+MPE_FUZZ_HDRS := $(MPI_CORE_HDRS) tests/unit/mpe_host_plat.h tests/fuzz/mpe_fuzz.h
+$(B)/fuzz/mpe_fuzz_rx: tests/fuzz/mpe_fuzz_rx.c $(MPE_FUZZ_SRCS) $(MPE_FUZZ_HDRS) | deps
+	@mkdir -p $(@D)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -Impi/core -Itests/unit -o $@ $< $(MPE_FUZZ_SRCS)
+$(B)/fuzz/mpe-fuzz-seeds: tests/fuzz/mpe_fuzz_seeds.c mpi/core/mpe_wire.c $(MPE_FUZZ_HDRS) | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Impi/core -o $@ $< mpi/core/mpe_wire.c
+
+.PHONY: mpe-fuzz-seeds
+mpe-fuzz-seeds: $(B)/fuzz/mpe-fuzz-seeds
+	rm -rf tests/fuzz/corpus/mpe_rx && mkdir -p tests/fuzz/corpus/mpe_rx
+	$(B)/fuzz/mpe-fuzz-seeds tests/fuzz/corpus/mpe_rx
+
+ALL_TARGETS += $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/mpe-fuzz-seeds
 
 # The MPI library applications link (ukmpicc adds it): mpi/lib/*.c built with the
 # application flags, like the application runtime.

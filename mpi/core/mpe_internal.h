@@ -34,6 +34,14 @@
 
 #define container_of(p, T, f) ((T *)((char *)(p) - __builtin_offsetof(T, f)))
 
+/* memcpy of a payload: MPI allows NULL buffers for 0 bytes, but memcpy's pointers must be
+ * valid even then (C11 7.24.1; the compiler may assume them non-null afterwards). */
+static inline void mpe_copy(void *dst, const void *src, size_t n)
+{
+    if (n)
+        __builtin_memcpy(dst, src, n);
+}
+
 enum mpe_msg_type { MSG_LOCAL = 1, MSG_NET_EAGER, MSG_NET_RTS };
 /* Payload state of an inter-node eager message (msg.state), see mpe_net_rx.c. */
 enum { MSG_RX = 0, MSG_DONE = 1, MSG_BOUND = 2 };

@@ -97,7 +97,8 @@ uint32_t mpe_handle_new(struct mpe_handles *h, struct mpe_req *r)
         uint32_t i = (h->next + k) % MPE_HANDLES;
         if (!h->req[i]) {
             h->req[i] = r;
-            h->gen[i] = (uint16_t)(h->gen[i] + 1 ? h->gen[i] + 1 : 1);
+            /* gen + 1 is an int: test the 16-bit wrap, never hand out generation 0. */
+            h->gen[i] = h->gen[i] == 0xffff ? 1 : (uint16_t)(h->gen[i] + 1);
             h->next = i + 1;
             h->used++;
             return i | (uint32_t)h->gen[i] << 16;
@@ -295,7 +296,7 @@ void mpe_net_bind(struct mpe_msg *m, struct mpe_req *r)
         if (!__atomic_compare_exchange_n(&m->state, &rx, MSG_BOUND, 0, __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE)) {
             /* The payload is complete already (MSG_DONE): copy it now. */
-            memcpy(r->buf, m->data, r->count);
+            mpe_copy(r->buf, m->data, r->count);
             mpe_desc_put(c, m);
             mpe_complete(r, 0);
         }

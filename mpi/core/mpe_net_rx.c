@@ -53,7 +53,7 @@ static void payload_done(struct mpe_conn *c)
         return; /* waits in the unexpected queue for a receive */
     /* A receive was bound while the payload streamed into the descriptor. */
     struct mpe_req *r = m->rreq;
-    memcpy(r->buf, m->data, r->count);
+    mpe_copy(r->buf, m->data, r->count);
     mpe_desc_put(c, m);
     mpe_complete(r, 0);
 }
@@ -112,7 +112,9 @@ static void on_header(struct mpe_conn *c)
 {
     struct mpe_rx *x = &c->rx;
     struct mpe_node *n = c->node;
-    struct mpe_wire w;
+    /* The decoder fills nothing in for a header it rejects early: report the position
+     * in the stream rather than stack contents. */
+    struct mpe_wire w = {.seq = c->rx_seq};
     const char *err = mpe_wire_decode(x->hdr, &w, MPE_NET_EAGER);
     x->hgot = 0;
     if (err)
@@ -134,7 +136,9 @@ static void on_header(struct mpe_conn *c)
         struct mpe_rank *dst = mpe_local(n, (int)w.dst_world);
         if (!dst)
             bad(c, &w, "destination rank does not run on this node");
-        if ((int)w.src_world >= n->size || mpe_node_of(n, (int)w.src_world) != c->peer)
+        /* Unsigned: a "negative" rank would pass a signed bound and mpe_node_of() would
+         * place it on node 0. */
+        if (w.src_world >= (uint32_t)n->size || mpe_node_of(n, (int)w.src_world) != c->peer)
             bad(c, &w, "source rank does not run on that node");
         on_message(c, &w, dst);
         return;
@@ -171,10 +175,13 @@ static void on_header(struct mpe_conn *c)
         return;
     }
     case MPE_W_CREDIT:
+        /* Compared before adding, unsigned: counts of 2^31 and more would otherwise wrap
+         * the signed sums (taking credits away, or overflowing). */
+        if (w.aux > (uint32_t)(MPE_NET_DESCS - c->credit_descs) ||
+            w.aux2 > (uint32_t)(MPE_NET_SLOTS - c->credit_slots))
+            bad(c, &w, "more credits returned than were spent");
         c->credit_descs += (int32_t)w.aux;
         c->credit_slots += (int32_t)w.aux2;
-        if (c->credit_descs > MPE_NET_DESCS || c->credit_slots > MPE_NET_SLOTS)
-            bad(c, &w, "more credits returned than were spent");
         mpe_tx_pump(c);
         return;
     case MPE_W_BYE:

@@ -126,7 +126,7 @@ static void deliver(struct match_rank *mr, struct match_entry *recv, struct matc
     }
     mpe_recv_status(r, m);
     struct mpe_req *s = m->sreq;
-    memcpy(r->buf, s ? s->buf : m->data, r->count);
+    mpe_copy(r->buf, s ? s->buf : m->data, r->count);
     if (s)
         mpe_complete(s, 0);
     msg_put(m);
@@ -153,7 +153,7 @@ static int local_send(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_re
          * look at m before we unlock. */
         void *d = r->len <= sizeof m->inl ? m->inl : plat_alloc(r->len);
         if (d) {
-            memcpy(d, r->buf, r->len);
+            mpe_copy(d, r->buf, r->len);
             m->data = d;
             m->sreq = 0;
             self->buffered++;

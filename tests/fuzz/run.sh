@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Short bounded libFuzzer runs of every IMPI fuzz target, starting from the in-tree seed
-# corpus (copied, so the tree's corpus never grows). FUZZ_SECONDS per target (default 8).
-# Closing line: "fuzz: N passed, N failed".
+# Short bounded libFuzzer runs of every fuzz target (IMPI's, and the MPI engine's receive
+# path), starting from the in-tree seed corpus (copied, so the tree's corpus never grows).
+# FUZZ_SECONDS per target (default 8). Closing line: "fuzz: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -9,8 +9,10 @@ secs=${FUZZ_SECONDS:-8}
 pass=0 fail=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for t in startup packet coll_reply; do
-    bin=$B/fuzz/impi_fuzz_$t
+# binary:corpus (tests/fuzz/corpus/<corpus>)
+for bc in impi_fuzz_startup:startup impi_fuzz_packet:packet impi_fuzz_coll_reply:coll_reply \
+    mpe_fuzz_rx:mpe_rx; do
+    bin=$B/fuzz/${bc%%:*} t=${bc#*:}
     mkdir -p "$work/$t"
     cp tests/fuzz/corpus/$t/* "$work/$t/"
     if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \

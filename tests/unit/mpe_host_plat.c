@@ -1,0 +1,453 @@
+/* mpe_host_plat.c: see mpe_host_plat.h. Single-threaded: every function runs on the
+ * test's (or the fuzzer's) thread; "interrupt context" is a flag, not a real interrupt. */
+#include "mpe_host_plat.h"
+#include "mpe_net.h"
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One direction of a node pair: a ring buffer. */
+struct pipe {
+    uint8_t *buf;
+    size_t head, len;
+    int want_room; /* a send was short: call mpe_net_sent once bytes leave */
+    int broken;
+};
+
+struct task {
+    int pending; /* woken since the last plat_block */
+    unsigned wakes;
+};
+
+/* Every plat_alloc block is linked here so that a world (or a fuzz input that ended in
+ * plat_fatal half way through) is freed completely. 32 bytes keep the payload aligned. */
+struct blk {
+    struct blk *prev, *next;
+    size_t n, pad;
+};
+
+static struct {
+    int live, nodes, size;
+    struct host_cfg cfg;
+    uint32_t rnd;
+    struct mpe_node *node[HOST_MAX_NODES];
+    struct pipe pipe[HOST_MAX_NODES][HOST_MAX_NODES];
+} W;
+
+static struct task tasks[HOST_MAX_RANKS];
+static int cur_rank;
+static int lock_depth, in_irq;
+static struct blk *blocks;
+static size_t nblocks;
+static jmp_buf *catch_env;
+char host_fatal_msg[512];
+/* Buffers handed to the engine: freed here too when plat_fatal longjmps past their owner. */
+static uint8_t *held[2];
+
+static uint8_t *hold(int i, size_t n)
+{
+    free(held[i]);
+    return held[i] = malloc(n ? n : 1);
+}
+
+static void unhold(int i)
+{
+    free(held[i]);
+    held[i] = 0;
+}
+
+static void default_fail(const char *msg) __attribute__((noreturn));
+static void default_fail(const char *msg)
+{
+    fprintf(stderr, "mpe host: %s\n", msg);
+    abort();
+}
+
+void (*host_fail_hook)(const char *msg) __attribute__((noreturn)) = default_fail;
+
+static void host_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void host_fail(const char *fmt, ...)
+{
+    static char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    in_irq = lock_depth = 0;
+    host_fail_hook(msg);
+}
+
+uint32_t host_rand(uint32_t *s)
+{
+    uint32_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *s = x;
+}
+
+/* ---- mpe_plat.h ---- */
+
+void *plat_task(void)
+{
+    if (in_irq)
+        host_fail("plat_task in interrupt context");
+    return &tasks[cur_rank];
+}
+
+int plat_rank(void)
+{
+    if (in_irq)
+        host_fail("plat_rank in interrupt context");
+    return cur_rank;
+}
+
+void plat_wake(void *task)
+{
+    struct task *t = task;
+    if (t) {
+        t->pending = 1;
+        t->wakes++;
+    }
+}
+
+/* Nothing else runs while a rank "sleeps": move bytes until someone wakes it. */
+void plat_block(void)
+{
+    if (in_irq || lock_depth)
+        host_fail("plat_block in interrupt context or under the network lock");
+    int rank = cur_rank;
+    struct mpe_node *n = mpe_the_node;
+    while (!tasks[rank].pending)
+        if (!host_pump())
+            host_fail("deadlock: rank %d blocks and nothing can move", rank);
+    tasks[rank].pending = 0;
+    cur_rank = rank;
+    mpe_the_node = n;
+}
+
+void *plat_alloc(size_t n)
+{
+    if (in_irq)
+        host_fail("plat_alloc in interrupt context");
+    struct blk *b = calloc(1, sizeof *b + n);
+    if (!b)
+        return 0;
+    b->n = n;
+    b->next = blocks;
+    if (blocks)
+        blocks->prev = b;
+    blocks = b;
+    nblocks++;
+    return b + 1;
+}
+
+static void blk_free(struct blk *b)
+{
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        blocks = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    nblocks--;
+    free(b);
+}
+
+void plat_free(void *p)
+{
+    if (in_irq)
+        host_fail("plat_free in interrupt context");
+    if (p)
+        blk_free((struct blk *)p - 1);
+}
+
+int plat_net_lock(void)
+{
+    return ++lock_depth;
+}
+
+void plat_net_unlock(int token)
+{
+    if (token != lock_depth)
+        host_fail("network lock released out of order (%d, depth %d)", token, lock_depth);
+    lock_depth--;
+}
+
+static struct pipe *pipe_of(int from, int to)
+{
+    if (!W.live || from < 0 || to < 0 || from >= W.nodes || to >= W.nodes || from == to)
+        host_fail("no pipe from node %d to node %d", from, to);
+    return &W.pipe[from][to];
+}
+
+long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
+{
+    if (!lock_depth)
+        host_fail("plat_net_send without the network lock");
+    struct pipe *p = pipe_of(c->node->id, c->peer);
+    if (p->broken)
+        return -1;
+    size_t cap = W.cfg.cap, n = cap - p->len < len ? cap - p->len : len;
+    for (size_t i = 0; i < n; i++)
+        p->buf[(p->head + p->len + i) % cap] = ((const uint8_t *)data)[i];
+    p->len += n;
+    if (n < len)
+        p->want_room = 1;
+    return (long)n;
+}
+
+void plat_fatal(const char *fmt, ...)
+{
+    char why[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(host_fatal_msg, sizeof host_fatal_msg, "node %d: %s",
+             mpe_the_node ? mpe_the_node->id : -1, why);
+    if (!catch_env)
+        host_fail("unexpected plat_fatal: %s", host_fatal_msg);
+    longjmp(*catch_env, 1);
+}
+
+/* ---- the simulated nodes ---- */
+
+int host_node_of(int world)
+{
+    int base = W.size / W.nodes, extra = W.size % W.nodes, big = extra * (base + 1);
+    return world < big ? world / (base + 1) : extra + (world - big) / base;
+}
+
+struct mpe_node *host_node(int id)
+{
+    if (!W.live || id < 0 || id >= W.nodes)
+        host_fail("no node %d", id);
+    return W.node[id];
+}
+
+struct mpe_conn *host_conn(int node, int peer)
+{
+    pipe_of(node, peer);
+    if (!W.node[node])
+        host_fail("node %d runs no engine", node);
+    return W.node[node]->conn[peer];
+}
+
+void host_world_destroy(void)
+{
+    while (blocks)
+        blk_free(blocks);
+    unhold(0);
+    unhold(1);
+    for (int i = 0; i < HOST_MAX_NODES; i++)
+        for (int j = 0; j < HOST_MAX_NODES; j++)
+            free(W.pipe[i][j].buf);
+    memset(&W, 0, sizeof W);
+    memset(tasks, 0, sizeof tasks);
+    mpe_the_node = 0;
+    cur_rank = in_irq = lock_depth = 0;
+}
+
+/* Node i's engine, for ranks first..first+count-1, with a connection to every peer. */
+static int node_start(int i, int first, int count)
+{
+    struct mpe_node *n = W.node[i] = mpe_node_create(i, W.nodes, W.size, first, count);
+    if (!n)
+        return -1;
+    for (int p = 0; p < W.nodes; p++) {
+        if (p == i)
+            continue;
+        if (!mpe_conn_create(n, p))
+            return -1;
+        n->conn[p]->transport = &W.pipe[i][p];
+    }
+    return 0;
+}
+
+int host_world_create(int nodes, int size, const struct host_cfg *cfg, int hello)
+{
+    host_world_destroy();
+    if (nodes < 1 || nodes > HOST_MAX_NODES || size < nodes || size > HOST_MAX_RANKS)
+        return -1;
+    W.nodes = nodes;
+    W.size = size;
+    if (cfg)
+        W.cfg = *cfg;
+    if (!W.cfg.cap)
+        W.cfg.cap = 64 << 10;
+    W.rnd = W.cfg.seed ? W.cfg.seed : 1;
+    W.live = 1;
+    for (int i = 0, first = 0; i < nodes; i++) {
+        int count = size / nodes + (i < size % nodes);
+        for (int p = 0; p < nodes; p++)
+            if (p != i && !(W.pipe[i][p].buf = malloc(W.cfg.cap)))
+                return -1;
+        if ((!W.cfg.solo || W.cfg.solo == i + 1) && node_start(i, first, count))
+            return -1;
+        first += count;
+    }
+    for (int i = 0; hello && i < nodes; i++) {
+        if (!W.node[i])
+            continue;
+        mpe_the_node = W.node[i];
+        for (int p = 0; p < nodes; p++)
+            if (p != i)
+                mpe_net_control(W.node[i]->conn[p], MPE_W_HELLO, (uint32_t)i, (uint32_t)size);
+    }
+    mpe_the_node = 0;
+    return 0;
+}
+
+void host_as_rank(int world)
+{
+    if (!W.live || world < 0 || world >= W.size || !W.node[host_node_of(world)])
+        host_fail("no rank %d here", world);
+    cur_rank = world;
+    mpe_the_node = W.node[host_node_of(world)];
+}
+
+void host_init_all(void)
+{
+    for (int r = 0; r < W.size; r++) {
+        if (!W.node[host_node_of(r)])
+            continue;
+        host_as_rank(r);
+        if (mpe_ops.init())
+            host_fail("rank %d: init failed", r);
+    }
+}
+
+/* The network "interrupt" of node `node`: runs under the network lock with mpe_the_node
+ * set to that node, as the platform's callbacks would. */
+static struct mpe_node *irq_enter(int node)
+{
+    struct mpe_node *saved = mpe_the_node;
+    in_irq++;
+    lock_depth++;
+    mpe_the_node = W.node[node];
+    return saved;
+}
+
+static void irq_leave(struct mpe_node *saved)
+{
+    lock_depth--;
+    in_irq--;
+    mpe_the_node = saved;
+}
+
+void host_inject(int node, int peer, const void *data, size_t len)
+{
+    struct mpe_conn *c = host_conn(node, peer);
+    /* An exact-size copy: ASan sees any read past the bytes the parser was given. */
+    uint8_t *copy = hold(1, len);
+    memcpy(copy, data, len);
+    struct mpe_node *saved = irq_enter(node);
+    mpe_net_rx(c, copy, len);
+    irq_leave(saved);
+    unhold(1);
+}
+
+size_t host_pipe_len(int from, int to)
+{
+    return pipe_of(from, to)->len;
+}
+
+size_t host_pipe_take(int from, int to, void *buf, size_t max)
+{
+    struct pipe *p = pipe_of(from, to);
+    size_t n = p->len < max ? p->len : max;
+    for (size_t i = 0; i < n; i++)
+        ((uint8_t *)buf)[i] = p->buf[(p->head + i) % W.cfg.cap];
+    p->head = (p->head + n) % W.cfg.cap;
+    p->len -= n;
+    return n;
+}
+
+void host_pipe_break(int from, int to)
+{
+    pipe_of(from, to)->broken = 1;
+}
+
+/* After bytes left pipe from->to: TCP's SENT event, if the sender was short of room. */
+static void room_appeared(int from, int to)
+{
+    struct pipe *p = &W.pipe[from][to];
+    if (p->want_room) {
+        p->want_room = 0;
+        struct mpe_node *saved = irq_enter(from);
+        mpe_net_sent(W.node[from]->conn[to]);
+        irq_leave(saved);
+    }
+}
+
+size_t host_pipe_drop(int from, int to)
+{
+    struct pipe *p = pipe_of(from, to);
+    size_t n = p->len;
+    p->head = p->len = 0;
+    room_appeared(from, to);
+    return n;
+}
+
+size_t host_pump(void)
+{
+    size_t moved = 0;
+    for (int i = 0; i < W.nodes; i++)
+        for (int j = 0; j < W.nodes; j++) {
+            struct pipe *p = &W.pipe[i][j];
+            if (i == j || !p->len || !W.node[j])
+                continue; /* (the test reads what goes to a node it plays) */
+            size_t n = p->len, lim = W.cfg.chunk;
+            if (lim && W.cfg.random)
+                lim = 1 + host_rand(&W.rnd) % lim;
+            if (lim && n > lim)
+                n = lim;
+            uint8_t *chunk = hold(0, n);
+            host_pipe_take(i, j, chunk, n);
+            host_inject(j, i, chunk, n);
+            unhold(0);
+            moved += n;
+            room_appeared(i, j);
+        }
+    return moved;
+}
+
+size_t host_pump_all(void)
+{
+    size_t all = 0, n;
+    while ((n = host_pump()))
+        all += n;
+    return all;
+}
+
+int host_catch(void (*fn)(void *), void *arg)
+{
+    jmp_buf env;
+    jmp_buf *outer = catch_env;
+    host_fatal_msg[0] = 0;
+    catch_env = &env;
+    if (setjmp(env)) {
+        /* plat_fatal may come from inside an "interrupt" or a locked section. */
+        catch_env = outer;
+        in_irq = lock_depth = 0;
+        unhold(0);
+        unhold(1);
+        return 1;
+    }
+    fn(arg);
+    catch_env = outer;
+    return 0;
+}
+
+unsigned host_wakes(int world)
+{
+    return world >= 0 && world < HOST_MAX_RANKS ? tasks[world].wakes : 0;
+}
+
+size_t host_allocs(void)
+{
+    return nblocks;
+}

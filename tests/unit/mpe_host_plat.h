@@ -1,0 +1,87 @@
+/*
+ * mpe_host_plat.h: mpe_plat.h on the host, for deterministic tests of the MPI engine
+ * (mpi/core/mpe_*.c) with several simulated nodes in one single-threaded process.
+ *
+ * Each node is a real mpe_node with an mpe_conn per peer. The transport between two nodes
+ * is an in-memory byte pipe per direction with a fixed capacity: plat_net_send() takes
+ * what fits (a partial count, or 0 when full, like a TCP send buffer). Nothing moves by
+ * itself: host_pump() hands bytes from each pipe to the receiving node's mpe_net_rx() in
+ * chunks of a configured (or random) size, as "interrupt context", then tells a sender
+ * that was short of room with mpe_net_sent(), as the SENT event would.
+ *
+ * The engine's task-context entry points (mpe_ops) find the calling rank through
+ * plat_rank() and mpe_the_node; host_as_rank() sets both before a call made "as" a rank.
+ * plat_block() never sleeps: it pumps until the calling rank is woken, and fails the test
+ * (host_fail_hook) when nothing can move any more (a deadlock). plat_fatal() longjmps to
+ * host_catch() if one is active, else it too fails the test.
+ *
+ * The host also checks the engine's context rules: plat_net_send only under the network
+ * lock; no allocation, blocking or plat_rank/plat_task in interrupt context.
+ */
+#ifndef TESTS_MPE_HOST_PLAT_H
+#define TESTS_MPE_HOST_PLAT_H
+#include "mpe_internal.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#define HOST_MAX_NODES 8
+#define HOST_MAX_RANKS 64
+
+struct host_cfg {
+    size_t cap;    /* bytes a pipe holds (the TCP send buffer); 0: 64 KiB */
+    size_t chunk;  /* most bytes one host_pump() step hands to mpe_net_rx; 0: all there are */
+    int random;    /* each step hands 1..chunk bytes, drawn from `seed` */
+    uint32_t seed; /* for random chunks */
+    int solo;      /* if > 0: only node solo-1 runs an engine; the test plays the others
+                    * (host_inject, host_pipe_take) and their ranks cannot make calls */
+};
+
+/* A job of `size` ranks on `nodes` nodes (block placement, as job.c does it), every node
+ * with its connections; replaces any previous world. With hello, every connection sends
+ * HELLO as the platform does on connect (they arrive on the next pumps). 0 or -1. */
+int host_world_create(int nodes, int size, const struct host_cfg *cfg, int hello);
+/* Frees every node and everything the engine allocated (plat_alloc'ed blocks). */
+void host_world_destroy(void);
+struct mpe_node *host_node(int id); /* NULL for a node the test plays */
+struct mpe_conn *host_conn(int node, int peer);
+int host_node_of(int world);
+
+/* Make the next engine calls come from rank `world` (plat_rank, plat_task, mpe_the_node). */
+void host_as_rank(int world);
+/* Every rank calls mpe_ops.init (waits for every HELLO). */
+void host_init_all(void);
+
+/* One step: each non-empty pipe hands one chunk to its receiver. Bytes moved. */
+size_t host_pump(void);
+/* Pump until every pipe is empty. Bytes moved. */
+size_t host_pump_all(void);
+
+/* The test plays a peer: bytes waiting in pipe from->to; take up to max of them out;
+ * hand bytes to node's connection to peer as if they came from the wire (interrupt
+ * context, under the network lock). */
+size_t host_pipe_len(int from, int to);
+size_t host_pipe_take(int from, int to, void *buf, size_t max);
+void host_inject(int node, int peer, const void *data, size_t len);
+/* Discard the bytes waiting in pipe from->to (a peer that reads and ignores them), and
+ * tell the sender there is room, as host_pump() would. Bytes dropped. */
+size_t host_pipe_drop(int from, int to);
+/* From now on plat_net_send from->to fails (the connection broke). */
+void host_pipe_break(int from, int to);
+
+/* Run fn(arg). 1 if it ended the job through plat_fatal (message in host_fatal_msg,
+ * "node N: ..." with N the node whose engine called it), else 0. */
+int host_catch(void (*fn)(void *), void *arg);
+extern char host_fatal_msg[512];
+
+/* What a failed check of the host does (default: print and abort). The unit tests fail
+ * the current test instead. */
+extern void (*host_fail_hook)(const char *msg) __attribute__((noreturn));
+
+/* Wake-ups recorded for rank `world` so far; outstanding plat_alloc blocks. */
+unsigned host_wakes(int world);
+size_t host_allocs(void);
+
+/* Deterministic random numbers for tests (xorshift32; *s must not be 0). */
+uint32_t host_rand(uint32_t *s);
+
+#endif
