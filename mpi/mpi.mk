@@ -5,6 +5,13 @@ MPI_CORE_UNIT_SRCS := mpi/core/match.c mpi/core/match_rank.c mpi/core/mpe_wire.c
 UNIT_SRCS += $(MPI_CORE_UNIT_SRCS)
 UNIT_INC += -Impi/core
 
+# CAD graphs (non-blocking collectives): builder, validator, ready-set logic, CALC kernels.
+# Freestanding and platform-free, so all of it is unit-tested on the host.
+MPI_CAD_SRCS := $(wildcard mpi/cad/*.c)
+UNIT_SRCS += $(MPI_CAD_SRCS)
+UNIT_INC += -Impi/cad
+$(B)/unit/unit-tests: $(wildcard mpi/cad/*.h)
+
 # The MPI library applications link (ukmpicc adds it): mpi/lib/*.c built with the
 # application flags, like the application runtime.
 MPI_LIB_SRCS := $(wildcard mpi/lib/*.c)
