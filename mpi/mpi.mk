@@ -29,6 +29,13 @@ mpe-fuzz-seeds: $(B)/fuzz/mpe-fuzz-seeds
 
 ALL_TARGETS += $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/mpe-fuzz-seeds
 
+# CAD graphs (non-blocking collectives): builder, validator, ready-set logic, CALC kernels.
+# Freestanding and platform-free, so all of it is unit-tested on the host.
+MPI_CAD_SRCS := $(wildcard mpi/cad/*.c)
+UNIT_SRCS += $(MPI_CAD_SRCS)
+UNIT_INC += -Impi/cad
+$(B)/unit/unit-tests: $(wildcard mpi/cad/*.h)
+
 # The MPI library applications link (ukmpicc adds it): mpi/lib/*.c built with the
 # application flags, like the application runtime.
 MPI_LIB_SRCS := $(wildcard mpi/lib/*.c)
