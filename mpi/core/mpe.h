@@ -52,16 +52,16 @@ struct mpe_req {
     uint8_t cancelled;
     int32_t err; /* MPE_OK or MPE_E* */
     void *buf;
-    size_t len;                 /* send: bytes; receive: capacity */
-    size_t count;               /* receive: bytes stored */
-    int32_t src, tag;           /* receive: the matched message's source and tag */
-    void *owner;                /* the task to wake on completion */
-    struct mpe_msg *msg;        /* send: its descriptor while queued */
-    uint64_t sent;              /* net send: bytes handed to TCP */
-    struct mpe_req *next;       /* net send: the connection's queues */
-    uint32_t handle;            /* net: rendezvous handle */
-    int32_t dst_world;          /* send: destination */
-    int32_t src_world;          /* send: the sender */
+    size_t len;           /* send: bytes; receive: capacity */
+    size_t count;         /* receive: bytes stored */
+    int32_t src, tag;     /* receive: the matched message's source and tag */
+    void *owner;          /* the task to wake on completion */
+    struct mpe_msg *msg;  /* send: its descriptor while queued */
+    uint64_t sent;        /* net send: bytes handed to TCP */
+    struct mpe_req *next; /* net send: the connection's queues */
+    uint32_t handle;      /* net: rendezvous handle */
+    int32_t dst_world;    /* send: destination */
+    int32_t src_world;    /* send: the sender */
 };
 
 /* Probe result. */

@@ -50,7 +50,7 @@ enum { MSG_RX = 0, MSG_DONE = 1, MSG_BOUND = 2 };
 struct mpe_msg {
     struct match_entry m; /* key: ctx, src, tag */
     uint8_t type;
-    int16_t slot;           /* net: big slot holding the payload, or -1 */
+    int16_t slot;            /* net: big slot holding the payload, or -1 */
     volatile uint32_t state; /* net eager: MSG_RX, MSG_DONE, MSG_BOUND */
     uint64_t len;            /* the whole message */
     struct mpe_req *sreq;    /* local: the send, while its data is not buffered */
@@ -59,7 +59,7 @@ struct mpe_msg {
     struct mpe_conn *conn;   /* net */
     uint32_t handle;         /* net RTS: the sender's handle */
     int32_t src_world;
-    struct mpe_rank *from;   /* local: the sender, whose free list it returns to */
+    struct mpe_rank *from; /* local: the sender, whose free list it returns to */
     struct mpe_msg *free_next;
     uint8_t inl[MPE_NET_INLINE];
 };
@@ -67,10 +67,10 @@ struct mpe_msg {
 struct mpe_rank {
     struct match_rank mr;
     int world;
-    void *task;                      /* the rank's task: woken on arrivals */
+    void *task; /* the rank's task: woken on arrivals */
     struct mpe_node *node;
-    struct mpe_msg *volatile free;   /* local descriptors: pushed by anyone, popped by us */
-    uint32_t nmsgs;                  /* local descriptors allocated by this sender */
+    struct mpe_msg *volatile free; /* local descriptors: pushed by anyone, popped by us */
+    uint32_t nmsgs;                /* local descriptors allocated by this sender */
     uint64_t local_sends, net_sends, buffered, rendezvous;
 };
 

@@ -82,8 +82,8 @@ void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
 static struct mpe_msg *msg_get(struct mpe_rank *self)
 {
     struct mpe_msg *m = __atomic_load_n(&self->free, __ATOMIC_ACQUIRE);
-    while (m && !__atomic_compare_exchange_n(&self->free, &m, m->free_next, 0,
-                                             __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+    while (m && !__atomic_compare_exchange_n(&self->free, &m, m->free_next, 0, __ATOMIC_ACQUIRE,
+                                             __ATOMIC_ACQUIRE))
         ;
     if (!m) {
         if (self->nmsgs >= MPE_LOCAL_MSGS * 2)

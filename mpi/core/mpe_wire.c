@@ -41,8 +41,7 @@ void mpe_wire_encode(const struct mpe_wire *h, uint8_t out[MPE_WIRE_HDR])
     put64(out + 40, h->len);
 }
 
-const char *mpe_wire_decode(const uint8_t in[MPE_WIRE_HDR], struct mpe_wire *h,
-                            uint64_t max_eager)
+const char *mpe_wire_decode(const uint8_t in[MPE_WIRE_HDR], struct mpe_wire *h, uint64_t max_eager)
 {
     if ((in[0] | in[1] << 8) != MPE_WIRE_MAGIC)
         return "bad magic";
@@ -84,7 +83,7 @@ const char *mpe_wire_decode(const uint8_t in[MPE_WIRE_HDR], struct mpe_wire *h,
 
 const char *mpe_wire_type_name(int type)
 {
-    static const char *const names[] = {"?", "HELLO", "EAGER", "RTS", "CTS", "DATA", "CREDIT",
-                                        "BYE"};
+    static const char *const names[] = {"?",   "HELLO", "EAGER",  "RTS",
+                                        "CTS", "DATA",  "CREDIT", "BYE"};
     return type > 0 && type < MPE_W_TYPES ? names[type] : "?";
 }

@@ -55,8 +55,7 @@ struct mpe_wire {
 void mpe_wire_encode(const struct mpe_wire *h, uint8_t out[MPE_WIRE_HDR]);
 /* Any context. Decode and check in[MPE_WIRE_HDR]: NULL on success, else a static string
  * naming what is wrong ("bad magic", "unknown type", ...). `max_eager` bounds EAGER. */
-const char *mpe_wire_decode(const uint8_t in[MPE_WIRE_HDR], struct mpe_wire *h,
-                            uint64_t max_eager);
+const char *mpe_wire_decode(const uint8_t in[MPE_WIRE_HDR], struct mpe_wire *h, uint64_t max_eager);
 const char *mpe_wire_type_name(int type);
 
 #endif

@@ -54,8 +54,8 @@ static int halo(int n, int steps, double *us_per_step)
     for (int s = 0; s < steps; s++) {
         MPI_Sendrecv(&u[1], 1, MPI_DOUBLE, left, 2, &u[m + 1], 1, MPI_DOUBLE, right, 2,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Sendrecv(&u[m], 1, MPI_DOUBLE, right, 3, &u[0], 1, MPI_DOUBLE, left, 3,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&u[m], 1, MPI_DOUBLE, right, 3, &u[0], 1, MPI_DOUBLE, left, 3, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
         if (left == MPI_PROC_NULL)
             u[0] = 0;
         if (right == MPI_PROC_NULL)
@@ -111,8 +111,8 @@ int main(int argc, char **argv)
     MPI_Get_processor_name(name, &len);
     /* Who shares rank 0's node: the names tell (same processor name = same node). */
     char *names = malloc((size_t)np * MPI_MAX_PROCESSOR_NAME);
-    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME,
-                  MPI_CHAR, MPI_COMM_WORLD);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
     int near = -1, far = -1;
     for (int r = 1; r < np; r++) {
         int same = strcmp(names + r * MPI_MAX_PROCESSOR_NAME, names) == 0;

@@ -99,8 +99,7 @@ int coll_barrier(MPI_Comm c)
 {
     int n = c->size, r = c->rank, rc = MPI_SUCCESS;
     for (int k = 1; k < n && rc == MPI_SUCCESS; k <<= 1)
-        rc = csendrecv(0, 0, MPI_BYTE, (r + k) % n, 0, 0, MPI_BYTE, (r - k + n) % n, T_BARRIER,
-                       c);
+        rc = csendrecv(0, 0, MPI_BYTE, (r + k) % n, 0, 0, MPI_BYTE, (r - k + n) % n, T_BARRIER, c);
     return rc;
 }
 
@@ -175,8 +174,7 @@ int coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op
     return rc;
 }
 
-int coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm c)
+int coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
 {
     int rc = coll_reduce(sbuf, rbuf, count, dt, op, 0, c);
     return rc != MPI_SUCCESS ? rc : coll_bcast(rbuf, count, dt, 0, c);
@@ -245,8 +243,8 @@ int coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_D
             if (rbuf != MPI_IN_PLACE)
                 rc = local_copy(atd(sbuf, displs[i], sdt), scounts[i], sdt, rbuf, rcount, rdt);
         } else if (rc == MPI_SUCCESS) {
-            rc = p2p_isend(atd(sbuf, displs[i], sdt), scounts[i], sdt, i, T_SCATTER, c, 1, 0,
-                           &r[i]);
+            rc =
+                p2p_isend(atd(sbuf, displs[i], sdt), scounts[i], sdt, i, T_SCATTER, c, 1, 0, &r[i]);
         }
     }
     int rc2 = req_waitall(n, r);
@@ -270,15 +268,15 @@ int coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, i
 {
     int rc;
     if (sbuf == MPI_IN_PLACE && c->rank != 0) /* my block already sits in rbuf */
-        rc = coll_gather(at(rbuf, (size_t)c->rank, rcount, rdt), rcount, rdt, rbuf, rcount, rdt,
-                         0, c);
+        rc = coll_gather(at(rbuf, (size_t)c->rank, rcount, rdt), rcount, rdt, rbuf, rcount, rdt, 0,
+                         c);
     else
         rc = coll_gather(sbuf, scount, sdt, rbuf, rcount, rdt, 0, c);
     return rc != MPI_SUCCESS ? rc : coll_bcast(rbuf, rcount * c->size, rdt, 0, c);
 }
 
-int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                    const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm c)
+int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                    const int *displs, MPI_Datatype rdt, MPI_Comm c)
 {
     int n = c->size, r = c->rank, rc = MPI_SUCCESS;
     if (sbuf != MPI_IN_PLACE)
@@ -286,15 +284,14 @@ int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     for (int s = 0; s < n - 1 && rc == MPI_SUCCESS; s++) {
         int out = (r - s + n) % n, in = (r - s - 1 + n) % n;
         rc = csendrecv(atd(rbuf, displs[out], rdt), rcounts[out], rdt, (r + 1) % n,
-                       atd(rbuf, displs[in], rdt), rcounts[in], rdt, (r - 1 + n) % n,
-                       T_ALLGATHER, c);
+                       atd(rbuf, displs[in], rdt), rcounts[in], rdt, (r - 1 + n) % n, T_ALLGATHER,
+                       c);
     }
     return rc;
 }
 
 int coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
-                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
-                   MPI_Comm c)
+                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt, MPI_Comm c)
 {
     int n = c->size, me = c->rank, rc = MPI_SUCCESS;
     void *copy = 0;
@@ -322,16 +319,15 @@ int coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
         r[i] = MPI_REQUEST_NULL;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         if (i != me)
-            rc = p2p_irecv(atd(rbuf, rdispls[i], rdt), rcounts[i], rdt, i, T_ALLTOALL, c, 1,
-                           &r[i]);
+            rc = p2p_irecv(atd(rbuf, rdispls[i], rdt), rcounts[i], rdt, i, T_ALLTOALL, c, 1, &r[i]);
     for (int k = 1; k < n && rc == MPI_SUCCESS; k++) { /* staggered: not all to rank 0 first */
         int i = (me + k) % n;
         rc = p2p_isend(atd(sbuf, sdispls[i], sdt), scounts[i], sdt, i, T_ALLTOALL, c, 1, 0,
                        &r[n + i]);
     }
     if (rc == MPI_SUCCESS)
-        rc = local_copy(atd(sbuf, sdispls[me], sdt), scounts[me], sdt,
-                        atd(rbuf, rdispls[me], rdt), rcounts[me], rdt);
+        rc = local_copy(atd(sbuf, sdispls[me], sdt), scounts[me], sdt, atd(rbuf, rdispls[me], rdt),
+                        rcounts[me], rdt);
     int rc2 = req_waitall(2 * n, r);
     free(r);
     free(copy);
@@ -342,8 +338,7 @@ int coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, in
                   MPI_Datatype rdt, MPI_Comm c)
 {
     int *sd, *rd, *sc = regular(c->size, scount, &sd), *rc_ = regular(c->size, rcount, &rd);
-    int rc = sc && rc_ ? coll_alltoallv(sbuf, sc, sd, sdt, rbuf, rc_, rd, rdt, c)
-                       : MPI_ERR_NO_MEM;
+    int rc = sc && rc_ ? coll_alltoallv(sbuf, sc, sd, sdt, rbuf, rc_, rd, rdt, c) : MPI_ERR_NO_MEM;
     free(sc);
     free(rc_);
     return rc;
@@ -372,8 +367,8 @@ int coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Da
 }
 
 /* Inclusive (exclusive = 0) or exclusive prefix reduction along the chain 0 -> n-1. */
-int coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-              int exclusive, MPI_Comm c)
+int coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
+              MPI_Comm c)
 {
     int rc = op_check(op, dt), r = c->rank;
     if (rc != MPI_SUCCESS)

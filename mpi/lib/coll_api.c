@@ -24,17 +24,17 @@ static int check_buf(int count, MPI_Datatype dt)
 }
 
 #define NOROOT (-100)
-#define CHECK(c, root, fn)                                                              \
-    do {                                                                                     \
-        int rc_ = check(c, root, fn);                                                        \
-        if (rc_ != MPI_SUCCESS)                                                              \
-            return err_raise(c, rc_, fn);                                                    \
+#define CHECK(c, root, fn)                                                                         \
+    do {                                                                                           \
+        int rc_ = check(c, root, fn);                                                              \
+        if (rc_ != MPI_SUCCESS)                                                                    \
+            return err_raise(c, rc_, fn);                                                          \
     } while (0)
-#define CHECKB(c, count, dt, fn)                                                             \
-    do {                                                                                     \
-        int rc_ = check_buf(count, dt);                                                      \
-        if (rc_ != MPI_SUCCESS)                                                              \
-            return err_raise(c, rc_, fn);                                                    \
+#define CHECKB(c, count, dt, fn)                                                                   \
+    do {                                                                                           \
+        int rc_ = check_buf(count, dt);                                                            \
+        if (rc_ != MPI_SUCCESS)                                                                    \
+            return err_raise(c, rc_, fn);                                                          \
     } while (0)
 
 int MPI_Barrier(MPI_Comm c)
@@ -50,8 +50,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c)
     return err_raise(c, coll_bcast(buf, count, dt, root, c), "MPI_Bcast");
 }
 
-int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
-               MPI_Comm c)
+int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm c)
 {
     CHECK(c, root, "MPI_Reduce");
     CHECKB(c, count, dt, "MPI_Reduce");
@@ -65,8 +64,8 @@ int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op,
     return err_raise(c, coll_allreduce(s, r, count, dt, op, c), "MPI_Allreduce");
 }
 
-int MPI_Gather(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_Datatype rdt,
-               int root, MPI_Comm c)
+int MPI_Gather(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_Datatype rdt, int root,
+               MPI_Comm c)
 {
     CHECK(c, root, "MPI_Gather");
     return err_raise(c, coll_gather(s, sc, sdt, r, rc, rdt, root, c), "MPI_Gather");
@@ -90,8 +89,7 @@ int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatyp
                  int rc, MPI_Datatype rdt, int root, MPI_Comm c)
 {
     CHECK(c, root, "MPI_Scatterv");
-    return err_raise(c, coll_scatterv(s, scs, displs, sdt, r, rc, rdt, root, c),
-                     "MPI_Scatterv");
+    return err_raise(c, coll_scatterv(s, scs, displs, sdt, r, rc, rdt, root, c), "MPI_Scatterv");
 }
 
 int MPI_Allgather(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_Datatype rdt,
@@ -129,8 +127,7 @@ int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt,
     return err_raise(c, coll_reduce_scatter(s, r, rcs, dt, op, c), "MPI_Reduce_scatter");
 }
 
-int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, MPI_Op op,
-                             MPI_Comm c)
+int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
 {
     CHECK(c, NOROOT, "MPI_Reduce_scatter_block");
     int *counts = malloc(sizeof(int) * (size_t)c->size);

@@ -130,17 +130,17 @@ void mpi_idle(uint64_t *since);
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_NULL_PROC };
 
 struct mpi_req_s {
-    struct mpe_req e;    /* the engine's part: the engine writes it until e.done */
+    struct mpe_req e; /* the engine's part: the engine writes it until e.done */
     uint8_t kind;
-    uint8_t persistent;  /* MPI_Send_init / MPI_Recv_init */
-    uint8_t active;      /* persistent: started and not yet completed by a wait/test */
-    uint8_t freed;       /* MPI_Request_free while active: reclaim once done */
+    uint8_t persistent; /* MPI_Send_init / MPI_Recv_init */
+    uint8_t active;     /* persistent: started and not yet completed by a wait/test */
+    uint8_t freed;      /* MPI_Request_free while active: reclaim once done */
     MPI_Comm comm;
-    void *tmp;           /* packed copy of a non-contiguous buffer (ours, malloc) */
-    void *ubuf;          /* receive: where tmp is unpacked to */
+    void *tmp;  /* packed copy of a non-contiguous buffer (ours, malloc) */
+    void *ubuf; /* receive: where tmp is unpacked to */
     int ucount;
     MPI_Datatype dt;
-    void *bsend;         /* MPI_Bsend: its block in the attached buffer */
+    void *bsend; /* MPI_Bsend: its block in the attached buffer */
     /* persistent requests: the arguments to start again with */
     const void *pbuf;
     int pcount, peer, ptag, pflags, pkind;
@@ -152,8 +152,8 @@ struct mpi_req_s {
  * its collective context (ctxoff 1, used by coll.c). MPI error class, *req set. */
 int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               int ctxoff, int flags, MPI_Request *req);
-int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-              int ctxoff, MPI_Request *req);
+int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, int ctxoff,
+              MPI_Request *req);
 /* Task context. Wait for *req, fill st (may be NULL), release it; MPI error class. */
 int req_wait(MPI_Request *req, MPI_Status *st);
 int req_waitall(int n, MPI_Request *reqs);
@@ -175,8 +175,7 @@ int coll_barrier(MPI_Comm c);
 int coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c);
 int coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                 MPI_Comm c);
-int coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                   MPI_Comm c);
+int coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c);
 int coll_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int root, MPI_Comm c);
 int coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
@@ -187,8 +186,8 @@ int coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_D
                   void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm c);
 int coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                    MPI_Datatype rdt, MPI_Comm c);
-int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                    const int *rcounts, const int *displs, MPI_Datatype rdt, MPI_Comm c);
+int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
+                    const int *displs, MPI_Datatype rdt, MPI_Comm c);
 int coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                   MPI_Datatype rdt, MPI_Comm c);
 int coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
@@ -196,8 +195,8 @@ int coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI
                    MPI_Comm c);
 int coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
                         MPI_Op op, MPI_Comm c);
-int coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-              int exclusive, MPI_Comm c);
+int coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
+              MPI_Comm c);
 /* Task context: MPI_Allreduce of one int with MPI_MAX on comm (context agreement). */
 int coll_allreduce_max_int(int *v, MPI_Comm comm);
 int coll_allgather_ints(const int *mine, int n, int *all, MPI_Comm comm);

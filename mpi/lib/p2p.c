@@ -35,8 +35,8 @@ static int engine_err(int e)
 }
 
 /* Task context: start send r (fresh, or an inactive persistent one). */
-static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, MPI_Comm comm, int ctxoff, int flags)
+static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                      MPI_Comm comm, int ctxoff, int flags)
 {
     int rc = check_comm_dt(comm, count, dt);
     if (rc != MPI_SUCCESS)
@@ -116,8 +116,8 @@ int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return rc;
 }
 
-int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-              int ctxoff, MPI_Request *req)
+int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, int ctxoff,
+              MPI_Request *req)
 {
     MPI_Request r = req_alloc();
     if (!r)
@@ -134,8 +134,7 @@ int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 int p2p_start(MPI_Request r)
 {
     if (r->pkind == REQ_SEND)
-        return start_send(r, r->pbuf, r->pcount, r->pdt, r->peer, r->ptag, r->comm, 0,
-                          r->pflags);
+        return start_send(r, r->pbuf, r->pcount, r->pdt, r->peer, r->ptag, r->comm, 0, r->pflags);
     return start_recv(r, (void *)r->pbuf, r->pcount, r->pdt, r->peer, r->ptag, r->comm, 0);
 }
 
@@ -174,8 +173,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     return err_raise(comm, p2p_irecv(buf, count, dt, src, tag, comm, 0, req), "MPI_Irecv");
 }
 
-static int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                     MPI_Comm comm, int flags, const char *fn)
+static int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     int flags, const char *fn)
 {
     if (!mpi_ready(fn))
         return MPI_ERR_OTHER;
@@ -201,8 +200,7 @@ int MPI_Rsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MP
     return send_wait(buf, count, dt, dest, tag, comm, 0, "MPI_Rsend");
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-             MPI_Status *st)
+int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     if (!mpi_ready("MPI_Recv"))
         return MPI_ERR_OTHER;
@@ -242,8 +240,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
     if (!copy)
         return err_raise(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace");
     dt_pack(buf, count, dt, copy);
-    rc = MPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, stag, buf, count, dt, src, rtag, comm,
-                      st);
+    rc = MPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, stag, buf, count, dt, src, rtag, comm, st);
     free(copy);
     return rc;
 }

@@ -380,8 +380,8 @@ int MPI_Send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag
     return persist(buf, count, dt, dest, tag, comm, REQ_SEND, 0, req, "MPI_Send_init");
 }
 
-int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
-                   MPI_Comm comm, MPI_Request *req)
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *req)
 {
     return persist(buf, count, dt, dest, tag, comm, REQ_SEND, MPE_SYNC, req, "MPI_Ssend_init");
 }

@@ -23,9 +23,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#define MPE_PORT         7101
-#define MPE_CONNECT_NS   60000000000ull /* peers boot within a minute of each other */
-#define MPE_BYE_NS       30000000000ull
+#define MPE_PORT       7101
+#define MPE_CONNECT_NS 60000000000ull /* peers boot within a minute of each other */
+#define MPE_BYE_NS     30000000000ull
 
 static uint64_t job_cr3;
 static struct ksock *listener;

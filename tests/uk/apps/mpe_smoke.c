@@ -61,8 +61,8 @@ static void all_pairs(size_t len, int post_late)
             ok = rb[p][i] == pat(p, me, len, i);
         if (!ok) {
             bad++;
-            printf("BAD %zu bytes from %d: count %zu src %d tag %d err %d\n", len, p,
-                   r[p].count, r[p].src, r[p].tag, r[p].err);
+            printf("BAD %zu bytes from %d: count %zu src %d tag %d err %d\n", len, p, r[p].count,
+                   r[p].src, r[p].tag, r[p].err);
         }
     }
     for (int p = 0; p < n; p++) {
@@ -97,8 +97,8 @@ int main(void)
         printf("BAD no engine\n");
         return 1;
     }
-    static const size_t sizes[] = {0, 1, 255, 256, 257, 4096, 16384, 16385, 32768, 32769,
-                                   200000, 4 << 20};
+    static const size_t sizes[] = {0,     1,     255,   256,   257,    4096,
+                                   16384, 16385, 32768, 32769, 200000, 4 << 20};
     for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         all_pairs(sizes[i], 0);
         all_pairs(sizes[i], 1);
