@@ -108,7 +108,7 @@ void mpe_net_sent(struct mpe_conn *c);
 void mpe_net_rx(struct mpe_conn *c, const void *data, size_t len);
 /* Under the network lock: the transport failed (why: a short reason). */
 void mpe_net_failed(struct mpe_conn *c, const char *why);
-/* Task context: queue a header with no payload (HELLO, BYE). */
+/* Task context: queue a header with no payload (BYE; HELLO is queued by mpe_conn_create). */
 void mpe_net_control(struct mpe_conn *c, int type, uint32_t aux, uint32_t aux2);
 /* Any context: has the peer said HELLO / BYE? */
 int mpe_net_hello_seen(const struct mpe_conn *c);

@@ -45,6 +45,12 @@ struct mpe_conn *mpe_conn_create(struct mpe_node *n, int peer)
     }
     for (int i = 0; i < MPE_NET_SLOTS; i++)
         c->free_slot[c->nfree_slots++] = (int16_t)i;
+    /* HELLO is queued first, now, so that it is the first header on the wire whatever is
+     * queued before the transport connects (a node whose ranks finish early may queue its
+     * BYE before the peer has even connected). */
+    struct mpe_wire hello = {
+        .type = MPE_W_HELLO, .aux = (uint32_t)n->id, .aux2 = (uint32_t)n->size};
+    mpe_ctl_push(c, &hello);
     n->conn[peer] = c;
     return c;
 }

@@ -294,8 +294,11 @@ int host_world_create(int nodes, int size, const struct host_cfg *cfg, int hello
             continue;
         mpe_the_node = W.node[i];
         for (int p = 0; p < nodes; p++)
-            if (p != i)
-                mpe_net_control(W.node[i]->conn[p], MPE_W_HELLO, (uint32_t)i, (uint32_t)size);
+            if (p != i) { /* send the HELLO mpe_conn_create queued */
+                int t = plat_net_lock();
+                mpe_net_sent(W.node[i]->conn[p]);
+                plat_net_unlock(t);
+            }
     }
     mpe_the_node = 0;
     return 0;

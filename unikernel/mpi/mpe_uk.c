@@ -119,7 +119,7 @@ static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
     switch (ev) {
     case KSOCK_EV_CONNECTED:
         c->transport = s;
-        mpe_net_control(c, MPE_W_HELLO, (uint32_t)c->node->id, (uint32_t)c->node->size);
+        mpe_net_sent(c); /* HELLO, and whatever was queued meanwhile */
         break;
     case KSOCK_EV_SENT:
         mpe_net_sent(c);
@@ -149,7 +149,7 @@ static void conn_accept(struct ksock *l, void *arg, struct ksock *s)
         if (nn->peer_ip[p] == ip && !c->transport) {
             ksock_set_ops(s, &conn_ops, c);
             c->transport = s;
-            mpe_net_control(c, MPE_W_HELLO, (uint32_t)n->id, (uint32_t)n->size);
+            mpe_net_sent(c); /* HELLO, and whatever was queued meanwhile */
             return;
         }
     }
@@ -224,7 +224,8 @@ int mpe_job_end(void)
         struct mpe_conn *c = n->conn[p];
         if (p == n->id)
             continue;
-        while (!(mpe_net_bye_seen(c) && mpe_net_tx_idle(c) && ksock_flushed(c->transport))) {
+        while (!(mpe_net_bye_seen(c) && mpe_net_tx_idle(c) && c->transport &&
+                 ksock_flushed(c->transport))) {
             if (time_ns() > deadline) {
                 kprintf("mpi: node %d: node %d did not finish\n", n->id, p);
                 return -1;
