@@ -79,6 +79,7 @@ run_ompi() { # intra|inter RUN
 }
 
 rm -f "$out/notes"
+load0=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq "$RUNS"); do
     for cfg in intra inter; do
         [ -z "$ours" ] || [[ $failed == *" ours-$cfg"* ]] || run_ours "$cfg" "$r"
@@ -117,6 +118,8 @@ echo "# MPI: ours (qemu/ukrun) vs Open MPI ${lib:-(not run)} in Debian Linux VMs
 echo "# ping-pong half round trip (us) and bandwidth (MB/s = bytes / half round trip), median of"
 echo "# $ITERS round trips (64 KiB: /5, 1 MiB: /20), $RUNS run(s); ratio = ours / Open MPI (us: < 1 we"
 echo "# are faster; MB/s: > 1 we are faster). intra: 2 ranks, 1 VM x 2 CPUs; inter: 2 VMs x 1 CPU"
+# Other work on the host shows in every TCG figure (intra needs 2 host cores to itself).
+echo "# host: $(nproc) cores, load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
 printf '%-22s %-5s %11s %11s %7s %11s %11s %7s\n' "# size" unit ours-intra ompi-1vm ratio \
     ours-inter ompi-2vm ratio
 line "0 B" us "pingpong bytes=0 " half_rtt_us
