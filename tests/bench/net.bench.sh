@@ -4,7 +4,7 @@
 # -netdev dgram (qemu/uknodes). Prints rows "figure value baseline unit ratio".
 #
 # Unikernel: tests/uk/net_bench.c (test=net_bench). Linux: Debian's kernel image
-# (linux-image-amd64's current version, fetched with `apt-get download` into
+# (linux-image-amd64's current version, fetched by tests/bench/linux-kernel.sh into
 # $UKMPI_CACHE/linux-guest, never installed on the host) with an initramfs holding only
 # the virtio-net modules and tests/bench/net/pingpong.c (static) as /init, which speaks
 # the same protocol. BENCH_BYTES (default 32 MiB) sets the bulk transfer; NET_REPS (default
@@ -12,7 +12,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
-CACHE=${UKMPI_CACHE:-$HOME/.cache/ukmpi}
 BYTES=${BENCH_BYTES:-33554432}
 REPS=${NET_REPS:-3}
 out=$B/bench/net
@@ -24,29 +23,15 @@ row() { # name value baseline unit baseline-name
 }
 val() { sed -n "s/.*bench: .*$1=\([0-9.]*\).*/\1/p" | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}'; }
 
-# --- the Linux guest: kernel from Debian's archive, initramfs = pingpong + 8 modules ---
+# --- the Linux guest: Debian's kernel (tests/bench/linux-kernel.sh), initramfs = pingpong + modules ---
 linux_guest() {
-    local g=$CACHE/linux-guest pkg ver
-    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -n1)
-    [ -n "$pkg" ] || { echo "net.bench: cannot resolve linux-image-amd64" >&2; return 1; }
-    ver=${pkg#linux-image-}
-    if [ ! -f "$g/$ver/vmlinuz" ]; then
-        mkdir -p "$g/$ver" && rm -f "$g"/*.deb
-        (cd "$g" && apt-get download "$pkg" >/dev/null 2>&1) || { echo "net.bench: apt-get download $pkg failed" >&2; return 1; }
-        rm -rf "$g/x" && dpkg-deb -x "$g"/"$pkg"_*.deb "$g/x" || return 1
-        mkdir -p "$g/$ver/m"
-        for m in virtio virtio_ring virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci \
-                 failover net_failover virtio_net; do
-            find "$g/x/lib/modules/$ver" -name "$m.ko" -exec cp {} "$g/$ver/m/" \;
-        done
-        cp "$g/x/boot/vmlinuz-$ver" "$g/$ver/vmlinuz"
-        rm -rf "$g/x" "$g"/*.deb
-    fi
+    local k
+    k=$(tests/bench/linux-kernel.sh) || return 1
     gcc -static -O2 -o "$out/pingpong" tests/bench/net/pingpong.c || return 1
-    rm -rf "$out/root" && mkdir -p "$out/root/m" && cp "$g/$ver/m/"*.ko "$out/root/m/"
+    rm -rf "$out/root" && mkdir -p "$out/root/m" && cp "$k/m/"*.ko "$out/root/m/"
     cp "$out/pingpong" "$out/root/init"
     (cd "$out/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/initrd.cpio"
-    echo "$g/$ver/vmlinuz"
+    echo "$k/vmlinuz"
 }
 
 kernel=$(linux_guest) || kernel=

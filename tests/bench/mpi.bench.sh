@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# tests/bench/mpi.bench.sh: our MPI against Open MPI, measured in the same run on the same
+# QEMU/TCG machine, NIC, hub and netdev. The program is tests/bench/mpi/mpibench.c, built
+#   ours: with mpi/bin/ukmpicc, run by qemu/ukrun in the unikernel
+#         intra: ukrun -n 2 --nodes 1 --smp 2      inter: ukrun -n 2 --nodes 2 (1 CPU each)
+#   Open MPI: with Debian's mpicc, run by Debian's Open MPI in Debian Linux guests
+#         (tests/bench/ompi/run.sh): intra: 1 VM x 2 vCPUs, shared memory (vader);
+#         inter: 2 VMs x 1 vCPU on qemu/uknodes' hub, TCP.
+# Prints a table of ping-pong half round trips and bandwidths (ratio = ours / Open MPI) and
+# the waitcpu lines (CPU time a rank burns in MPI_Wait for a message 100 ms away) of both.
+# A side that cannot be built or run says so on a line of its own; nothing is made up.
+#
+# Settings: MPIB_ITERS (default 1000) ping-pong round trips for <= 1 KiB (64 KiB: /5,
+# 1 MiB: /20); MPIB_REPS (5) waitcpu/ibcast repetitions; MPIB_RUNS (3) runs of each side
+# and configuration, alternating, figures are medians over runs; MPIB_IBCAST=1 adds the
+# MPI_Ibcast/compute overlap lines; MPIB_TIMEOUT (180) seconds per job (a job that fails
+# or times out is not run again in the later runs). The first run builds the Open MPI
+# guest into $UKMPI_CACHE (ompi/build-guest.sh, about a minute with a fast mirror; needs
+# root); logs and binaries go to $B/bench/mpi/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+out=$B/bench/mpi
+ITERS=${MPIB_ITERS:-1000}
+REPS=${MPIB_REPS:-5}
+RUNS=${MPIB_RUNS:-3}
+TIMEOUT=${MPIB_TIMEOUT:-180}
+modes=(pingpong waitcpu)
+[ "${MPIB_IBCAST:-0}" = 1 ] && modes+=(ibcast)
+args=(-n "$ITERS" -r "$REPS" "${modes[@]}")
+mkdir -p "$out"
+rm -f "$out"/ours-*.txt "$out"/ompi-*.txt
+
+# First line of a log that says what went wrong.
+why() { grep -m1 -iE 'error|fatal|not found|undefined|missing|failed|timeout' "$1" | cut -c1-150 || true; }
+# A failed job: one line for the report, and no more runs of it.
+failed=
+job_failed() { # side cfg rc log
+    local w=timeout
+    [ "$3" = 124 ] || w=$(why "$4")
+    echo "$1 $2: exit $3${w:+ ($w)}; see $4" >>"$out/notes"
+    failed+=" $1-$2"
+}
+
+# --- ours: build with ukmpicc. Until the library has MPI_Ibcast the program is built
+# without its ibcast mode rather than not at all.
+ours= ours_note=
+if mpi/bin/ukmpicc -O2 -o "$out/mpibench.uk" tests/bench/mpi/mpibench.c >"$out/ukmpicc.log" 2>&1; then
+    ours=$out/mpibench.uk
+elif mpi/bin/ukmpicc -O2 -DMPIBENCH_NO_IBCAST -o "$out/mpibench.uk" tests/bench/mpi/mpibench.c \
+    >"$out/ukmpicc-noibcast.log" 2>&1; then
+    ours=$out/mpibench.uk ours_note="built without the ibcast mode ($(why "$out/ukmpicc.log"))"
+else
+    ours_note="not built ($(why "$out/ukmpicc.log"); see $out/ukmpicc.log)"
+fi
+
+run_ours() { # intra|inter RUN
+    local o=(-n 2 --nodes 1 --smp 2) rc=0
+    [ "$1" = inter ] && o=(-n 2 --nodes 2)
+    qemu/ukrun "${o[@]}" --timeout "$TIMEOUT" "$ours" "${args[@]}" >"$out/ours-$1.$2.log" 2>&1 || rc=$?
+    # ukrun prefixes rank output "[rank] ", and "[nI] " with several nodes: rank 0's lines
+    sed -n -E 's/^(\[n[0-9]+\] )?(\[0\] )?((# mpibench|# ibcast|pingpong |waitcpu |ibcast ).*)/\3/p' \
+        "$out/ours-$1.$2.log" >"$out/ours-$1.$2.txt"
+    [ $rc = 0 ] || job_failed ours "$1" $rc "$out/ours-$1.$2.log"
+}
+
+# --- Open MPI: the guest is built (first run) before anything is timed; its progress
+# lines go to stderr too, a first build takes a while
+ompi=1 ompi_note=
+if ! timeout 1800 tests/bench/ompi/build-guest.sh 2>&1 >/dev/null | tee "$out/ompi-guest.log" >&2 ||
+    ! timeout 600 tests/bench/linux-kernel.sh 2>&1 >/dev/null | tee -a "$out/ompi-guest.log" >&2; then
+    ompi=0 ompi_note="not run ($(tail -n1 "$out/ompi-guest.log" | cut -c1-150))"
+fi
+run_ompi() { # intra|inter RUN
+    local rc=0
+    tests/bench/ompi/run.sh --timeout "$TIMEOUT" --log "$out/ompi-$1.$2.log" "$1" "${args[@]}" \
+        >"$out/ompi-$1.$2.txt" 2>"$out/ompi-$1.$2.err" || rc=$?
+    [ $rc = 0 ] || job_failed ompi "$1" $rc "$out/ompi-$1.$2.log"
+}
+
+rm -f "$out/notes"
+load0=$(cut -d' ' -f1 /proc/loadavg)
+for r in $(seq "$RUNS"); do
+    for cfg in intra inter; do
+        [ -z "$ours" ] || [[ $failed == *" ours-$cfg"* ]] || run_ours "$cfg" "$r"
+        [ "$ompi" = 0 ] || [[ $failed == *" ompi-$cfg"* ]] || run_ompi "$cfg" "$r"
+    done
+done
+
+# Median over runs of KEY's numeric values on the lines starting with PREFIX in SIDE-CFG.*.txt;
+# empty if there are none.
+pick() { # side-cfg prefix key
+    cat "$out/$1".*.txt 2>/dev/null | awk -v p="$2" -v k="$3" 'index($0, p) == 1 {
+        for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == k && kv[2] ~ /^[0-9.]+$/) print kv[2]
+    }' | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}' || true
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b <= 0 ? "-" : sprintf(a / b < 0.1 ? "%.2g" : "%.2f", a / b)) }'; }
+line() { # label unit prefix key
+    local a b c d
+    a=$(pick ours-intra "$3" "$4") b=$(pick ompi-intra "$3" "$4")
+    c=$(pick ours-inter "$3" "$4") d=$(pick ompi-inter "$3" "$4")
+    printf '%-22s %-5s %11s %11s %7s %11s %11s %7s\n' "mpi: $1" "$2" "${a:--}" "${b:--}" \
+        "$(ratio "$a" "$b")" "${c:--}" "${d:--}" "$(ratio "$c" "$d")"
+}
+waitline() { # cfg side
+    local w c
+    w=$(pick "$2-$1" "waitcpu " wall_ms) c=$(pick "$2-$1" "waitcpu " cpu_ms)
+    if [ -z "$w" ]; then
+        printf 'mpi: waitcpu %-5s %-4s (no result)\n' "$1" "$2"
+    else
+        printf 'mpi: waitcpu %-5s %-4s wall_ms=%s cpu_ms=%s cpu_pct=%s\n' "$1" "$2" "$w" "${c:-na}" \
+            "$(awk -v w="$w" -v c="$c" 'BEGIN { print (c != "" && w > 0 ? sprintf("%.1f", 100 * c / w) : "na") }')"
+    fi
+}
+
+lib=$(grep -h -o 'lib="[^"]*"' "$out"/ompi-intra.*.txt "$out"/ompi-inter.*.txt 2>/dev/null | head -n1 || true)
+echo "# MPI: ours (qemu/ukrun) vs Open MPI ${lib:-(not run)} in Debian Linux VMs, same QEMU/TCG, NIC, hub, netdev"
+echo "# ping-pong half round trip (us) and bandwidth (MB/s = bytes / half round trip), median of"
+echo "# $ITERS round trips (64 KiB: /5, 1 MiB: /20), $RUNS run(s); ratio = ours / Open MPI (us: < 1 we"
+echo "# are faster; MB/s: > 1 we are faster). intra: 2 ranks, 1 VM x 2 CPUs; inter: 2 VMs x 1 CPU"
+# Other work on the host shows in every TCG figure (intra needs 2 host cores to itself).
+echo "# host: $(nproc) cores, load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end"
+printf '%-22s %-5s %11s %11s %7s %11s %11s %7s\n' "# size" unit ours-intra ompi-1vm ratio \
+    ours-inter ompi-2vm ratio
+line "0 B" us "pingpong bytes=0 " half_rtt_us
+line "8 B" us "pingpong bytes=8 " half_rtt_us
+line "1 KiB" us "pingpong bytes=1024 " half_rtt_us
+line "64 KiB" us "pingpong bytes=65536 " half_rtt_us
+line "1 MiB" us "pingpong bytes=1048576 " half_rtt_us
+line "64 KiB" MB/s "pingpong bytes=65536 " MBps
+line "1 MiB" MB/s "pingpong bytes=1048576 " MBps
+echo "# waitcpu: rank 1 waits in MPI_Wait for a message rank 0 sends after 100 ms: wall and"
+echo "# process CPU time of the wait (medians); cpu_pct ~100: busy polling, ~0: blocked"
+for cfg in intra inter; do
+    waitline "$cfg" ours
+    waitline "$cfg" ompi
+done
+if [ "${MPIB_IBCAST:-0}" = 1 ]; then
+    # MPI_Ibcast of 64 KiB / 1 MiB overlapped with d x d multiplies (run 1; see mpibench.c)
+    for cfg in intra inter; do
+        for side in ours ompi; do
+            grep -h '^ibcast ' "$out/$side-$cfg.1.txt" 2>/dev/null | sed "s/^/mpi: $cfg $side /" || true
+        done
+    done
+fi
+[ -z "$ours_note" ] || echo "ours: $ours_note"
+[ -z "$ompi_note" ] || echo "ompi: $ompi_note"
+[ ! -s "$out/notes" ] || cat "$out/notes"
+exit 0

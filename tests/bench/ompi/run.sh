@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# tests/bench/ompi/run.sh: the Open MPI baseline of tests/bench/mpi.bench.sh. Runs
+# tests/bench/mpi/mpibench.c, built with Debian's mpicc, under Debian's Open MPI in Debian
+# Linux guests on the same QEMU/TCG machine as our unikernel: the guests are booted by
+# qemu/ukboot and qemu/uknodes themselves (same -accel/-cpu/-M, virtio-net-pci NIC, hub
+# and -netdev dgram).
+#
+#   tests/bench/ompi/run.sh [--log FILE] [--timeout S] intra|inter MPIBENCH-ARGS...
+#
+#   intra   1 VM x 2 vCPUs, 2 ranks: Open MPI's shared-memory BTL (pml ob1, btl self,vader),
+#           ranks bound to the vCPUs. Mirrors `qemu/ukrun -n 2 --nodes 1 --smp 2`.
+#   inter   2 VMs x 1 vCPU, 1 rank each: TCP BTL over virtio-net through qemu/uknodes' hub
+#           (net/hub/ukhub). Mirrors `qemu/ukrun -n 2 --nodes 2`. mpirun on n0 starts
+#           orted on n1 through rexec (socat; no ssh in the guests).
+#
+# Prints mpibench's own lines (`# mpibench ...`, `pingpong ...`, `waitcpu ...`, ...) and
+# exits with the job's exit code (124: timeout; 4: a guest's clock could not be trusted,
+# twice). The whole consoles go to FILE (default $B/bench/mpi/ompi-CONFIG.log). First run:
+# builds the guest (ompi/build-guest.sh) and fetches the kernel (tests/bench/linux-kernel.sh);
+# later runs reuse both from the cache. OMPI_KLOG=loglevel=7 shows the guest kernel's log.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+B=${B:-build}
+out=$B/bench/mpi
+log= timeout=300
+while [ $# -gt 0 ]; do
+    case $1 in
+    --log) log=$2; shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
+    *) break ;;
+    esac
+done
+cfg=${1:-}
+[ "$cfg" = intra ] || [ "$cfg" = inter ] || { echo "usage: $0 [--log FILE] [--timeout S] intra|inter MPIBENCH-ARGS..." >&2; exit 2; }
+shift
+log=${log:-$out/ompi-$cfg.log}
+# The arguments travel on the kernel command line, commas for spaces (guest/init).
+args=$(IFS=,; echo "$*")
+[[ $args =~ ^[A-Za-z0-9.,=_-]*$ ]] || { echo "ompi/run.sh: arguments may hold only [A-Za-z0-9._=-]" >&2; exit 2; }
+mkdir -p "$out"
+
+guest=$(tests/bench/ompi/build-guest.sh)
+kdir=$(tests/bench/linux-kernel.sh)
+# mpibench is built on the host with Debian's mpicc (Open MPI of the same Debian release
+# as the guest: build-guest.sh uses the host's suite); a different version only warns.
+host_ompi=$(dpkg-query -W -f '${Version}' libopenmpi-dev 2>/dev/null || echo none)
+guest_ompi=$(sed -n 's/^openmpi=//p' "$guest/info")
+[ "$host_ompi" = "$guest_ompi" ] ||
+    echo "ompi/run.sh: warning: host libopenmpi-dev $host_ompi, guest libopenmpi3 $guest_ompi" >&2
+mpicc=/usr/bin/mpicc.openmpi
+[ -x $mpicc ] || mpicc=mpicc
+$mpicc -O2 -Wall -o "$out/mpibench.ompi" tests/bench/mpi/mpibench.c
+
+# The run's initramfs: the cached root filesystem, then a second cpio archive with the
+# kernel's virtio-net modules and mpibench (the kernel unpacks concatenated archives).
+x=$out/ompi-extra
+rm -rf "$x" && mkdir -p "$x/m" "$x/usr/local/bin"
+cp "$kdir"/m/*.ko "$kdir/m/order" "$x/m/"
+cp "$out/mpibench.ompi" "$x/usr/local/bin/mpibench"
+(cd "$x" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/ompi-extra.cpio"
+cat "$guest/rootfs.cpio" "$out/ompi-extra.cpio" >"$out/ompi-initrd.cpio"
+
+# tsc=reliable: with 2 vCPUs under TCG the kernel would distrust the TSC and read the HPET,
+# ~1.3 us per MPI_Wtime (1-vCPU guests pick the TSC anyway); our unikernel reads the TSC.
+# tsc_early_khz: the host's TSC rate, which a guest's TSC has under TCG; the guest's own PIT
+# calibration can be wildly off on a busy host (guest/init checks the kernel's refinement).
+gcc -O2 -o "$out/tsc_khz" tests/bench/ompi/tsc_khz.c
+khz=$("$out/tsc_khz")
+append="console=ttyS0 ${OMPI_KLOG:-quiet} panic=-1 tsc=reliable"
+[ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz"
+append+=" mpib_args=$args"
+for attempt in 1 2; do
+    rc=0
+    if [ "$cfg" = intra ]; then
+        qemu/ukboot --smp 2 --mem 1024M --timeout "$timeout" --initrd "$out/ompi-initrd.cpio" \
+            --append "node=0 nodes=1 $append" "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
+    else
+        qemu/uknodes --nodes 2 --smp 1 --mem 1024M --timeout "$timeout" \
+            --initrd "$out/ompi-initrd.cpio" --append "$append" "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
+    fi
+    # 4: a guest's clock could not be trusted (guest/init); a new boot calibrates anew
+    [ $rc = 4 ] && [ $attempt = 1 ] || break
+    echo "ompi/run.sh: $(grep -m1 'TSC rate not confirmed' "$log"); booting again" >&2
+done
+rm -f "$out/ompi-initrd.cpio" # 150 MiB, rebuilt by every run
+sed -n -E 's/^(\[n[0-9]+\] )?((# mpibench|# ibcast|pingpong |waitcpu |ibcast ).*)/\2/p' "$log"
+if [ $rc != 0 ]; then
+    echo "ompi/run.sh: $cfg run failed (exit $rc); last console lines of $log:" >&2
+    tail -n 15 "$log" >&2
+fi
+exit $rc
