@@ -34,25 +34,47 @@ static int engine_err(int e)
     }
 }
 
+/* Task context: the checks every send, receive and probe makes; `wild` allows
+ * MPI_ANY_SOURCE and MPI_ANY_TAG (receives and probes). */
+static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
+{
+    if (!comm_valid(comm))
+        return MPI_ERR_COMM;
+    if (peer != MPI_PROC_NULL && !(wild && peer == MPI_ANY_SOURCE) &&
+        (peer < 0 || peer >= comm->size))
+        return MPI_ERR_RANK;
+    if (tag < 0 && !(wild && tag == MPI_ANY_TAG))
+        return MPI_ERR_TAG;
+    return MPI_SUCCESS;
+}
+
+/* Task context: check and set up r as a `kind` request; 1 if it is already complete
+ * (MPI_PROC_NULL) or *rc is an error, 0 if the engine must start it. */
+static int begin(MPI_Request r, int kind, int count, MPI_Datatype dt, int peer, int tag,
+                 MPI_Comm comm, int *rc)
+{
+    *rc = check_comm_dt(comm, count, dt);
+    if (*rc == MPI_SUCCESS)
+        *rc = check_peer(comm, peer, tag, kind == REQ_RECV);
+    if (*rc != MPI_SUCCESS)
+        return 1;
+    r->comm = comm;
+    r->kind = (uint8_t)kind;
+    r->e.done = 0;
+    if (peer != MPI_PROC_NULL)
+        return 0;
+    r->kind = REQ_NULL_PROC;
+    r->e.done = 1;
+    return 1;
+}
+
 /* Task context: start send r (fresh, or an inactive persistent one). */
 static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                       MPI_Comm comm, int ctxoff, int flags)
 {
-    int rc = check_comm_dt(comm, count, dt);
-    if (rc != MPI_SUCCESS)
+    int rc;
+    if (begin(r, REQ_SEND, count, dt, dest, tag, comm, &rc))
         return rc;
-    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size))
-        return MPI_ERR_RANK;
-    if (tag < 0)
-        return MPI_ERR_TAG;
-    r->comm = comm;
-    r->kind = REQ_SEND;
-    r->e.done = 0;
-    if (dest == MPI_PROC_NULL) {
-        r->kind = REQ_NULL_PROC;
-        r->e.done = 1;
-        return MPI_SUCCESS;
-    }
     size_t bytes = (size_t)count * dt_size(dt);
     const void *data = (const char *)buf + dt_lb(dt);
     if (bytes && !dt_contig(dt)) {
@@ -71,21 +93,9 @@ static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt
 static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int src, int tag,
                       MPI_Comm comm, int ctxoff)
 {
-    int rc = check_comm_dt(comm, count, dt);
-    if (rc != MPI_SUCCESS)
+    int rc;
+    if (begin(r, REQ_RECV, count, dt, src, tag, comm, &rc))
         return rc;
-    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
-        return MPI_ERR_RANK;
-    if (tag < 0 && tag != MPI_ANY_TAG)
-        return MPI_ERR_TAG;
-    r->comm = comm;
-    r->kind = REQ_RECV;
-    r->e.done = 0;
-    if (src == MPI_PROC_NULL) {
-        r->kind = REQ_NULL_PROC;
-        r->e.done = 1;
-        return MPI_SUCCESS;
-    }
     size_t bytes = (size_t)count * dt_size(dt);
     void *data = (char *)buf + dt_lb(dt);
     if (bytes && !dt_contig(dt)) {
@@ -259,17 +269,6 @@ static int probe_status(int src, int tag, MPI_Comm comm, MPI_Status *st, int *fl
     return MPI_SUCCESS;
 }
 
-static int probe_check(int src, int tag, MPI_Comm comm)
-{
-    if (!comm_valid(comm))
-        return MPI_ERR_COMM;
-    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
-        return MPI_ERR_RANK;
-    if (tag < 0 && tag != MPI_ANY_TAG)
-        return MPI_ERR_TAG;
-    return MPI_SUCCESS;
-}
-
 static void null_status(MPI_Status *st)
 {
     if (st) {
@@ -285,7 +284,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
 {
     if (!mpi_ready("MPI_Iprobe"))
         return MPI_ERR_OTHER;
-    int rc = probe_check(src, tag, comm);
+    int rc = check_peer(comm, src, tag, 1);
     if (rc != MPI_SUCCESS)
         return err_raise(comm, rc, "MPI_Iprobe");
     if (src == MPI_PROC_NULL) {
@@ -301,7 +300,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     if (!mpi_ready("MPI_Probe"))
         return MPI_ERR_OTHER;
-    int rc = probe_check(src, tag, comm), flag = 0;
+    int rc = check_peer(comm, src, tag, 1), flag = 0;
     if (rc != MPI_SUCCESS)
         return err_raise(comm, rc, "MPI_Probe");
     if (src == MPI_PROC_NULL) {
