@@ -2,9 +2,11 @@
 # programs and host tests). Host unit tests link all of it: the engine proper runs on
 # tests/unit/mpe_host_plat.c (mpe_plat.h on simulated nodes, in UNIT_SRCS through
 # unit.mk's wildcard).
-MPI_CORE_SRCS := mpi/core/match.c mpi/core/match_rank.c mpi/core/mpe_wire.c \
-                 mpi/core/mpe_node.c mpi/core/mpe_net.c mpi/core/mpe_net_rx.c
+# The engine runs CAD graphs (mpe_cad.c), so it links mpi/cad/ too.
+MPI_CORE_SRCS := $(wildcard mpi/core/*.c)
 MPI_CORE_HDRS := $(wildcard mpi/core/*.h)
+MPI_CAD_SRCS := $(wildcard mpi/cad/*.c)
+MPI_CAD_HDRS := $(wildcard mpi/cad/*.h)
 UNIT_SRCS += $(MPI_CORE_SRCS)
 UNIT_INC += -Impi/core
 $(B)/unit/unit-tests: $(MPI_CORE_HDRS)
@@ -12,12 +14,12 @@ $(B)/unit/unit-tests: $(MPI_CORE_HDRS)
 # libFuzzer target of the engine's receive path, on the same host platform (clang +
 # libclang-rt-14-dev); tests/fuzz/run.sh runs it with the IMPI targets. UBSan findings are
 # made fatal so that the fuzzer stops on them. `make mpe-fuzz-seeds` rewrites its corpus.
-MPE_FUZZ_SRCS := $(MPI_CORE_SRCS) tests/unit/mpe_host_plat.c
-MPE_FUZZ_HDRS := $(MPI_CORE_HDRS) tests/unit/mpe_host_plat.h tests/fuzz/mpe_fuzz.h
+MPE_FUZZ_SRCS := $(MPI_CORE_SRCS) $(MPI_CAD_SRCS) tests/unit/mpe_host_plat.c
+MPE_FUZZ_HDRS := $(MPI_CORE_HDRS) $(MPI_CAD_HDRS) tests/unit/mpe_host_plat.h tests/fuzz/mpe_fuzz.h
 $(B)/fuzz/mpe_fuzz_rx: tests/fuzz/mpe_fuzz_rx.c $(MPE_FUZZ_SRCS) $(MPE_FUZZ_HDRS) | deps
 	@mkdir -p $(@D)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	    -Impi/core -Itests/unit -o $@ $< $(MPE_FUZZ_SRCS)
+	    -Impi/core -Impi/cad -Itests/unit -o $@ $< $(MPE_FUZZ_SRCS)
 $(B)/fuzz/mpe-fuzz-seeds: tests/fuzz/mpe_fuzz_seeds.c mpi/core/mpe_wire.c $(MPE_FUZZ_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Impi/core -o $@ $< mpi/core/mpe_wire.c
@@ -31,20 +33,21 @@ ALL_TARGETS += $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/mpe-fuzz-seeds
 
 # CAD graphs (non-blocking collectives): builder, validator, ready-set logic, CALC kernels.
 # Freestanding and platform-free, so all of it is unit-tested on the host.
-MPI_CAD_SRCS := $(wildcard mpi/cad/*.c)
 UNIT_SRCS += $(MPI_CAD_SRCS)
 UNIT_INC += -Impi/cad
-$(B)/unit/unit-tests: $(wildcard mpi/cad/*.h)
+$(B)/unit/unit-tests: $(MPI_CAD_HDRS)
 
 # The MPI library applications link (ukmpicc adds it): mpi/lib/*.c built with the
 # application flags, like the application runtime.
-MPI_LIB_SRCS := $(wildcard mpi/lib/*.c)
+# The library builds its collectives' graphs, so mpi/cad/ is in it too.
+MPI_LIB_SRCS := $(wildcard mpi/lib/*.c) $(MPI_CAD_SRCS)
 MPI_LIB_OBJS := $(patsubst %.c,$(B)/app/obj/%.o,$(MPI_LIB_SRCS))
 MPI_LIB := $(B)/app/libmpi.a
-MPI_LIB_INC := -Impi/include -Impi/lib -Impi/core -Iunikernel/libc/app -Iunikernel/include
+MPI_LIB_INC := -Impi/include -Impi/lib -Impi/core -Impi/cad -Iunikernel/libc/app \
+               -Iunikernel/include
 
-$(B)/app/obj/mpi/lib/%.o: mpi/lib/%.c $(wildcard mpi/lib/*.h mpi/include/*.h mpi/core/*.h) \
-                          mk/config.mk | $(NEWLIB_U_STAMP) deps
+$(B)/app/obj/mpi/%.o: mpi/%.c $(wildcard mpi/lib/*.h mpi/include/*.h mpi/core/*.h mpi/cad/*.h) \
+                      mk/config.mk | $(NEWLIB_U_STAMP) deps
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $(WARN) $(WERROR) $(MPI_LIB_INC) -c $< -o $@
 

@@ -62,6 +62,54 @@ struct mpe_req {
     uint32_t handle;      /* net: rendezvous handle */
     int32_t dst_world;    /* send: destination */
     int32_t src_world;    /* send: the sender */
+    struct mpe_cad *cad;  /* a CAD node's operation: completion goes to the graph */
+    uint32_t cad_node;    /* ... as this node */
+};
+
+/* How a graph progresses (mpe_cad.policy); mpix.h's UKMPI_CAD_PROGRESS explains each. */
+enum mpe_cad_policy { MPE_CAD_AUTO = 0, MPE_CAD_IPI, MPE_CAD_LOCAL, MPE_CAD_POLL };
+
+/* Per-rank CAD counters (cad_stats), the same indices as mpix.h's MPIX_CAD_*. */
+enum {
+    MPE_CS_ISSUED,
+    MPE_CS_NODES,
+    MPE_CS_LOCAL,
+    MPE_CS_IPI,
+    MPE_CS_HOME,
+    MPE_CS_POLLED,
+    MPE_CS_DEFERRED,
+    MPE_CS_COUNT = 8
+};
+
+struct cad_graph;
+struct mpe_rank;
+
+/*
+ * One running CAD graph (mpe_cad.c): a non-blocking collective of one rank. The library
+ * allocates ops->cad_bytes(nnodes) bytes for it (the engine's per-node state follows this
+ * header), fills the first block and calls ops->cad_issue; the engine owns the rest from
+ * then until req.done reads 1, after which it never touches the run (or the graph) again.
+ */
+struct mpe_cad {
+    /* The library's, read-only for the engine once issued. */
+    struct cad_graph *g;
+    size_t gbytes;        /* size of the graph's block */
+    const int32_t *world; /* world rank of each communicator rank (g's own.comm_size) */
+    uint32_t policy;      /* enum mpe_cad_policy */
+    /* Completion as for any request: done (release) once the graph finished and nothing in
+     * the engine refers to the run any more; err: MPE_OK or the first MPE_E* of a node. */
+    struct mpe_req req;
+    char why[96]; /* cad_issue's reason when it refused the graph */
+    /* The engine's. */
+    struct mpe_rank *self;
+    int home_cpu;
+    volatile uint32_t lock;      /* try-lock of the run-side calls (cad.h "Concurrency") */
+    volatile uint32_t refs;      /* contexts that may still touch the run, see mpe_cad.c */
+    volatile uint32_t queued;    /* on a CPU's kick list */
+    volatile uint32_t done_head; /* completed nodes not yet told to the graph (index+1) */
+    volatile uint32_t finished;
+    struct mpe_cad *kick_next;
+    uint32_t nnodes;
 };
 
 /* Probe result. */
@@ -92,6 +140,21 @@ struct mpe_ops {
     void (*block)(void);
     /* Statistics: counters named for `make bench` and tests (see mpe_stats). */
     void (*stats)(uint64_t out[8]);
+    /* CAD graphs (mpe_cad.c). Bytes of a run for a graph of `nnodes` nodes. */
+    size_t (*cad_bytes)(uint32_t nnodes);
+    /* Validate (against the caller's partition) and start the graph: 0, or -MPE_EINVAL
+     * with c->why saying which node and why (nothing ran). */
+    int (*cad_issue)(struct mpe_cad *c);
+    /* The owner's own progress: with the poll policy, the graph advances here; in every
+     * policy, a user-op CALC parked for the owner is returned (its node index, ACTIVE)
+     * for the library to run, then to report with cad_done. -1: nothing to run. */
+    int (*cad_test)(struct mpe_cad *c);
+    void (*cad_done)(struct mpe_cad *c, int node);
+    /* Counters of mpix.h's MPIX_CAD_* for the calling rank; progress latency samples
+     * (TSC cycles, see MPIX_Cad_latency): copies up to max, returns how many. */
+    void (*cad_stats)(uint64_t out[8]);
+    int (*cad_latency)(uint64_t *cycles, int max);
+    uint64_t (*tsc_hz)(void);
 };
 
 /* The engine's table (mpe_node.c), exported to applications through the ABI. */

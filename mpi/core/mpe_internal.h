@@ -31,6 +31,9 @@
 #define MPE_NET_SLOTS   32
 #define MPE_RDV_HANDLES 1024 /* outstanding rendezvous per connection and direction */
 #define MPE_MAX_NODES   64
+#define MPE_MAX_CPUS    64   /* kick lists of mpe_cad.c, one per CPU */
+#define MPE_CAD_LAT     4096 /* progress latency samples kept per rank */
+#define MPE_CAD_BUDGET  64   /* runs one interrupt progresses before it re-raises itself */
 
 #define container_of(p, T, f) ((T *)((char *)(p) - __builtin_offsetof(T, f)))
 
@@ -72,6 +75,18 @@ struct mpe_rank {
     struct mpe_msg *volatile free; /* local descriptors: pushed by anyone, popped by us */
     uint32_t nmsgs;                /* local descriptors allocated by this sender */
     uint64_t local_sends, net_sends, buffered, rendezvous;
+    uint64_t cad[8];              /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
+    uint64_t *cad_lat;            /* MPE_CAD_LAT progress latency samples, a ring */
+    volatile uint32_t cad_lat_n;  /* samples written ever */
+    uint32_t cad_lat_read;        /* ... and read by the rank */
+};
+
+/* The engine's state for one node of a running graph (after struct mpe_cad). */
+struct mpe_cad_node {
+    struct mpe_req req;    /* SEND/RECV: the operation */
+    struct mpe_msg msg;    /* intra-node SEND: its descriptor in the receiver's queues */
+    uint32_t next_done;    /* the run's done stack (index + 1; 0 ends it) */
+    uint64_t irq_tsc;      /* entry TSC of the NIC interrupt that completed it, or 0 */
 };
 
 struct mpe_node {
@@ -96,6 +111,38 @@ void mpe_complete(struct mpe_req *r, int err);
 void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m);
 /* Set by the platform before the job's ranks start. */
 extern struct mpe_node *mpe_the_node;
+
+/* mpe_cad.c (CAD graphs) */
+/* Any context, no lock taken: a CAD node's operation completed (mpe_complete's hook). */
+void mpe_cad_node_done(struct mpe_req *r, int err);
+/* Task context of an engine call, or interrupt context when the task this CPU interrupted
+ * is not inside the engine: progress the graphs queued for this CPU (see mpe_cad.c). */
+void mpe_cad_flush(int from_irq);
+/* Task context: the engine calls of this CPU's task begin and end (the end flushes). */
+void mpe_enter(void);
+void mpe_leave(void);
+size_t mpe_cad_bytes(uint32_t nnodes);
+int mpe_cad_issue(struct mpe_cad *c);
+int mpe_cad_test(struct mpe_cad *c);
+void mpe_cad_done(struct mpe_cad *c, int node);
+void mpe_cad_stats(uint64_t out[8]);
+int mpe_cad_latency(uint64_t *cycles, int max);
+/* mpe_node.c: mpe_ops' entry points (mpe.h), without the enter/leave of mpe_ops.c. */
+int mpe_init(void);
+int mpe_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uint32_t ctx, int src,
+              int tag, int flags);
+int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, int tag);
+int mpe_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st);
+int mpe_cancel(struct mpe_req *r);
+void mpe_stats(uint64_t out[8]);
+/* mpe_node.c: the calling task's rank (fatal if it is not one of this node's). */
+struct mpe_rank *mpe_self(void);
+/* Any context: an intra-node send whose descriptor m the caller owns (no allocation, no
+ * buffering: it completes when the receiver has copied it). */
+void mpe_local_send_desc(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_req *r,
+                         struct mpe_msg *m);
+/* Under no engine lock, any context the CAD executor runs in: post a receive of `self`. */
+void mpe_post(struct mpe_rank *self, struct mpe_req *r);
 
 /* mpe_net.c (sending side and connection state) */
 struct mpe_conn *mpe_conn_create(struct mpe_node *n, int peer);

@@ -60,6 +60,10 @@ struct mpe_rank *mpe_local(struct mpe_node *n, int world)
  * owner first. */
 void mpe_complete(struct mpe_req *r, int err)
 {
+    if (r->cad) { /* a graph's operation: the graph decides what follows */
+        mpe_cad_node_done(r, err);
+        return;
+    }
     void *owner = r->owner;
     if (err && !r->err)
         r->err = err;
@@ -99,10 +103,13 @@ static struct mpe_msg *msg_get(struct mpe_rank *self)
     return m;
 }
 
-/* Task context (whoever consumed it). */
+/* Task context (whoever consumed it). A CAD send's descriptor (no `from`) belongs to its
+ * graph and has no buffered data. */
 static void msg_put(struct mpe_msg *m)
 {
     struct mpe_rank *owner = m->from;
+    if (!owner)
+        return;
     if (m->data && m->data != m->inl)
         plat_free(m->data);
     struct mpe_msg *head = __atomic_load_n(&owner->free, __ATOMIC_RELAXED);
@@ -112,9 +119,12 @@ static void msg_put(struct mpe_msg *m)
                                         __ATOMIC_RELAXED));
 }
 
-/* Under the receiver's lock, any context: a posted receive met an arrived message. Local
- * messages only ever match in task context (both their arrival and every post are task
- * context), so the plat_free in msg_put is allowed. */
+/* Under the receiver's lock, any context: a posted receive met an arrived message. A
+ * local message with buffered data (plat_free in msg_put) only ever matches in task
+ * context: it was sent by a task on a point-to-point context, and receives in interrupt
+ * context (CAD RECVs) are posted only on collective contexts, where only graphs send,
+ * by address. The descriptor is put back before the send completes: a CAD send's lives
+ * in its graph's run, which may be freed as soon as the send completes. */
 static void deliver(struct match_rank *mr, struct match_entry *recv, struct match_entry *msg)
 {
     (void)mr;
@@ -127,10 +137,31 @@ static void deliver(struct match_rank *mr, struct match_entry *recv, struct matc
     mpe_recv_status(r, m);
     struct mpe_req *s = m->sreq;
     mpe_copy(r->buf, s ? s->buf : m->data, r->count);
+    msg_put(m);
     if (s)
         mpe_complete(s, 0);
-    msg_put(m);
     mpe_complete(r, 0);
+}
+
+/* Any context; see mpe_internal.h. */
+void mpe_local_send_desc(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_req *r,
+                         struct mpe_msg *m)
+{
+    memset(m, 0, offsetof(struct mpe_msg, inl));
+    m->type = MSG_LOCAL;
+    m->slot = -1;
+    m->m.key = r->m.key;
+    m->len = r->len;
+    m->sreq = r;
+    m->src_world = self->world;
+    __atomic_add_fetch(&self->local_sends, 1, __ATOMIC_RELAXED);
+    match_rank_arrive(&dst->mr, &m->m);
+}
+
+/* A safe point of mpe_cad.c (no engine lock held by anyone on this CPU). */
+void mpe_post(struct mpe_rank *self, struct mpe_req *r)
+{
+    match_rank_post(&self->mr, &r->m);
 }
 
 /* Task context of the sender. */
@@ -166,7 +197,7 @@ static int local_send(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_re
     return 0;
 }
 
-static struct mpe_rank *self_rank(void)
+struct mpe_rank *mpe_self(void)
 {
     struct mpe_node *n = mpe_the_node;
     struct mpe_rank *r = n ? mpe_local(n, plat_rank()) : 0;
@@ -177,11 +208,13 @@ static struct mpe_rank *self_rank(void)
     return r;
 }
 
+/* The entry points of mpe_ops (mpe_ops.c wraps them), task context of the calling rank. */
+
 /* Wait until every other node has said HELLO (the platform connects them at job start;
  * a node that cannot be reached ends the job from mpe_net_failed()). */
-static int op_init(void)
+int mpe_init(void)
 {
-    struct mpe_rank *self = self_rank();
+    struct mpe_rank *self = mpe_self();
     struct mpe_node *n = self->node;
     for (int p = 0; p < n->nodes; p++)
         while (p != n->id && !mpe_net_hello_seen(n->conn[p]))
@@ -203,10 +236,10 @@ static void req_init(struct mpe_req *r, int kind, void *buf, size_t len, uint32_
     r->tag = tag;
 }
 
-static int op_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uint32_t ctx,
-                    int src, int tag, int flags)
+int mpe_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uint32_t ctx, int src,
+              int tag, int flags)
 {
-    struct mpe_rank *self = self_rank();
+    struct mpe_rank *self = mpe_self();
     struct mpe_node *n = self->node;
     if (dst_world < 0 || dst_world >= n->size)
         return -MPE_ERANK;
@@ -218,18 +251,18 @@ static int op_isend(struct mpe_req *r, const void *buf, size_t len, int dst_worl
     return dst ? local_send(self, dst, r) : mpe_net_isend(n, self, r);
 }
 
-static int op_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, int tag)
+int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, int tag)
 {
-    struct mpe_rank *self = self_rank();
+    struct mpe_rank *self = mpe_self();
     req_init(r, MPE_REQ_RECV, buf, len, ctx, src, tag);
     r->owner = self->task;
     match_rank_post(&self->mr, &r->m);
     return 0;
 }
 
-static int op_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
+int mpe_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
 {
-    struct mpe_rank *self = self_rank();
+    struct mpe_rank *self = mpe_self();
     struct match_key k = {.comm = ctx, .src = src, .tag = tag};
     /* Only this rank takes messages out of its unexpected queue, so m stays valid. */
     struct match_entry *e = match_rank_probe(&self->mr, &k);
@@ -242,9 +275,9 @@ static int op_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
     return 1;
 }
 
-static int op_cancel(struct mpe_req *r)
+int mpe_cancel(struct mpe_req *r)
 {
-    struct mpe_rank *self = self_rank();
+    struct mpe_rank *self = mpe_self();
     if (r->kind != MPE_REQ_RECV || !match_rank_cancel(&self->mr, &r->m))
         return 0;
     r->cancelled = 1;
@@ -252,14 +285,10 @@ static int op_cancel(struct mpe_req *r)
     return 1;
 }
 
-static void op_block(void)
+/* Task context. */
+void mpe_stats(uint64_t out[8])
 {
-    plat_block();
-}
-
-static void op_stats(uint64_t out[8])
-{
-    struct mpe_rank *self = self_rank();
+    struct mpe_rank *self = mpe_self();
     out[0] = self->local_sends;
     out[1] = self->buffered;
     out[2] = self->net_sends;
@@ -269,14 +298,3 @@ static void op_stats(uint64_t out[8])
     out[6] = self->nmsgs;
     out[7] = 0;
 }
-
-const struct mpe_ops mpe_ops = {
-    .size = sizeof(struct mpe_ops),
-    .init = op_init,
-    .isend = op_isend,
-    .irecv = op_irecv,
-    .iprobe = op_iprobe,
-    .cancel = op_cancel,
-    .block = op_block,
-    .stats = op_stats,
-};

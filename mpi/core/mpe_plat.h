@@ -30,6 +30,22 @@ void plat_net_unlock(int token);
  * transport (copied). Returns the bytes taken (0: no room now, mpe_net_sent() follows),
  * or negative when the transport has failed. */
 long plat_net_send(struct mpe_conn *c, const void *data, size_t len);
+/* CAD progress (mpe_cad.c). Any context: this CPU (< MPE_MAX_CPUS), and a task's CPU
+ * (tasks are pinned). Interrupt context: was this CPU idle (no task) when interrupted?
+ * (0 in task context.) */
+int plat_cpu(void);
+int plat_task_cpu(void *task);
+int plat_cpu_idle(void);
+/* Any context: interrupt `cpu` (this one too); its handler calls mpe_cad_flush(1). */
+void plat_cad_ipi(int cpu);
+/* Any context: the TSC, its rate, and the TSC at entry of the NIC interrupt this CPU is
+ * serving right now (0 when not inside one). */
+uint64_t plat_tsc(void);
+uint64_t plat_tsc_hz(void);
+uint64_t plat_irq_tsc(void);
+/* Task context: the calling rank's partition, where every buffer of its graphs must be. */
+void plat_partition(uint64_t *base, uint64_t *size);
+
 /* Any context: report a fatal condition of the job (printed with "mpi: " in front) and
  * end the job with a failure code. Never returns. */
 void plat_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -49,4 +49,18 @@ int MPIX_Cad_latency(uint64_t *cycles, int max);
 /* Task context: TSC ticks per second (to turn the samples into time). */
 uint64_t MPIX_Tsc_hz(void);
 
+/*
+ * A program's own CAD graph (KACC's user-level API; build it with mpi/cad/cad.h's
+ * cad_init/cad_send/cad_recv/cad_calc/cad_connect/cad_finalize, peers as ranks of comm,
+ * messages on comm's collective traffic with tags of the program's choosing, no user
+ * ops). MPIX_Cad_start validates it again against what the kernel knows (the rank's
+ * partition, the communicator) and starts it as a request that MPI_Wait/MPI_Test
+ * complete; the graph's memory must stay untouched until then. An invalid graph starts
+ * nothing: MPI_ERR_ARG (through comm's error handler), and MPIX_Cad_error gives the
+ * reason, naming the node ("node 7 (RECV): ...").
+ */
+struct cad_graph;
+int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request *req);
+int MPIX_Cad_error(char *msg, int len);
+
 #endif

@@ -71,6 +71,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     const char *spin = getenv("UKMPI_SPIN_NS");
     if (spin)
         spin_ns = strtoull(spin, 0, 10);
+    coll_init_env();
     initialized = 1;
     if (provided)
         *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;

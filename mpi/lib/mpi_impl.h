@@ -103,6 +103,7 @@ struct mpi_comm_s {
     int rank, size;  /* this rank's rank in the communicator, and its size */
     MPI_Group group; /* group->world[i]: world rank of comm rank i */
     uint32_t ctx;    /* context id of point-to-point traffic; ctx + 1: collectives */
+    uint32_t coll_seq; /* collectives started on it: each gets its own tags (coll_run.c) */
     MPI_Errhandler errh;
     int refs;
     int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
@@ -127,7 +128,8 @@ void mpi_abort_hook(int code) __attribute__((noreturn));
  * `*since` starts at 0 for each wait. */
 void mpi_idle(uint64_t *since);
 
-enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_NULL_PROC };
+enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_NULL_PROC, REQ_COLL };
+struct coll_req;
 
 struct mpi_req_s {
     struct mpe_req e; /* the engine's part: the engine writes it until e.done */
@@ -146,6 +148,7 @@ struct mpi_req_s {
     int pcount, peer, ptag, pflags, pkind;
     MPI_Datatype pdt;
     struct mpi_req_s *next; /* free list / detached list */
+    struct coll_req *coll;  /* REQ_COLL: the running collective (coll_run.c) */
 };
 
 /* Task context. Start a send or receive on comm's point-to-point context (ctxoff 0) or
@@ -167,39 +170,40 @@ void bsend_release(void *block);
 /* From MPI_Finalize: wait for requests the program freed while they were active. */
 void req_finalize(void);
 
-/* --- collectives (coll.c) ------------------------------------------------------------ */
+/* --- collectives (coll_api.c, coll_nb.c, coll_nbv.c, coll_run.c) -------------------- */
 
-/* Task context. The algorithms behind the MPI entry points (coll_api.c); arguments are
- * checked by the caller; MPI error class. */
-int coll_barrier(MPI_Comm c);
-int coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c);
-int coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                MPI_Comm c);
-int coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c);
-int coll_gather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                MPI_Datatype rdt, int root, MPI_Comm c);
-int coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                 const int *displs, MPI_Datatype rdt, int root, MPI_Comm c);
-int coll_scatter(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                 MPI_Datatype rdt, int root, MPI_Comm c);
-int coll_scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype sdt,
-                  void *rbuf, int rcount, MPI_Datatype rdt, int root, MPI_Comm c);
-int coll_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                   MPI_Datatype rdt, MPI_Comm c);
-int coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                    const int *displs, MPI_Datatype rdt, MPI_Comm c);
-int coll_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                  MPI_Datatype rdt, MPI_Comm c);
-int coll_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype sdt,
-                   void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rdt,
-                   MPI_Comm c);
-int coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
-                        MPI_Op op, MPI_Comm c);
-int coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
-              MPI_Comm c);
+/* Task context. Start a collective as a CAD graph (arguments checked by the caller):
+ * MPI error class, *req the collective's request (REQ_COLL). coll_igs: gather (1) or
+ * scatter (0), regular (v 0: `rcount`/`scount` per rank) or v; `manydt` is the
+ * type of the root's many blocks. */
+int coll_ibarrier(MPI_Comm c, MPI_Request *req);
+int coll_ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *req);
+int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm c, MPI_Request *req);
+int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm c, MPI_Request *req);
+int coll_iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
+               MPI_Comm c, MPI_Request *req);
+int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm c, MPI_Request *req);
+int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+             int rcount, const int *counts, const int *displs, MPI_Datatype rdt,
+             MPI_Datatype manydt, int root, MPI_Comm c, MPI_Request *req);
+int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                    const int *counts, const int *displs, MPI_Datatype rdt, MPI_Comm c,
+                    MPI_Request *req);
+int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts,
+                   const int *rdispls, MPI_Datatype rdt, MPI_Comm c, MPI_Request *req);
+/* Task context: run what the rank must run for a REQ_COLL (user ops); 1 once complete.
+ * coll_finish then unpacks and frees it: MPI error class. */
+int coll_poll(MPI_Request r);
+int coll_finish(MPI_Request r);
 /* Task context: MPI_Allreduce of one int with MPI_MAX on comm (context agreement). */
 int coll_allreduce_max_int(int *v, MPI_Comm comm);
 int coll_allgather_ints(const int *mine, int n, int *all, MPI_Comm comm);
+/* From MPI_Init: UKMPI_CAD_PROGRESS, UKMPI_COLL_<KIND>, UKMPI_COLL_CHUNK. */
+void coll_init_env(void);
 
 /* --- errors (errh.c) ---------------------------------------------------------------- */
 

@@ -38,8 +38,12 @@ void req_discard(MPI_Request r)
     req_release(r);
 }
 
+/* A collective is asked through coll_poll, which also runs what the rank must run for it
+ * (user ops) and, with UKMPI_CAD_PROGRESS=poll, progresses it. */
 static int done(MPI_Request r)
 {
+    if (r->kind == REQ_COLL)
+        return coll_poll(r);
     return __atomic_load_n(&r->e.done, __ATOMIC_ACQUIRE) != 0;
 }
 
@@ -53,7 +57,7 @@ static int engine_class(int e)
 static int finish(MPI_Request *rp, MPI_Status *st)
 {
     MPI_Request r = *rp;
-    int rc = engine_class(r->e.err);
+    int rc = r->kind == REQ_COLL ? coll_finish(r) : engine_class(r->e.err);
     if (r->kind == REQ_RECV && r->tmp) {
         dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
     }
@@ -326,6 +330,8 @@ int MPI_Cancel(MPI_Request *req)
     MPI_Request r = *req;
     if (!r)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel");
+    if (r->kind == REQ_COLL) /* MPI: erroneous on a non-blocking collective's request */
+        return err_raise(r->comm, MPI_ERR_REQUEST, "MPI_Cancel");
     if (r->kind == REQ_RECV && !done(r))
         mpi_engine->cancel(&r->e);
     return MPI_SUCCESS;

@@ -443,11 +443,3 @@ __attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcoun
 {
     return err_unimplemented("MPI_Ialltoallw");
 }
-
-/* Task context. */
-__attribute__((weak)) int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
-                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                      MPI_Request *request)
-{
-    return err_unimplemented("MPI_Iexscan");
-}

@@ -42,6 +42,11 @@ static struct net_node net_self;
 static int net_is_up;
 /* TSC at entry of the RX interrupt being served (under the lwIP lock); 0 otherwise. */
 static uint64_t net_rx_entry;
+/* The same, kept for the whole service of the interrupt, and the CPU serving it
+ * (net_rx_irq_entry: a reader on another CPU must not take it for its own). */
+static uint64_t net_rx_cur;
+static volatile int net_rx_cpu = -1;
+static void (*net_rx_tail)(void);
 static uint64_t net_lat[NET_LAT_SAMPLES];
 static uint64_t net_lat_count;
 
@@ -96,10 +101,14 @@ static void net_rx_irq(struct trapframe *tf)
     if (!net_is_up)
         return; /* before the netif exists: the first timer tick drains the ring */
     lwip_lock();
-    net_rx_entry = entry;
+    net_rx_entry = net_rx_cur = entry;
+    net_rx_cpu = this_cpu()->id;
     vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
-    net_rx_entry = 0;
+    net_rx_cpu = -1;
+    net_rx_entry = net_rx_cur = 0;
     lwip_unlock();
+    if (net_rx_tail)
+        net_rx_tail();
     if (more) /* delivered after our EOI, behind anything already pending */
         lapic_send_ipi(this_cpu()->apic_id, VEC_VNET_RX);
 }
@@ -124,6 +133,8 @@ static void net_timer_tick(int cpu)
     netif_poll_all(); /* the loopback netif's queue */
     vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
     lwip_unlock();
+    if (net_rx_tail)
+        net_rx_tail();
     if (more) /* continue on the CPU that owns the NIC vector */
         lapic_send_ipi(percpu[0].apic_id, VEC_VNET_RX);
 }
@@ -188,6 +199,17 @@ uint64_t net_rx_irq_entry_take(void)
     uint64_t e = net_rx_entry;
     net_rx_entry = 0;
     return e;
+}
+
+/* Any context. */
+uint64_t net_rx_irq_entry(void)
+{
+    return net_rx_cpu == this_cpu()->id ? net_rx_cur : 0;
+}
+
+void net_set_rx_tail(void (*fn)(void))
+{
+    net_rx_tail = fn;
 }
 
 /* Any context under the lwIP lock (ksock's recv path). */

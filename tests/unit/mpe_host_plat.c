@@ -128,6 +128,51 @@ void plat_block(void)
     mpe_the_node = n;
 }
 
+/* One CPU: every rank's home, so CAD progress never needs an IPI. */
+int plat_cpu(void)
+{
+    return 0;
+}
+
+int plat_task_cpu(void *task)
+{
+    (void)task;
+    return 0;
+}
+
+int plat_cpu_idle(void)
+{
+    return in_irq > 0;
+}
+
+void plat_cad_ipi(int cpu)
+{
+    (void)cpu;
+    host_fail("CAD IPI on a host with one CPU");
+}
+
+uint64_t plat_tsc(void)
+{
+    static uint64_t t;
+    return ++t;
+}
+
+uint64_t plat_tsc_hz(void)
+{
+    return 1000000000u;
+}
+
+uint64_t plat_irq_tsc(void)
+{
+    return in_irq ? plat_tsc() : 0;
+}
+
+void plat_partition(uint64_t *base, uint64_t *size)
+{
+    *base = 0;
+    *size = (uint64_t)1 << 47;
+}
+
 void *plat_alloc(size_t n)
 {
     if (in_irq)
@@ -334,9 +379,12 @@ static struct mpe_node *irq_enter(int node)
     return saved;
 }
 
+/* The interrupt's tail runs CAD progress with the network lock released, as the
+ * platform's does (mpe_cad.c). */
 static void irq_leave(struct mpe_node *saved)
 {
     lock_depth--;
+    mpe_cad_flush(1);
     in_irq--;
     mpe_the_node = saved;
 }

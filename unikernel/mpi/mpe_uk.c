@@ -11,11 +11,15 @@
 #include "mpe_internal.h"
 #include "mpe_net.h"
 #include "arch/x86_64/io.h"
+#include "arch/x86_64/percpu.h"
+#include "arch/x86_64/trap.h"
+#include "kernel/smp.h"
 #include "kernel/fmt.h"
 #include "kernel/sched.h"
 #include "pvas/pvas.h"
 #include "pvas/pvas_task.h"
 #include "uk/console.h"
+#include "uk/cpu.h"
 #include "uk/ksock.h"
 #include "uk/net.h"
 #include "uk/power.h"
@@ -75,6 +79,48 @@ void plat_net_unlock(int token)
 long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
 {
     return c->transport ? ksock_send(c->transport, data, len) : 0;
+}
+
+int plat_cpu(void)
+{
+    return cpu_id();
+}
+
+int plat_task_cpu(void *task)
+{
+    return ((struct task *)task)->cpu;
+}
+
+int plat_cpu_idle(void)
+{
+    return task_current() == 0;
+}
+
+void plat_cad_ipi(int cpu)
+{
+    ipi_send(cpu, VEC_IPI_CAD);
+}
+
+uint64_t plat_tsc(void)
+{
+    return rdtsc();
+}
+
+uint64_t plat_tsc_hz(void)
+{
+    return tsc_hz;
+}
+
+uint64_t plat_irq_tsc(void)
+{
+    return net_rx_irq_entry();
+}
+
+void plat_partition(uint64_t *base, uint64_t *size)
+{
+    struct pvas_task *t = pvas_current();
+    *base = t ? t->base : 0;
+    *size = t ? PART_SIZE : 0;
 }
 
 void plat_fatal(const char *fmt, ...)
@@ -137,6 +183,23 @@ static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
 
 static const struct ksock_ops conn_ops = {.recv = conn_recv, .event = conn_event};
 
+/* Interrupt context, after the NIC interrupt (or a timer tick) ran lwIP and released its
+ * lock, and the CAD IPI: progress the graphs kicked to this CPU (mpe_cad.c). */
+static void cad_flush_irq(void)
+{
+    if (!mpe_the_node)
+        return;
+    uint64_t old = enter_job();
+    mpe_cad_flush(1);
+    leave_job(old);
+}
+
+static void on_cad_ipi(struct trapframe *tf)
+{
+    (void)tf;
+    cad_flush_irq();
+}
+
 /* Accept callback (NIC interrupt): a higher-numbered node connects to us. */
 static void conn_accept(struct ksock *l, void *arg, struct ksock *s)
 {
@@ -193,6 +256,8 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
         if (p != node && !mpe_conn_create(n, p))
             return -1;
     mpe_the_node = n;
+    irq_register(VEC_IPI_CAD, on_cad_ipi);
+    net_set_rx_tail(cad_flush_irq);
     if (nodes == 1)
         return 0;
     if (!net_up()) {

@@ -18,6 +18,7 @@ struct trapframe {
 #define VEC_IPI_WAKE    0xf0 /* wakes a halted CPU (work in its mailbox, ipi.c) */
 #define VEC_IPI_PING    0xf1 /* IPI round trip tests and benchmarks */
 #define VEC_IPI_PONG    0xf2
+#define VEC_IPI_CAD     0xf3 /* CAD progress handed to a rank's home CPU (mpi/core/mpe_cad.c) */
 #define VEC_IPI_STOP    0xfd /* stop this CPU for good (machine_exit, fault) */
 #define VEC_LAPIC_TIMER 0xef
 #define VEC_SPURIOUS    0xff

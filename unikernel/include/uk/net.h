@@ -44,5 +44,11 @@ void net_latency_summary(uint64_t *count, uint64_t *min, uint64_t *median);
 /* Any context: the TSC at entry of the NIC interrupt being served on this CPU, or 0 when
  * the caller is not inside one (or its first callback already took the sample). */
 uint64_t net_rx_irq_entry_take(void);
+/* Any context: the same without taking it (0 unless this CPU is inside that interrupt). */
+uint64_t net_rx_irq_entry(void);
+/* Boot or task context: fn runs at the end of every NIC interrupt and timer tick that
+ * served the network, in interrupt context after lwIP's lock is released (the MPI engine
+ * progresses collectives there). One hook; NULL removes it. */
+void net_set_rx_tail(void (*fn)(void));
 
 #endif

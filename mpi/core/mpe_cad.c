@@ -1,0 +1,456 @@
+/*
+ * mpe_cad.c: the CAD executor (issue 6, ARCHITECTURE.md decision 9): runs one rank's CAD
+ * graph (mpi/cad/cad.h) on the node's engine, progressed where completions happen: inside
+ * the NIC interrupt, in an IPI on the rank's home CPU, or in any rank's engine call.
+ *
+ * Completion -> progress. An operation of a node (a SEND or RECV posted to the engine)
+ * completes through mpe_complete(), in any context and often under an engine lock, where
+ * nothing may wait for another lock. So the hook (mpe_cad_node_done) only pushes the node
+ * onto the run's lock-free done stack and "kicks" the run: puts it on a CPU's kick list.
+ * The graph itself advances in progress(), under the run's try-lock, at a safe point:
+ *
+ *   - the end of an engine call of a task (mpe_leave), with no engine lock held;
+ *   - the tail of the NIC interrupt, after lwIP's lock is released, and the CAD IPI:
+ *     both only if the task they interrupted is not inside the engine (it might hold an
+ *     engine lock we would then wait for forever); if it is, its mpe_leave flushes.
+ *
+ * Safe points may wait for a rank's engine lock (posting a RECV), because every holder of
+ * one is then on another CPU and holds it for a bounded time (see match_rank.h, mpe_net.c
+ * for the lock order: engine lock, then network lock).
+ *
+ * Who progresses a kicked run (the policy, mpe_cad.policy; mpix.h documents the names):
+ *   LOCAL  the CPU where the completion happened;
+ *   IPI    the rank's home CPU, by IPI when the completion happened elsewhere (KACC);
+ *   AUTO   this CPU if it is the home CPU or was idle (the interrupt stole nobody's time),
+ *          else the home CPU by IPI: KACC's balancing without its IPIs to idle CPUs;
+ *   POLL   nobody: the owner progresses in its own MPI calls (cad_test), as a library
+ *          without asynchronous progress would.
+ * The counters (MPE_CS_*, mpix.h's MPIX_CAD_*) say which happened how often.
+ *
+ * Lifetime. The library frees the run once req.done reads 1. `refs` counts contexts that
+ * may still touch the run: a section of progress, a hook between push and kick, a place
+ * on a kick list. Whoever drops the last reference of a finished graph sets req.done.
+ * The try-lock follows match_rank.h's rule: a holder looks at the done stack again after
+ * unlocking (sequentially consistent, so a pusher that saw the lock held is seen).
+ */
+#include "mpe_internal.h"
+#include "cad.h"
+#include <string.h>
+
+static struct mpe_cad *volatile kicks[MPE_MAX_CPUS];
+static volatile uint32_t in_engine[MPE_MAX_CPUS];
+
+#define RUN_HDR (((sizeof(struct mpe_cad) + 63) / 64) * 64)
+
+static struct mpe_cad_node *node_state(struct mpe_cad *c, uint32_t i)
+{
+    return (struct mpe_cad_node *)((char *)c + RUN_HDR) + i;
+}
+
+size_t mpe_cad_bytes(uint32_t nnodes)
+{
+    return RUN_HDR + (size_t)nnodes * sizeof(struct mpe_cad_node);
+}
+
+/* --- references and the run lock ------------------------------------------------------- */
+
+static void run_get(struct mpe_cad *c)
+{
+    __atomic_add_fetch(&c->refs, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Any context. Possibly the last touch of c: nothing may follow it. */
+static void run_put(struct mpe_cad *c)
+{
+    if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_SEQ_CST))
+        return;
+    /* 1 -> 2 once: a finished graph nobody refers to any more is handed back. */
+    uint32_t one = 1;
+    if (__atomic_compare_exchange_n(&c->finished, &one, 2, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        mpe_complete(&c->req, 0);
+}
+
+static int try_lock(struct mpe_cad *c)
+{
+    return !__atomic_exchange_n(&c->lock, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Task context of the owner: a holder elsewhere finishes its bounded section soon. */
+static void spin_lock(struct mpe_cad *c)
+{
+    while (!try_lock(c))
+        __builtin_ia32_pause();
+}
+
+static void unlock(struct mpe_cad *c)
+{
+    __atomic_exchange_n(&c->lock, 0, __ATOMIC_SEQ_CST); /* a full barrier, see above */
+}
+
+/* --- latency samples and counters --------------------------------------------------------- */
+
+static void lat_sample(struct mpe_rank *r, uint64_t cycles)
+{
+    if (!r->cad_lat)
+        return;
+    uint32_t i = __atomic_fetch_add(&r->cad_lat_n, 1, __ATOMIC_RELAXED);
+    r->cad_lat[i % MPE_CAD_LAT] = cycles;
+}
+
+static void count(struct mpe_rank *r, int what)
+{
+    __atomic_add_fetch(&r->cad[what], 1, __ATOMIC_RELAXED);
+}
+
+/* --- starting nodes (under the run lock, at a safe point) --------------------------------- */
+
+static void xfer_init(struct mpe_cad *c, uint32_t i, int kind, const struct cad_node *cn)
+{
+    struct mpe_req *r = &node_state(c, i)->req;
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->buf = (void *)(uintptr_t)cn->u.x.addr;
+    r->len = (size_t)cn->u.x.bytes;
+    r->m.key.comm = cn->u.x.ctx;
+    r->m.key.tag = cn->u.x.tag;
+    r->m.key.src = kind == MPE_REQ_SEND ? c->g->own.rank : cn->u.x.peer;
+    r->src = r->m.key.src;
+    r->tag = r->m.key.tag;
+    r->cad = c;
+    r->cad_node = i;
+}
+
+/* `trig`: entry TSC of the NIC interrupt whose RECV completion made this node ready. */
+static void start_send(struct mpe_cad *c, uint32_t i, const struct cad_node *cn, uint64_t trig)
+{
+    struct mpe_cad_node *ns = node_state(c, i);
+    struct mpe_rank *self = c->self;
+    xfer_init(c, i, MPE_REQ_SEND, cn);
+    ns->req.dst_world = c->world[cn->u.x.peer];
+    ns->req.src_world = self->world;
+    struct mpe_rank *dst = mpe_local(self->node, ns->req.dst_world);
+    if (dst) {
+        mpe_local_send_desc(self, dst, &ns->req, &ns->msg);
+        return;
+    }
+    int rc = mpe_net_isend(self->node, self, &ns->req);
+    if (rc < 0) {
+        mpe_complete(&ns->req, -rc);
+        return;
+    }
+    if (trig)
+        lat_sample(self, plat_tsc() - trig);
+}
+
+/* Returns CAD_FINISHED if the node completed at once and that finished the graph. */
+static int start(struct mpe_cad *c, uint32_t i, uint64_t trig)
+{
+    struct cad_graph *g = c->g;
+    const struct cad_node *cn = &cad_nodes(g)[i];
+    count(c->self, MPE_CS_NODES);
+    switch (cn->type) {
+    case CAD_SEND:
+        start_send(c, i, cn, trig);
+        return 0;
+    case CAD_RECV:
+        xfer_init(c, i, MPE_REQ_RECV, cn);
+        mpe_post(c->self, &node_state(c, i)->req);
+        return 0;
+    case CAD_CALC: {
+        int rc = cad_calc_run(cn);
+        if (rc == CAD_CALC_DEFERRED) { /* application code: the owner runs it (cad_test) */
+            cad_defer(g, (int)i);
+            count(c->self, MPE_CS_DEFERRED);
+            plat_wake(c->req.owner);
+            return 0;
+        }
+        if (rc < 0 && !c->req.err)
+            c->req.err = MPE_EINVAL;
+        return cad_complete(g, (int)i) == CAD_FINISHED ? CAD_FINISHED : 0;
+    }
+    }
+    return 0; /* START and END never become ready (cad_exec.c) */
+}
+
+static void finish(struct mpe_cad *c)
+{
+    __atomic_store_n(&c->finished, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Under the run lock: tell the graph what completed, start what became ready, until
+ * neither is left. */
+static void step(struct mpe_cad *c)
+{
+    struct cad_graph *g = c->g;
+    for (;;) {
+        uint32_t l = __atomic_exchange_n(&c->done_head, 0, __ATOMIC_SEQ_CST);
+        uint32_t fifo = 0;
+        while (l) { /* newest first: reverse */
+            struct mpe_cad_node *ns = node_state(c, l - 1);
+            uint32_t next = ns->next_done;
+            ns->next_done = fifo;
+            fifo = l;
+            l = next;
+        }
+        uint64_t trig = 0;
+        for (; fifo; fifo = node_state(c, fifo - 1)->next_done) {
+            struct mpe_cad_node *ns = node_state(c, fifo - 1);
+            if (ns->irq_tsc && ns->req.kind == MPE_REQ_RECV)
+                trig = ns->irq_tsc;
+            if (cad_complete(g, (int)(fifo - 1)) == CAD_FINISHED)
+                finish(c);
+        }
+        int i, any = 0;
+        while ((i = cad_next_ready(g)) >= 0) {
+            any = 1;
+            if (start(c, (uint32_t)i, trig) == CAD_FINISHED)
+                finish(c);
+        }
+        if (!any && !__atomic_load_n(&c->done_head, __ATOMIC_SEQ_CST))
+            return;
+    }
+}
+
+/* A safe point; the caller holds a reference. */
+static void progress(struct mpe_cad *c)
+{
+    while (try_lock(c)) {
+        step(c);
+        unlock(c);
+        if (!__atomic_load_n(&c->done_head, __ATOMIC_SEQ_CST))
+            return;
+    }
+}
+
+/* --- kicks ------------------------------------------------------------------------------- */
+
+static int pick_cpu(const struct mpe_cad *c, int me)
+{
+    switch (c->policy) {
+    case MPE_CAD_LOCAL:
+        return me;
+    case MPE_CAD_IPI:
+        return c->home_cpu;
+    default:
+        return me == c->home_cpu || plat_cpu_idle() ? me : c->home_cpu;
+    }
+}
+
+/* Any context, no lock: make sure someone progresses c soon. Caller holds a reference. */
+static void kick(struct mpe_cad *c)
+{
+    if (c->policy == MPE_CAD_POLL) {
+        plat_wake(c->req.owner); /* it may sleep in a wait that polls */
+        return;
+    }
+    if (__atomic_exchange_n(&c->queued, 1, __ATOMIC_SEQ_CST))
+        return; /* on a kick list already: that flush sees our node */
+    int me = plat_cpu(), cpu = pick_cpu(c, me);
+    count(c->self, cpu != c->home_cpu ? MPE_CS_LOCAL : cpu == me ? MPE_CS_HOME : MPE_CS_IPI);
+    run_get(c); /* the list's reference, dropped by the flush */
+    struct mpe_cad *head = __atomic_load_n(&kicks[cpu], __ATOMIC_RELAXED);
+    do
+        c->kick_next = head;
+    while (!__atomic_compare_exchange_n(&kicks[cpu], &head, c, 1, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED));
+    if (cpu != me && !head)
+        plat_cad_ipi(cpu);
+}
+
+/* Any context, no lock taken (see the file comment). */
+void mpe_cad_node_done(struct mpe_req *r, int err)
+{
+    struct mpe_cad *c = r->cad;
+    uint32_t i = r->cad_node;
+    struct mpe_cad_node *ns = node_state(c, i);
+    run_get(c);
+    if (err && !c->req.err)
+        c->req.err = err;
+    ns->irq_tsc = plat_irq_tsc();
+    uint32_t head = __atomic_load_n(&c->done_head, __ATOMIC_RELAXED);
+    do
+        ns->next_done = head;
+    while (!__atomic_compare_exchange_n(&c->done_head, &head, i + 1, 1, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED));
+    /* A holder of the lock sees the push when it looks again after unlocking. */
+    if (c->policy == MPE_CAD_POLL || !__atomic_load_n(&c->lock, __ATOMIC_SEQ_CST))
+        kick(c);
+    run_put(c);
+}
+
+/* Safe point on this CPU (file comment): progress the runs kicked to it. */
+void mpe_cad_flush(int from_irq)
+{
+    int me = plat_cpu(), budget = MPE_CAD_BUDGET;
+    if (from_irq && __atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST))
+        return; /* the interrupted task is in the engine: its mpe_leave flushes */
+    struct mpe_cad *l;
+    while ((l = __atomic_exchange_n(&kicks[me], (struct mpe_cad *)0, __ATOMIC_SEQ_CST))) {
+        struct mpe_cad *fifo = 0;
+        while (l) {
+            struct mpe_cad *next = l->kick_next;
+            l->kick_next = fifo;
+            fifo = l;
+            l = next;
+        }
+        while (fifo) {
+            struct mpe_cad *c = fifo;
+            fifo = c->kick_next;
+            __atomic_store_n(&c->queued, 0, __ATOMIC_SEQ_CST); /* later kicks queue again */
+            progress(c);
+            run_put(c);
+            budget--;
+        }
+        if (from_irq && budget <= 0 && __atomic_load_n(&kicks[me], __ATOMIC_SEQ_CST)) {
+            plat_cad_ipi(me); /* the rest after whatever else is pending here */
+            return;
+        }
+    }
+}
+
+/* Task context: engine calls of this CPU's task. Tasks are pinned and kernel code is not
+ * preempted (sched.h), so a per-CPU flag is the running task's. The flush at the end runs
+ * with the flag still set: an interrupt arriving meanwhile must not take engine locks this
+ * task may hold, so it leaves its kicks to us. */
+void mpe_enter(void)
+{
+    __atomic_add_fetch(&in_engine[plat_cpu()], 1, __ATOMIC_SEQ_CST);
+}
+
+void mpe_leave(void)
+{
+    int me = plat_cpu();
+    for (;;) {
+        if (__atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST) == 1)
+            mpe_cad_flush(0);
+        if (__atomic_sub_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST) ||
+            !__atomic_load_n(&kicks[me], __ATOMIC_SEQ_CST))
+            return;
+        __atomic_add_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST); /* kicked meanwhile */
+    }
+}
+
+/* --- the owner's calls (task context, inside mpe_enter/mpe_leave) -------------------------- */
+
+static int refuse(struct mpe_cad *c, const char *why)
+{
+    size_t n = strlen(why);
+    if (n >= sizeof c->why)
+        n = sizeof c->why - 1;
+    memcpy(c->why, why, n);
+    c->why[n] = 0;
+    return -MPE_EINVAL;
+}
+
+/* The graph is the owner's, checked here against what the engine knows: its partition,
+ * the job's ranks, the caller's rank. */
+static int check(struct mpe_cad *c, struct mpe_rank *self)
+{
+    struct cad_graph *g = c->g;
+    struct cad_error err;
+    if (!g || c->gbytes < CAD_HDR_SIZE || ((uintptr_t)g & 7))
+        return refuse(c, "graph: no graph, or a block too small or misaligned");
+    if (c->policy > MPE_CAD_POLL)
+        return refuse(c, "graph: unknown progress policy");
+    uint64_t base, size;
+    plat_partition(&base, &size);
+    g->own.part_base = base; /* the engine's word, not the library's */
+    g->own.part_size = size;
+    if (cad_validate(g, c->gbytes, &err) < 0) {
+        memcpy(c->why, err.msg, sizeof c->why < sizeof err.msg ? sizeof c->why : sizeof err.msg);
+        c->why[sizeof c->why - 1] = 0;
+        return -MPE_EINVAL;
+    }
+    if (!c->world)
+        return refuse(c, "graph: no rank map");
+    for (int32_t i = 0; i < g->own.comm_size; i++)
+        if (c->world[i] < 0 || c->world[i] >= self->node->size)
+            return refuse(c, "graph: a communicator rank maps to no rank of the job");
+    if (c->world[g->own.rank] != self->world)
+        return refuse(c, "graph: its owner is not the calling rank");
+    return 0;
+}
+
+int mpe_cad_issue(struct mpe_cad *c)
+{
+    struct mpe_rank *self = mpe_self();
+    c->why[0] = 0;
+    int rc = check(c, self);
+    if (rc)
+        return rc;
+    if (!self->cad_lat)
+        self->cad_lat = plat_alloc(MPE_CAD_LAT * sizeof *self->cad_lat);
+    memset(&c->req, 0, sizeof c->req);
+    c->req.owner = self->task;
+    c->self = self;
+    c->home_cpu = plat_task_cpu(self->task);
+    c->nnodes = c->g->nnodes;
+    c->lock = c->queued = c->done_head = c->finished = 0;
+    c->refs = 1; /* this call's */
+    c->kick_next = 0;
+    memset(node_state(c, 0), 0, (size_t)c->nnodes * sizeof(struct mpe_cad_node));
+    count(self, MPE_CS_ISSUED);
+    spin_lock(c);
+    rc = cad_issue(c->g);
+    if (rc == CAD_FINISHED)
+        finish(c);
+    if (rc >= 0)
+        step(c);
+    unlock(c);
+    if (rc < 0) { /* cad_validate passed, so only a graph still running gets here */
+        c->refs = 0;
+        return refuse(c, "graph: already running");
+    }
+    progress(c);
+    run_put(c);
+    return 0;
+}
+
+int mpe_cad_test(struct mpe_cad *c)
+{
+    if (__atomic_load_n(&c->req.done, __ATOMIC_ACQUIRE))
+        return -1;
+    run_get(c);
+    if (c->policy == MPE_CAD_POLL) {
+        count(c->self, MPE_CS_POLLED);
+        progress(c);
+    }
+    spin_lock(c);
+    int node = cad_next_deferred(c->g);
+    unlock(c);
+    progress(c); /* whatever was pushed while we held the lock */
+    run_put(c);
+    return node;
+}
+
+void mpe_cad_done(struct mpe_cad *c, int node)
+{
+    run_get(c);
+    spin_lock(c);
+    if (cad_complete(c->g, node) == CAD_FINISHED)
+        finish(c);
+    step(c);
+    unlock(c);
+    progress(c);
+    run_put(c);
+}
+
+void mpe_cad_stats(uint64_t out[8])
+{
+    struct mpe_rank *self = mpe_self();
+    for (int i = 0; i < 8; i++)
+        out[i] = __atomic_load_n(&self->cad[i], __ATOMIC_RELAXED);
+}
+
+int mpe_cad_latency(uint64_t *cycles, int max)
+{
+    struct mpe_rank *self = mpe_self();
+    uint32_t end = __atomic_load_n(&self->cad_lat_n, __ATOMIC_ACQUIRE), from = self->cad_lat_read;
+    if (end - from > MPE_CAD_LAT)
+        from = end - MPE_CAD_LAT;
+    int n = 0;
+    for (; from != end && n < max && self->cad_lat; from++)
+        cycles[n++] = self->cad_lat[from % MPE_CAD_LAT];
+    self->cad_lat_read = from;
+    return n;
+}

@@ -1,0 +1,218 @@
+/*
+ * coll_nbv.c: the collectives whose buffers hold one block per rank (gather, scatter,
+ * allgather, alltoall and their v-variants), as packed descriptions for coll_run.c; see
+ * coll_nb.c for the buffer rules. A v-variant's blocks sit at displs[i] elements (of the
+ * type's extent) in the user's buffer and at displs[i] * size bytes in the packed one, so
+ * gaps between blocks are never written.
+ */
+#include "coll_impl.h"
+#include <string.h>
+
+/* n blocks of a typed buffer: block i has counts[i] elements at displs[i] (or, with counts
+ * NULL, `count` elements at i * count). */
+struct blocks {
+    void *buf;
+    int n;
+    const int *counts, *displs;
+    int count;
+    MPI_Datatype dt;
+};
+
+static int bcount(const struct blocks *b, int i)
+{
+    return b->counts ? b->counts[i] : b->count;
+}
+
+static long bdispl(const struct blocks *b, int i)
+{
+    return b->counts ? b->displs[i] : (long)i * b->count;
+}
+
+static size_t span(const struct blocks *b)
+{
+    long end = 0;
+    for (int i = 0; i < b->n; i++)
+        if (bcount(b, i) > 0 && bdispl(b, i) + bcount(b, i) > end)
+            end = bdispl(b, i) + bcount(b, i);
+    return (size_t)end * dt_size(b->dt);
+}
+
+static size_t temp_need(const struct blocks *b)
+{
+    return b->buf && b->buf != MPI_IN_PLACE && !dt_contig(b->dt) ? (span(b) + 63) & ~(size_t)63 : 0;
+}
+
+#define IN_NONE (-2)
+#define IN_ALL  (-1)
+
+/* The packed form of b: its base, and each block's bytes and displacement in it (arrays
+ * from the request's temporaries). The graph reads block `in` (IN_ALL: all of them,
+ * IN_NONE: none; packed now), and with `out` writes them all (unpacked after
+ * completion). */
+static char *packed(struct coll_req *q, const struct blocks *b, int in, int out, uint64_t **bc,
+                    uint64_t **bd)
+{
+    size_t sz = dt_size(b->dt), ext = (size_t)dt_extent(b->dt);
+    uint64_t *c = coll_temp(q, sizeof(uint64_t) * (size_t)b->n);
+    uint64_t *d = coll_temp(q, sizeof(uint64_t) * (size_t)b->n);
+    for (int i = 0; i < b->n; i++) {
+        c[i] = (uint64_t)bcount(b, i) * sz;
+        d[i] = (uint64_t)bdispl(b, i) * sz;
+    }
+    *bc = c;
+    *bd = d;
+    if (!b->buf || b->buf == MPI_IN_PLACE)
+        return 0;
+    if (dt_contig(b->dt))
+        return (char *)b->buf + dt_lb(b->dt);
+    char *t = coll_temp(q, span(b));
+    for (int i = 0; i < b->n; i++) {
+        int k = bcount(b, i);
+        if (k <= 0)
+            continue;
+        char *u = (char *)b->buf + bdispl(b, i) * (long)ext;
+        if (in == IN_ALL || in == i)
+            dt_pack(u, k, b->dt, t + d[i]);
+        if (out)
+            coll_unpack_later(q, t + d[i], c[i], u, k, b->dt);
+    }
+    return t;
+}
+
+/* The arrays packed() takes from the temporaries, per blocks. */
+static size_t arrays(int n)
+{
+    return 2 * ((sizeof(uint64_t) * (size_t)n + 63) & ~(size_t)63);
+}
+
+/* Gather (gather=1) or scatter (0), regular or v (counts/displs, read at the root only).
+ * `many` is the root's buffer of blocks, `one` the rank's own block (sbuf for gather,
+ * rbuf for scatter). */
+int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+             int rcount, const int *counts, const int *displs, MPI_Datatype rdt,
+             MPI_Datatype manydt, int root, MPI_Comm c, MPI_Request *req)
+{
+    int n = c->size, is_root = c->rank == root;
+    if (!is_root) /* not significant here (maybe NULL); the zero blocks still say "v" */
+        counts = displs = 0;
+    struct cad_coll d = {.kind = gather ? CAD_K_GATHER : CAD_K_SCATTER, .root = root};
+    const void *one = gather ? sbuf : rbuf;
+    int onecount = gather ? scount : rcount;
+    MPI_Datatype onedt = gather ? sdt : rdt;
+    d.in_place = is_root && one == MPI_IN_PLACE;
+    struct blocks many = {.buf = is_root ? (gather ? rbuf : (void *)sbuf) : 0,
+                          .n = n,
+                          .counts = counts,
+                          .displs = displs,
+                          .count = gather ? rcount : scount,
+                          .dt = manydt};
+    d.bytes = d.in_place ? (uint64_t)many.count * dt_size(manydt)
+                         : (uint64_t)onecount * dt_size(onedt);
+    int err = MPI_SUCCESS, nun = (is_root ? n : 0) + 1;
+    size_t oneb = !d.in_place && onecount > 0 && !dt_contig(onedt)
+                      ? ((size_t)onecount * dt_size(onedt) + 63) & ~(size_t)63
+                      : 0;
+    struct coll_req *q =
+        coll_alloc(c, &d, arrays(n) + arrays(1) + temp_need(&many) + oneb, nun, &err);
+    if (!q)
+        return err;
+    uint64_t *bc, *bd;
+    /* Gather in place: the root's own block is in `many` already and is read from there. */
+    int in = !gather ? IN_ALL : d.in_place ? c->rank : IN_NONE;
+    char *m = packed(q, &many, in, gather, &bc, &bd);
+    if (v) { /* every rank says v, so that all choose the same algorithm */
+        d.counts = bc;
+        d.displs = bd;
+    }
+    void *o = 0;
+    if (!d.in_place && onecount > 0) {
+        struct blocks ob = {.buf = (void *)one, .n = 1, .count = onecount, .dt = onedt};
+        uint64_t *c1, *d1;
+        o = packed(q, &ob, gather ? IN_ALL : IN_NONE, !gather, &c1, &d1);
+    }
+    d.sbuf = gather ? o : m;
+    d.rbuf = gather ? (void *)m : o;
+    return coll_issue(q, &d, req);
+}
+
+/* Allgather(v): every rank's rbuf gets every block; its own comes from sbuf (or is in
+ * place). */
+int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                    const int *counts, const int *displs, MPI_Datatype rdt, MPI_Comm c,
+                    MPI_Request *req)
+{
+    int n = c->size;
+    struct cad_coll d = {.kind = CAD_K_ALLGATHER, .in_place = sbuf == MPI_IN_PLACE};
+    struct blocks many = {
+        .buf = rbuf, .n = n, .counts = counts, .displs = displs, .count = rcount, .dt = rdt};
+    d.bytes = d.in_place ? (uint64_t)rcount * dt_size(rdt) : (uint64_t)scount * dt_size(sdt);
+    size_t oneb = !d.in_place && scount > 0 && !dt_contig(sdt)
+                      ? ((size_t)scount * dt_size(sdt) + 63) & ~(size_t)63
+                      : 0;
+    int err = MPI_SUCCESS;
+    struct coll_req *q =
+        coll_alloc(c, &d, arrays(n) + arrays(1) + temp_need(&many) + oneb, n + 1, &err);
+    if (!q)
+        return err;
+    uint64_t *bc, *bd;
+    /* In place, our own block is read from rbuf. */
+    d.rbuf = packed(q, &many, d.in_place ? c->rank : IN_NONE, 1, &bc, &bd);
+    if (counts) {
+        d.counts = bc;
+        d.displs = bd;
+    }
+    if (!d.in_place) {
+        struct blocks ob = {.buf = (void *)sbuf, .n = 1, .count = scount, .dt = sdt};
+        uint64_t *c1, *d1;
+        d.sbuf = packed(q, &ob, IN_ALL, 0, &c1, &d1);
+    }
+    return coll_issue(q, &d, req);
+}
+
+/* Alltoall(v). In place, the input is rbuf itself: copied (packed) first. */
+int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts,
+                   const int *rdispls, MPI_Datatype rdt, MPI_Comm c, MPI_Request *req)
+{
+    int n = c->size;
+    struct cad_coll d = {.kind = CAD_K_ALLTOALL};
+    int in_place = sbuf == MPI_IN_PLACE;
+    struct blocks sb = {.buf = (void *)sbuf,
+                        .n = n,
+                        .counts = scounts,
+                        .displs = sdispls,
+                        .count = scount,
+                        .dt = sdt};
+    if (in_place) {
+        sb.buf = rbuf;
+        sb.counts = rcounts;
+        sb.displs = rdispls;
+        sb.count = rcount;
+        sb.dt = rdt;
+    }
+    struct blocks rb = {
+        .buf = rbuf, .n = n, .counts = rcounts, .displs = rdispls, .count = rcount, .dt = rdt};
+    d.bytes = (uint64_t)sb.count * dt_size(sb.dt);
+    size_t copy = in_place ? (span(&sb) + 63) & ~(size_t)63 : 0;
+    int err = MPI_SUCCESS;
+    struct coll_req *q = coll_alloc(c, &d, 2 * arrays(n) + temp_need(&sb) + temp_need(&rb) + copy,
+                                    n, &err);
+    if (!q)
+        return err;
+    uint64_t *sc, *sd, *rc, *rd;
+    char *s = packed(q, &sb, IN_ALL, 0, &sc, &sd);
+    if (in_place && s == (char *)rbuf + dt_lb(rdt)) { /* contiguous: a copy of the input */
+        char *t = coll_temp(q, span(&sb));
+        memcpy(t, s, span(&sb));
+        s = t;
+    }
+    d.sbuf = s;
+    d.rbuf = packed(q, &rb, IN_NONE, 1, &rc, &rd);
+    if (scounts || rcounts) {
+        d.counts = sc;
+        d.displs = sd;
+        d.rcounts = rc;
+        d.rdispls = rd;
+    }
+    return coll_issue(q, &d, req);
+}

@@ -1,0 +1,322 @@
+/*
+ * coll_run.c: a collective as a request: the CAD graph built from a description
+ * (mpi/cad/cad_alg.h), handed to the node's engine (mpi/core/mpe_cad.c), and finished in
+ * the rank's own context (user ops, unpacking, freeing). Blocking and non-blocking
+ * collectives both start here (coll_api.c, coll_nb.c).
+ *
+ * One malloc holds everything a collective needs while it runs, so nothing leaks whatever
+ * way it ends: the coll_req, the graph, the engine's run, the algorithm's scratch, and
+ * the temporaries of non-contiguous buffers (coll_nb.c):
+ *
+ *   struct coll_req | unpack list | graph (8-aligned) | run (64) | scratch (64) | temps
+ *
+ * Progress does not need this file: the engine advances the graph from interrupts and
+ * IPIs (mpix.h). The rank's own calls only run what must run here: user-defined ops
+ * (application code never runs in interrupt context) and, with UKMPI_CAD_PROGRESS=poll,
+ * everything.
+ */
+#include "coll_impl.h"
+#include "mpix.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert((int)MPIX_CAD_ISSUED == (int)MPE_CS_ISSUED &&
+                   (int)MPIX_CAD_DEFERRED == (int)MPE_CS_DEFERRED &&
+                   (int)MPIX_CAD_NSTATS == (int)MPE_CS_COUNT,
+               "mpix.h's counters are the engine's");
+
+static uint32_t policy;               /* UKMPI_CAD_PROGRESS */
+static int alg_of[CAD_K_COUNT];       /* UKMPI_COLL_<KIND>; 0 = AUTO */
+static uint64_t chunk;                /* UKMPI_COLL_CHUNK; 0 = the algorithm's default */
+static char last_why[sizeof((struct mpe_cad *)0)->why]; /* MPIX_Cad_error */
+
+static const char *const policy_names[] = {"auto", "ipi", "local", "poll"};
+
+/* Task context, from MPI_Init: the environment's choices. A bad value is reported and
+ * ignored, so a typo in a benchmark script shows instead of silently measuring AUTO. */
+void coll_init_env(void)
+{
+    const char *p = getenv("UKMPI_CAD_PROGRESS");
+    if (p) {
+        uint32_t i = 0;
+        while (i < 4 && strcmp(p, policy_names[i]))
+            i++;
+        if (i < 4)
+            policy = i;
+        else
+            fprintf(stderr, "mpi: UKMPI_CAD_PROGRESS=%s unknown (auto|ipi|local|poll)\n", p);
+    }
+    for (int k = 1; k < CAD_K_COUNT; k++) {
+        char name[40] = "UKMPI_COLL_";
+        const char *kn = cad_kind_name(k);
+        size_t n = strlen(name);
+        for (size_t i = 0; kn[i] && n + 1 < sizeof name; i++)
+            name[n++] = (char)(kn[i] >= 'a' && kn[i] <= 'z' ? kn[i] - 32 : kn[i]);
+        name[n] = 0;
+        const char *v = getenv(name);
+        if (!v)
+            continue;
+        int a = cad_alg_by_name(v);
+        if (a >= 0)
+            alg_of[k] = a;
+        else
+            fprintf(stderr, "mpi: %s=%s: unknown algorithm\n", name, v);
+    }
+    const char *c = getenv("UKMPI_COLL_CHUNK");
+    if (c)
+        chunk = strtoull(c, 0, 10);
+}
+
+static size_t up64(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
+/* Task context. Allocate the request and its block for the description `d` (kind, rank,
+ * size, sizes filled; alg from the environment unless set), with `temp_bytes` of room for
+ * the caller's temporaries and `nunpack` unpack entries. The graph is not built yet. */
+struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes, int nunpack,
+                            int *err)
+{
+    struct cad_plan plan;
+    const char *why = 0;
+    if (!d->alg)
+        d->alg = alg_of[d->kind];
+    if (!d->chunk)
+        d->chunk = chunk;
+    d->ctx = comm->ctx + 1;
+    d->tag = (int32_t)((comm->coll_seq++ % (0x7fffffffu / CAD_ALG_TAGS)) * CAD_ALG_TAGS);
+    d->rank = comm->rank;
+    d->size = comm->size;
+    if (cad_alg_plan(d, &plan, &why) < 0) {
+        fprintf(stderr, "mpi: %s: %s\n", cad_kind_name(d->kind), why ? why : "bad arguments");
+        *err = MPI_ERR_ARG;
+        return 0;
+    }
+    size_t gbytes = cad_bytes(plan.node_cap, plan.edge_cap);
+    size_t rbytes = mpi_engine->cad_bytes(plan.node_cap);
+    size_t off_un = up64(sizeof(struct coll_req));
+    size_t off_g = off_un + up64((size_t)nunpack * sizeof(struct coll_unpack));
+    size_t off_run = off_g + up64(gbytes);
+    size_t off_tmp = off_run + up64(rbytes);
+    size_t off_user = off_tmp + up64(plan.tmp_bytes);
+    char *mem = gbytes ? malloc(off_user + temp_bytes) : 0; /* 16-aligned: enough */
+    if (!mem) {
+        *err = MPI_ERR_NO_MEM;
+        return 0;
+    }
+    struct coll_req *q = (struct coll_req *)mem;
+    memset(q, 0, sizeof *q);
+    q->raw = mem;
+    q->un = (struct coll_unpack *)(mem + off_un);
+    q->nun_cap = nunpack;
+    q->gmem = mem + off_g;
+    q->gbytes = gbytes;
+    q->run = (struct mpe_cad *)(mem + off_run);
+    q->tmp = plan.tmp_bytes ? mem + off_tmp : 0;
+    q->temps = mem + off_user;
+    q->temps_cap = temp_bytes;
+    q->plan = plan;
+    q->comm = comm;
+    return q;
+}
+
+/* Task context: the block's memory from q->temps on, `bytes` at a time (64-aligned). */
+void *coll_temp(struct coll_req *q, size_t bytes)
+{
+    char *p = q->temps + q->temps_used;
+    q->temps_used += up64(bytes);
+    if (q->temps_used > q->temps_cap) { /* the caller's sizing is wrong: a library bug */
+        fprintf(stderr, "mpi: collective temporaries overflow (%zu > %zu)\n", q->temps_used,
+                q->temps_cap);
+        mpi_abort_hook(1);
+    }
+    return p;
+}
+
+/* Task context: after completion, `bytes` packed at `packed` go to count elements of dt
+ * at `user`. */
+void coll_unpack_later(struct coll_req *q, const void *packed, size_t bytes, void *user, int count,
+                       MPI_Datatype dt)
+{
+    if (q->nun >= q->nun_cap) {
+        fprintf(stderr, "mpi: collective unpack list overflow\n");
+        mpi_abort_hook(1);
+    }
+    struct coll_unpack *u = &q->un[q->nun++];
+    u->packed = packed;
+    u->bytes = bytes;
+    u->user = user;
+    u->count = count;
+    u->dt = dt;
+}
+
+void coll_free(struct coll_req *q)
+{
+    if (q)
+        free(q->raw);
+}
+
+/* Task context: build the graph for d (completed by coll_alloc), validate and issue it;
+ * on success *req is the collective's request. On failure q is freed. */
+int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
+{
+    struct cad_owner own = {.rank = q->comm->rank,
+                            .comm_size = q->comm->size,
+                            .part_base = 0,
+                            .part_size = ~(uint64_t)0 >> 1, /* the engine checks the real one */
+                            .nuser = q->op ? 1 : 0};
+    struct cad_error e;
+    struct cad_graph *g = cad_init(q->gmem, q->gbytes, q->plan.node_cap, q->plan.edge_cap, &own);
+    int rc = g ? cad_alg_build(g, d, q->tmp) : -CAD_EINVAL;
+    if (rc >= 0)
+        rc = cad_finalize(g, &e);
+    else
+        snprintf(e.msg, sizeof e.msg, "the builder failed (%d)", rc);
+    if (rc < 0) { /* our own builder made a graph the validator refuses: a bug, say so */
+        fprintf(stderr, "mpi: %s (%s): invalid graph: %s\n", cad_kind_name(d->kind),
+                cad_alg_name(d->alg), e.msg);
+        coll_free(q);
+        return MPI_ERR_INTERN;
+    }
+    cad_alg_copies(d, &q->plan, q->tmp); /* the moves inside this rank the graph assumes */
+    rc = coll_issue_graph(q, g, req);
+    if (rc == MPI_ERR_ARG) /* the kernel refused a graph of ours: a bug, say so */
+        fprintf(stderr, "mpi: %s (%s): graph refused: %s\n", cad_kind_name(d->kind),
+                cad_alg_name(d->alg), last_why);
+    return rc;
+}
+
+/* Task context: hand a built graph to the engine. */
+int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
+{
+    MPI_Request r = req_alloc();
+    if (!r) {
+        coll_free(q);
+        return MPI_ERR_NO_MEM;
+    }
+    struct mpe_cad *run = q->run;
+    memset(run, 0, sizeof *run);
+    run->g = g;
+    run->gbytes = q->gbytes;
+    run->world = q->comm->group->world;
+    run->policy = policy;
+    if (mpi_engine->cad_issue(run) < 0) {
+        memcpy(last_why, run->why, sizeof last_why);
+        req_discard(r);
+        coll_free(q);
+        return MPI_ERR_ARG;
+    }
+    if (q->op)
+        op_retain(q->op);
+    if (q->dt)
+        dt_retain(q->dt);
+    r->kind = REQ_COLL;
+    r->comm = q->comm;
+    r->coll = q;
+    *req = r;
+    return MPI_SUCCESS;
+}
+
+/* Task context: run what the engine parked for us (user ops); 1 if the collective is
+ * complete. */
+int coll_poll(MPI_Request r)
+{
+    struct coll_req *q = r->coll;
+    struct mpe_cad *run = q->run;
+    int node;
+    while ((node = mpi_engine->cad_test(run)) >= 0) {
+        const struct cad_node *n = &cad_nodes(run->g)[node];
+        int rc = op_apply_packed(q->op, (const void *)(uintptr_t)n->u.c.in,
+                                 (void *)(uintptr_t)n->u.c.inout, (int)n->u.c.count, q->dt);
+        if (rc != MPI_SUCCESS && !q->err)
+            q->err = rc;
+        mpi_engine->cad_done(run, node);
+    }
+    return __atomic_load_n(&run->req.done, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Task context, once coll_poll said complete: unpack, release, free. MPI error class. */
+int coll_finish(MPI_Request r)
+{
+    struct coll_req *q = r->coll;
+    int rc = q->err ? q->err : q->run->req.err ? MPI_ERR_OTHER : MPI_SUCCESS;
+    for (int i = 0; i < q->nun; i++) {
+        struct coll_unpack *u = &q->un[i];
+        dt_unpack(u->packed, u->bytes, u->user, u->count, u->dt);
+    }
+    if (q->op)
+        op_release(q->op);
+    if (q->dt)
+        dt_release(q->dt);
+    coll_free(q);
+    r->coll = 0;
+    return rc;
+}
+
+/* --- extensions (mpix.h) ----------------------------------------------------------------- */
+
+int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request *req)
+{
+    if (!mpi_ready("MPIX_Cad_start"))
+        return MPI_ERR_OTHER;
+    if (!comm_valid(comm))
+        return err_raise(comm, MPI_ERR_COMM, "MPIX_Cad_start");
+    if (!g || bytes < CAD_HDR_SIZE || !req)
+        return err_raise(comm, MPI_ERR_ARG, "MPIX_Cad_start");
+    if (g->magic != CAD_MAGIC || g->node_cap > (bytes - CAD_HDR_SIZE) / CAD_NODE_SIZE ||
+        g->nnodes > g->node_cap) {
+        snprintf(last_why, sizeof last_why, "graph: not a CAD graph of %zu bytes", bytes);
+        return err_raise(comm, MPI_ERR_ARG, "MPIX_Cad_start");
+    }
+    /* The program's messages travel on comm's collective context, whatever the nodes say:
+     * a graph cannot reach into another communicator's traffic. */
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        struct cad_node *nd = &cad_nodes(g)[i];
+        if (nd->type == CAD_SEND || nd->type == CAD_RECV)
+            nd->u.x.ctx = comm->ctx + 1;
+    }
+    size_t rbytes = mpi_engine->cad_bytes(g->nnodes);
+    char *mem = malloc(up64(sizeof(struct coll_req)) + rbytes);
+    if (!mem)
+        return err_raise(comm, MPI_ERR_NO_MEM, "MPIX_Cad_start");
+    struct coll_req *q = (struct coll_req *)mem;
+    memset(q, 0, sizeof *q);
+    q->raw = mem;
+    q->gmem = g;
+    q->gbytes = bytes;
+    q->run = (struct mpe_cad *)(mem + up64(sizeof *q));
+    q->comm = comm;
+    /* Graphs of the program itself travel on the communicator's collective context like
+     * ours; the program chooses the tags. */
+    return err_raise(comm, coll_issue_graph(q, g, req), "MPIX_Cad_start");
+}
+
+int MPIX_Cad_stats(uint64_t out[MPIX_CAD_NSTATS])
+{
+    if (!mpi_ready("MPIX_Cad_stats"))
+        return MPI_ERR_OTHER;
+    mpi_engine->cad_stats(out);
+    return MPI_SUCCESS;
+}
+
+int MPIX_Cad_latency(uint64_t *cycles, int max)
+{
+    if (!mpi_ready("MPIX_Cad_latency"))
+        return 0;
+    return mpi_engine->cad_latency(cycles, max);
+}
+
+uint64_t MPIX_Tsc_hz(void)
+{
+    return mpi_engine->tsc_hz();
+}
+
+int MPIX_Cad_error(char *msg, int len)
+{
+    if (len > 0) {
+        snprintf(msg, (size_t)len, "%s", last_why);
+    }
+    return MPI_SUCCESS;
+}
