@@ -133,20 +133,8 @@ static void check_scatter(void)
     rep("Scatter: every root, counts 0..100000 in all, also MPI_IN_PLACE");
 }
 
-/* The v-variants' layout: rank r has c(r) = 0 (r % 3 == 1) or n + r elements, placed in
- * reverse rank order with a gap of 2 after each block (the gaps must stay untouched). */
-static int vcount(int r, int n)
-{
-    return r % 3 == 1 ? 0 : n + r;
-}
-static int vlayout(int n, int *cnt, int *dis)
-{
-    int off = 0;
-    for (int r = S - 1; r >= 0; r--)
-        cnt[r] = vcount(r, n), dis[r] = off, off += cnt[r] + 2;
-    return off;
-}
-/* Checks a v-layout buffer: block r holds v(r, ., salt) and everything else SENT. */
+/* Checks a v-layout buffer (colls_common.h's vlayout): block r holds v(r, ., salt) and
+ * everything else SENT. */
 static void vsame(const int *b, int total, const int *cnt, const int *dis, int salt,
                   const char *what, int root)
 {
@@ -231,8 +219,8 @@ static void check_alltoall(void)
     rep("Alltoall: counts 0..100000/size per pair, also MPI_IN_PLACE");
 }
 
-/* Alltoallv with symmetric counts c(s,d) = ((s + d) % 4) * m (zeros included), blocks in
- * reverse order with gaps on both sides; in place too. */
+/* Alltoallv with colls_common.h's layout (symmetric counts, zeros, reverse order with
+ * gaps on both sides); in place too. */
 static void check_alltoallv(void)
 {
     int *sc = malloc(S * sizeof(int)), *sd = malloc(S * sizeof(int));
@@ -240,12 +228,8 @@ static void check_alltoallv(void)
     int *in = ints((size_t)3 * BIGN / 2 + 3 * S), *out = ints((size_t)3 * BIGN / 2 + 3 * S);
     for (int ip = 0; C != MPI_COMM_NULL && ip < 2; ip++)
         for (int k = 0; k < 5; k++) {
-            int m = k == 4 ? BIGN / S / 2 : counts[k], so = 0, ro = 0;
-            for (int d = S - 1; d >= 0; d--) {
-                sc[d] = rc[d] = (R + d) % 4 * m;
-                sd[d] = so, so += sc[d] + 1;
-                rd[d] = ro, ro += rc[d] + 3;
-            }
+            int m = k == 4 ? BIGN / S / 2 : counts[k], so,
+                ro = a2avlayout(m, 0, sc, sd, rc, rd, &so);
             for (int j = 0; j <= so; j++)
                 in[j] = SENT;
             for (int j = 0; j <= ro; j++)

@@ -274,33 +274,7 @@ static void plus1(void *in, void *inout, int *len, MPI_Datatype *t)
     for (int i = 0; i < *len; i++)
         ((int *)inout)[i] += ((int *)in)[i] + 1;
 }
-/* A non-commutative one: 2x2 matrices of unsigned (wrapping) multiplied, inout = in x
- * inout, so the result is M(0) x M(1) x ... x M(S-1) in rank order. */
-static void matmul(void *in, void *inout, int *len, MPI_Datatype *t)
-{
-    (void)t;
-    unsigned *a = in, *b = inout;
-    for (int i = 0; i < *len; i++, a += 4, b += 4) {
-        unsigned c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-                         a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
-        memcpy(b, c, sizeof c);
-    }
-}
-static void mat(int r, int j, unsigned *m) /* [[r*3+j+2, 1], [1, 0]]: no two commute */
-{
-    m[0] = (unsigned)(r * 3 + j + 2), m[1] = 1, m[2] = 1, m[3] = 0;
-}
-/* The product of the matrices of ranks lo..hi-1 for element j (identity if empty). */
-static void prod(int lo, int hi, int j, unsigned *p)
-{
-    unsigned id[4] = {1, 0, 0, 1}, m[4];
-    memcpy(p, id, sizeof id);
-    for (int r = hi - 1; r >= lo; r--) { /* p = M(r) x p, from the right end */
-        int one = 1;
-        mat(r, j, m);
-        matmul(m, p, &one, NULL);
-    }
-}
+/* The non-commutative one is colls_common.h's matrix product. */
 
 static void check_user_ops(void)
 {
