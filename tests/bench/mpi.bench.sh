@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/bench/mpi.bench.sh: our MPI against Open MPI, measured in the same run on the same
-# QEMU/TCG machine, NIC, hub and netdev. The program is tests/bench/mpi/mpibench.c, built
+# QEMU/TCG machine, NIC, hub and netdev. The program is tests/bench/mpi/ (mpibench.c), built
 #   ours: with mpi/bin/ukmpicc, run by qemu/ukrun in the unikernel
 #         intra: ukrun -n 2 --nodes 1 --smp 2      inter: ukrun -n 2 --nodes 2 (1 CPU each)
 #   Open MPI: with Debian's mpicc, run by Debian's Open MPI in Debian Linux guests
@@ -11,12 +11,12 @@
 # A side that cannot be built or run says so on a line of its own; nothing is made up.
 #
 # Settings: MPIB_ITERS (default 1000) ping-pong round trips for <= 1 KiB (64 KiB: /5,
-# 1 MiB: /20); MPIB_REPS (5) waitcpu/ibcast repetitions; MPIB_RUNS (3) runs of each side
-# and configuration, alternating, figures are medians over runs; MPIB_IBCAST=1 adds the
-# MPI_Ibcast/compute overlap lines; MPIB_TIMEOUT (180) seconds per job (a job that fails
-# or times out is not run again in the later runs). The first run builds the Open MPI
-# guest into $UKMPI_CACHE (ompi/build-guest.sh, about a minute with a fast mirror; needs
-# root); logs and binaries go to $B/bench/mpi/.
+# 1 MiB: /20); MPIB_REPS (5) waitcpu repetitions; MPIB_RUNS (3) runs of each side and
+# configuration, alternating, figures are medians over runs; MPIB_TIMEOUT (180) seconds per
+# job (a job that fails or times out is not run again in the later runs). The first run
+# builds the Open MPI guest into $UKMPI_CACHE (ompi/build-guest.sh, about a minute with a
+# fast mirror; needs root); logs and binaries go to $B/bench/mpi/. The non-blocking
+# collectives (MPI_Ibcast with compute) are tests/bench/nbc.bench.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
@@ -25,9 +25,7 @@ ITERS=${MPIB_ITERS:-1000}
 REPS=${MPIB_REPS:-5}
 RUNS=${MPIB_RUNS:-3}
 TIMEOUT=${MPIB_TIMEOUT:-180}
-modes=(pingpong waitcpu)
-[ "${MPIB_IBCAST:-0}" = 1 ] && modes+=(ibcast)
-args=(-n "$ITERS" -r "$REPS" "${modes[@]}")
+args=(-n "$ITERS" -r "$REPS" pingpong waitcpu)
 mkdir -p "$out"
 rm -f "$out"/ours-*.txt "$out"/ompi-*.txt
 
@@ -42,14 +40,12 @@ job_failed() { # side cfg rc log
     failed+=" $1-$2"
 }
 
-# --- ours: build with ukmpicc. Until the library has MPI_Ibcast the program is built
-# without its ibcast mode rather than not at all.
-ours= ours_note=
-if mpi/bin/ukmpicc -O2 -o "$out/mpibench.uk" tests/bench/mpi/mpibench.c >"$out/ukmpicc.log" 2>&1; then
+# --- ours: build with ukmpicc. pingpong and waitcpu need no MPI_Ibcast nor MPIX: built
+# without them, the program also runs on a library that lacks them (nbc.bench.sh tries more).
+ours='' ours_note=''
+if mpi/bin/ukmpicc -O2 -DMPIBENCH_NO_IBCAST -DMPIBENCH_NO_MPIX -o "$out/mpibench.uk" \
+    tests/bench/mpi/*.c >"$out/ukmpicc.log" 2>&1; then
     ours=$out/mpibench.uk
-elif mpi/bin/ukmpicc -O2 -DMPIBENCH_NO_IBCAST -o "$out/mpibench.uk" tests/bench/mpi/mpibench.c \
-    >"$out/ukmpicc-noibcast.log" 2>&1; then
-    ours=$out/mpibench.uk ours_note="built without the ibcast mode ($(why "$out/ukmpicc.log"))"
 else
     ours_note="not built ($(why "$out/ukmpicc.log"); see $out/ukmpicc.log)"
 fi
@@ -59,7 +55,7 @@ run_ours() { # intra|inter RUN
     [ "$1" = inter ] && o=(-n 2 --nodes 2)
     qemu/ukrun "${o[@]}" --timeout "$TIMEOUT" "$ours" "${args[@]}" >"$out/ours-$1.$2.log" 2>&1 || rc=$?
     # ukrun prefixes rank output "[rank] ", and "[nI] " with several nodes: rank 0's lines
-    sed -n -E 's/^(\[n[0-9]+\] )?(\[0\] )?((# mpibench|# ibcast|pingpong |waitcpu |ibcast ).*)/\3/p' \
+    sed -n -E 's/^(\[n[0-9]+\] )?(\[0\] )?((# mpibench|pingpong |waitcpu ).*)/\3/p' \
         "$out/ours-$1.$2.log" >"$out/ours-$1.$2.txt"
     [ $rc = 0 ] || job_failed ours "$1" $rc "$out/ours-$1.$2.log"
 }
@@ -135,14 +131,6 @@ for cfg in intra inter; do
     waitline "$cfg" ours
     waitline "$cfg" ompi
 done
-if [ "${MPIB_IBCAST:-0}" = 1 ]; then
-    # MPI_Ibcast of 64 KiB / 1 MiB overlapped with d x d multiplies (run 1; see mpibench.c)
-    for cfg in intra inter; do
-        for side in ours ompi; do
-            grep -h '^ibcast ' "$out/$side-$cfg.1.txt" 2>/dev/null | sed "s/^/mpi: $cfg $side /" || true
-        done
-    done
-fi
 [ -z "$ours_note" ] || echo "ours: $ours_note"
 [ -z "$ompi_note" ] || echo "ompi: $ompi_note"
 [ ! -s "$out/notes" ] || cat "$out/notes"

@@ -1,16 +1,19 @@
 /*
- * mpibench.c: the MPI benchmark of tests/bench/mpi.bench.sh. One standard MPI program,
- * built twice: with mpi/bin/ukmpicc for our unikernel (qemu/ukrun) and with Debian's mpicc
- * for the Open MPI baseline in Linux guests. Only MPI and libc (stdio, stdlib, string,
- * clock_gettime) are used, so both builds measure the same code.
+ * mpibench.c: the MPI benchmark of tests/bench/mpi.bench.sh and tests/bench/nbc.bench.sh.
+ * One standard MPI program, built twice: with mpi/bin/ukmpicc for our unikernel
+ * (qemu/ukrun) and with Debian's mpicc for the Open MPI baseline in Linux guests. Only MPI
+ * and libc (stdio, stdlib, string, clock_gettime) are used, so both builds measure the same
+ * code; our MPIX extensions only where <mpix.h> is (nbc.c). Built from every .c file of
+ * this directory (this file: main and the point-to-point modes; nbc.c: the non-blocking
+ * collective modes; mpibench.h what they share).
  *
  *   mpibench [-n ITERS] [-r REPS] [-d DELAY_MS] [-p A,B] MODE...
  *
  *   -n ITERS   ping-pong round trips for sizes <= 1 KiB; 64 KiB does ITERS/5, 1 MiB
  *              ITERS/20 (at least 10), after a 10 % warm-up (the first size: at least 200).
  *              Default $MPIBENCH_ITERS or 1000.
- *   -r REPS    repetitions of waitcpu and ibcast (median reported). Default
- *              $MPIBENCH_REPS or 10.
+ *   -r REPS    repetitions of waitcpu, overlap, bcasttime and cadlat (medians reported).
+ *              Default $MPIBENCH_REPS or 10.
  *   -d MS      waitcpu: how long the sender delays its message. Default 100.
  *   -p A,B     the two ranks of pingpong (A starts) and waitcpu (A sends, B waits).
  *              Default 0,1. The other ranks only join the barriers.
@@ -23,20 +26,19 @@
  *             then sends 8 bytes. B measures the wall time of the MPI_Wait and the CPU time
  *             its process consumed meanwhile (CLOCK_PROCESS_CPUTIME_ID): a library that
  *             busy-polls uses ~100 % of the wait, one that blocks uses ~0 %.
- *   ibcast    MPI_Ibcast (root 0) of 64 KiB and 1 MiB while every rank multiplies d x d
- *             double matrices (d = 4, 40) and calls MPI_Test after each multiply, until
- *             the broadcast completes: how much of the time is not spent computing.
- *             Compiled out with -DMPIBENCH_NO_IBCAST (for an MPI library without it yet).
+ *   overlap, bcasttime, cadlat
+ *             MPI_Ibcast of 64 KiB and 1 MiB: the CPU time left to computation while it
+ *             runs, its completion time against a point-to-point tree, and (ours) the
+ *             latency of interrupt-driven progress. See nbc.c.
  *   none      nothing: MPI_Init and MPI_Finalize only.
  *
  * Output, printed by rank 0 only, one line per result, key=value (MBps = 10^6 bytes/s):
  *   # mpibench ranks=2 lib="Open MPI v4.1.4" hosts=n0,n1 wtime_us=0.150
  *   pingpong bytes=65536 iters=200 half_rtt_us=128.10 min_us=120.55 MBps=511.6
  *   waitcpu delay_ms=100 reps=10 wall_ms=100.21 cpu_ms=100.02 cpu_pct=99.8
- *   ibcast bytes=65536 mm=4 reps=10 total_us=... comm_only_us=... mm_us=... mults_r0=...
- *          notmm_r0=... mults_oth=... notmm_oth=...       (one line; see bench_ibcast)
+ *   # nbc ..., overlap ..., bcasttime ..., cadstats ..., cadlat ...    (see nbc.c)
  */
-#include <mpi.h>
+#include "mpibench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,13 +52,8 @@
 int clock_gettime(clockid_t clock_id, struct timespec *tp);
 #endif
 
-#define MAXMSG  (1 << 20)
-#define TAG_PP  1
-#define TAG_WC  2
-#define TAG_RES 3
-
-static int rank, size;
-static char *buf;
+int rank, nranks;
+char *buf;
 
 static int cmpd(const void *a, const void *b)
 {
@@ -64,8 +61,7 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Sorts v. */
-static double median(double *v, int n)
+double median(double *v, int n)
 {
     qsort(v, n, sizeof *v, cmpd);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
@@ -81,7 +77,7 @@ static double cpu_s(void)
 }
 
 /* The results of a measurement made by rank `from` reach rank 0, which prints them. */
-static void to_rank0(double *v, int n, int from)
+void to_rank0(double *v, int n, int from)
 {
     if (from == 0)
         return;
@@ -181,133 +177,12 @@ static void bench_waitcpu(int reps, double delay_ms, int a, int b)
     free(cpu);
 }
 
-#ifndef MPIBENCH_NO_IBCAST
-static double *A, *B, *C;
-static volatile double sink;
-
-static __attribute__((noinline)) void mm(int d)
-{
-    for (int i = 0; i < d; i++)
-        for (int j = 0; j < d; j++) {
-            double s = 0.0;
-            for (int k = 0; k < d; k++)
-                s += A[i * d + k] * B[k * d + j];
-            C[i * d + j] = s;
-        }
-    sink += C[0];
-}
-
-/* Median time of one d x d multiply without communication, in seconds. */
-static double calib_mm(int d)
-{
-    double t[7];
-    long batch = 1;
-    for (;;) { /* grow the batch until it takes >= 2 ms: the timer's cost drops out */
-        double t0 = MPI_Wtime();
-        for (long i = 0; i < batch; i++)
-            mm(d);
-        if (MPI_Wtime() - t0 >= 2e-3)
-            break;
-        batch *= 2;
-    }
-    for (int r = 0; r < 7; r++) {
-        double t0 = MPI_Wtime();
-        for (long i = 0; i < batch; i++)
-            mm(d);
-        t[r] = (MPI_Wtime() - t0) / batch;
-    }
-    return median(t, 7);
-}
-
-/* Per message size and matrix size, rank 0 prints: total_us = Ibcast start to completion
- * while multiplying (median over reps, max over ranks); comm_only_us = Ibcast + MPI_Wait
- * without compute; mm_us = one multiply; mults = multiplies before completion; notmm =
- * 1 - mults * mm_us / total, the fraction of the time not multiplying, for the root (r0)
- * and averaged over the other ranks (oth). Negative notmm is noise. */
-static void bench_ibcast(int reps)
-{
-    static const int msgs[] = {65536, MAXMSG}, dims[] = {4, 40};
-    double *T = malloc(sizeof(double) * reps), *F = malloc(sizeof(double) * reps),
-           *K = malloc(sizeof(double) * reps), *W = malloc(sizeof(double) * reps);
-    double *all = malloc(sizeof(double) * 5 * size);
-
-    A = malloc(sizeof(double) * 1600);
-    B = malloc(sizeof(double) * 1600);
-    C = malloc(sizeof(double) * 1600);
-    for (int i = 0; i < 1600; i++) {
-        A[i] = 1.0 + i % 7;
-        B[i] = 0.5 - i % 5;
-    }
-    for (int m = 0; m < 2; m++)
-        for (int dd = 0; dd < 2; dd++) {
-            int d = dims[dd], msg = msgs[m];
-            double tmm = calib_mm(d);
-            for (int r = -2; r < reps; r++) { /* communication only */
-                MPI_Request rq;
-                MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
-                MPI_Ibcast(buf, msg, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-                MPI_Wait(&rq, MPI_STATUS_IGNORE);
-                if (r >= 0)
-                    W[r] = (MPI_Wtime() - t0) * 1e6;
-            }
-            for (int r = -2; r < reps; r++) { /* overlap: multiply, MPI_Test, repeat */
-                MPI_Request rq;
-                int flag = 0;
-                long k = 0;
-                MPI_Barrier(MPI_COMM_WORLD);
-                double t0 = MPI_Wtime();
-                MPI_Ibcast(buf, msg, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-                do {
-                    mm(d);
-                    k++;
-                    MPI_Test(&rq, &flag, MPI_STATUS_IGNORE);
-                } while (!flag);
-                double tt = MPI_Wtime() - t0;
-                if (r >= 0) {
-                    T[r] = tt * 1e6;
-                    K[r] = (double)k;
-                    F[r] = 1.0 - k * tmm / tt;
-                }
-            }
-            double v[5] = {median(T, reps), median(K, reps), median(F, reps), median(W, reps),
-                           tmm * 1e6};
-            MPI_Gather(v, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            if (rank == 0) {
-                double tot = 0, wo = 0, tm = 0, ko = 0, fo = 0;
-                for (int i = 0; i < size; i++) {
-                    double *x = all + 5 * i;
-                    tot = x[0] > tot ? x[0] : tot;
-                    wo = x[3] > wo ? x[3] : wo;
-                    tm = x[4] > tm ? x[4] : tm;
-                    if (i) {
-                        ko += x[1] / (size - 1);
-                        fo += x[2] / (size - 1);
-                    }
-                }
-                printf("ibcast bytes=%d mm=%d reps=%d total_us=%.1f comm_only_us=%.1f mm_us=%.3f "
-                       "mults_r0=%.0f notmm_r0=%.3f mults_oth=%.0f notmm_oth=%.3f\n",
-                       msg, d, reps, tot, wo, tm, all[1], all[2], ko, fo);
-                fflush(stdout);
-            }
-        }
-    free(A);
-    free(B);
-    free(C);
-    free(all);
-    free(T);
-    free(F);
-    free(K);
-    free(W);
-}
-#endif
-
 static void usage_exit(const char *why)
 {
     if (rank == 0)
         fprintf(stderr,
                 "mpibench: %s\nusage: mpibench [-n ITERS] [-r REPS] [-d DELAY_MS] [-p A,B] "
-                "pingpong|waitcpu|ibcast|none...\n",
+                "pingpong|waitcpu|overlap|bcasttime|cadlat|none...\n",
                 why);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
@@ -320,13 +195,13 @@ static int env_int(const char *name, int def)
 
 int main(int argc, char **argv)
 {
-    int iters, reps, a = 0, b = 1, nmodes = 0, len;
+    int iters, reps, a = 0, b = 1, nmodes = 0, nbc = 0, len;
     double delay_ms = 100;
     const char *modes[16];
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     iters = env_int("MPIBENCH_ITERS", 1000);
     reps = env_int("MPIBENCH_REPS", 10);
     for (int i = 1; i < argc; i++) {
@@ -345,23 +220,24 @@ int main(int argc, char **argv)
                 usage_exit("-p wants A,B");
         } else if (o[0] == '-') {
             usage_exit("unknown option");
-        } else if (strcmp(o, "pingpong") && strcmp(o, "waitcpu") && strcmp(o, "ibcast") &&
-                   strcmp(o, "none")) {
+        } else if (strcmp(o, "pingpong") && strcmp(o, "waitcpu") && strcmp(o, "overlap") &&
+                   strcmp(o, "bcasttime") && strcmp(o, "cadlat") && strcmp(o, "none")) {
             usage_exit("unknown mode");
         } else if (nmodes < 16) {
+            nbc += !strcmp(o, "overlap") || !strcmp(o, "bcasttime") || !strcmp(o, "cadlat");
             modes[nmodes++] = o;
         }
     }
-    if (size < 2)
+    if (nranks < 2)
         usage_exit("needs at least 2 ranks");
-    if (a < 0 || b < 0 || a >= size || b >= size || a == b)
+    if (a < 0 || b < 0 || a >= nranks || b >= nranks || a == b)
         usage_exit("-p: two different ranks of the job");
     if (iters < 1 || reps < 1 || delay_ms < 0)
         usage_exit("-n and -r must be positive");
     if (nmodes == 0)
         usage_exit("no mode given");
 
-    char name[MPI_MAX_PROCESSOR_NAME], *names = malloc((size_t)size * MPI_MAX_PROCESSOR_NAME);
+    char name[MPI_MAX_PROCESSOR_NAME], *names = malloc((size_t)nranks * MPI_MAX_PROCESSOR_NAME);
     memset(name, 0, sizeof name);
     MPI_Get_processor_name(name, &len);
     MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
@@ -373,8 +249,8 @@ int main(int argc, char **argv)
         for (char *p = ver; *p; p++)
             if (*p == '\t')
                 *p = ' ';
-        printf("# mpibench ranks=%d lib=\"%s\" hosts=", size, ver);
-        for (int i = 0; i < size; i++)
+        printf("# mpibench ranks=%d lib=\"%s\" hosts=", nranks, ver);
+        for (int i = 0; i < nranks; i++)
             printf("%s%s", i ? "," : "", names + (size_t)i * MPI_MAX_PROCESSOR_NAME);
         /* every ping-pong sample contains one MPI_Wtime call: its cost is part of it */
         double w0 = MPI_Wtime(), w1 = w0;
@@ -387,19 +263,19 @@ int main(int argc, char **argv)
 
     buf = malloc(MAXMSG);
     memset(buf, rank + 1, MAXMSG);
+    if (nbc)
+        nbc_header();
     for (int m = 0; m < nmodes; m++) {
         if (!strcmp(modes[m], "pingpong"))
             bench_pingpong(iters, a, b);
         else if (!strcmp(modes[m], "waitcpu"))
             bench_waitcpu(reps, delay_ms, a, b);
-        else if (!strcmp(modes[m], "ibcast")) {
-#ifndef MPIBENCH_NO_IBCAST
-            bench_ibcast(reps);
-#else
-            if (rank == 0)
-                printf("# ibcast: not in this build (MPIBENCH_NO_IBCAST)\n");
-#endif
-        }
+        else if (!strcmp(modes[m], "overlap"))
+            bench_overlap(reps);
+        else if (!strcmp(modes[m], "bcasttime"))
+            bench_bcasttime(reps);
+        else if (!strcmp(modes[m], "cadlat"))
+            bench_cadlat(reps);
     }
     free(buf);
     MPI_Finalize();

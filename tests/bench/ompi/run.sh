@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# tests/bench/ompi/run.sh: the Open MPI baseline of tests/bench/mpi.bench.sh. Runs
-# tests/bench/mpi/mpibench.c, built with Debian's mpicc, under Debian's Open MPI in Debian
-# Linux guests on the same QEMU/TCG machine as our unikernel: the guests are booted by
-# qemu/ukboot and qemu/uknodes themselves (same -accel/-cpu/-M, virtio-net-pci NIC, hub
-# and -netdev dgram).
+# tests/bench/ompi/run.sh: the Open MPI baseline of tests/bench/mpi.bench.sh and
+# tests/bench/nbc.bench.sh. Runs tests/bench/mpi/mpibench (every .c file there), built with
+# Debian's mpicc, under Debian's Open MPI in Debian Linux guests on the same QEMU/TCG
+# machine as our unikernel: the guests are booted by qemu/ukboot and qemu/uknodes
+# themselves (same -accel/-cpu/-M, virtio-net-pci NIC, hub and -netdev dgram).
 #
-#   tests/bench/ompi/run.sh [--log FILE] [--timeout S] intra|inter MPIBENCH-ARGS...
+#   tests/bench/ompi/run.sh [--log FILE] [--timeout S] [--mca NAME=VALUE]...
+#                           intra|inter|NxC MPIBENCH-ARGS...
 #
 #   intra   1 VM x 2 vCPUs, 2 ranks: Open MPI's shared-memory BTL (pml ob1, btl self,vader),
 #           ranks bound to the vCPUs. Mirrors `qemu/ukrun -n 2 --nodes 1 --smp 2`.
 #   inter   2 VMs x 1 vCPU, 1 rank each: TCP BTL over virtio-net through qemu/uknodes' hub
 #           (net/hub/ukhub). Mirrors `qemu/ukrun -n 2 --nodes 2`. mpirun on n0 starts
 #           orted on n1 through rexec (socat; no ssh in the guests).
+#   NxC     N VMs x C vCPUs, N*C ranks placed in blocks (n0 has ranks 0..C-1), bound to
+#           the vCPUs: vader inside a VM, TCP between VMs. 1x2 = intra, 2x1 = inter;
+#           2x2 mirrors `qemu/ukrun -n 4 --nodes 2 --smp 2`.
+#   --mca NAME=VALUE  an Open MPI MCA parameter of the job (repeatable), e.g.
+#           --mca coll=libnbc,basic,self. It travels as OMPI_MCA_NAME=VALUE on the guest
+#           kernel's command line: Linux hands such unknown parameters to /init as
+#           environment variables, mpirun inherits them and passes OMPI_MCA_* on to every
+#           rank (mpibench's `# nbc` line shows what the ranks got).
 #
-# Prints mpibench's own lines (`# mpibench ...`, `pingpong ...`, `waitcpu ...`, ...) and
+# Prints mpibench's own lines (`# mpibench ...`, `pingpong ...`, `overlap ...`, ...) and
 # exits with the job's exit code (124: timeout; 4: a guest's clock could not be trusted,
 # twice). The whole consoles go to FILE (default $B/bench/mpi/ompi-CONFIG.log). First run:
 # builds the guest (ompi/build-guest.sh) and fetches the kernel (tests/bench/linux-kernel.sh);
@@ -22,16 +31,26 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 B=${B:-build}
 out=$B/bench/mpi
-log= timeout=300
+log='' timeout=300 mca=''
+usage() { echo "usage: $0 [--log FILE] [--timeout S] [--mca NAME=VALUE]... intra|inter|NxC MPIBENCH-ARGS..." >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --log) log=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
+    --mca)
+        # one word of the kernel command line: no spaces, quotes or dots in the name
+        [[ ${2:-} =~ ^[A-Za-z0-9_]+=[A-Za-z0-9,._:-]+$ ]] || { echo "ompi/run.sh: --mca NAME=VALUE, got '${2:-}'" >&2; exit 2; }
+        mca+=" OMPI_MCA_$2"; shift 2 ;;
     *) break ;;
     esac
 done
 cfg=${1:-}
-[ "$cfg" = intra ] || [ "$cfg" = inter ] || { echo "usage: $0 [--log FILE] [--timeout S] intra|inter MPIBENCH-ARGS..." >&2; exit 2; }
+case $cfg in
+intra) nodes=1 smp=2 ;;
+inter) nodes=2 smp=1 ;;
+[1-9]x[1-9]) nodes=${cfg%x*} smp=${cfg#*x} ;;
+*) usage ;;
+esac
 shift
 log=${log:-$out/ompi-$cfg.log}
 # The arguments travel on the kernel command line, commas for spaces (guest/init).
@@ -49,7 +68,7 @@ guest_ompi=$(sed -n 's/^openmpi=//p' "$guest/info")
     echo "ompi/run.sh: warning: host libopenmpi-dev $host_ompi, guest libopenmpi3 $guest_ompi" >&2
 mpicc=/usr/bin/mpicc.openmpi
 [ -x $mpicc ] || mpicc=mpicc
-$mpicc -O2 -Wall -o "$out/mpibench.ompi" tests/bench/mpi/mpibench.c
+$mpicc -O2 -Wall -o "$out/mpibench.ompi" tests/bench/mpi/*.c
 
 # The run's initramfs: the cached root filesystem, then a second cpio archive with the
 # kernel's virtio-net modules and mpibench (the kernel unpacks concatenated archives).
@@ -68,24 +87,24 @@ gcc -O2 -o "$out/tsc_khz" tests/bench/ompi/tsc_khz.c
 khz=$("$out/tsc_khz")
 append="console=ttyS0 ${OMPI_KLOG:-quiet} panic=-1 tsc=reliable"
 [ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz"
-append+=" mpib_args=$args"
+append+=" mpib_args=$args mpib_np=$((nodes * smp))$mca"
 for attempt in 1 2; do
     rc=0
-    if [ "$cfg" = intra ]; then
-        qemu/ukboot --smp 2 --mem 1024M --timeout "$timeout" --initrd "$out/ompi-initrd.cpio" \
+    if [ "$nodes" = 1 ]; then
+        qemu/ukboot --smp "$smp" --mem 1024M --timeout "$timeout" --initrd "$out/ompi-initrd.cpio" \
             --append "node=0 nodes=1 $append" "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
     else
-        qemu/uknodes --nodes 2 --smp 1 --mem 1024M --timeout "$timeout" \
+        qemu/uknodes --nodes "$nodes" --smp "$smp" --mem 1024M --timeout "$timeout" \
             --initrd "$out/ompi-initrd.cpio" --append "$append" "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
     fi
     # 4: a guest's clock could not be trusted (guest/init); a new boot calibrates anew
-    [ $rc = 4 ] && [ $attempt = 1 ] || break
+    if [ "$rc" != 4 ] || [ $attempt != 1 ]; then break; fi
     echo "ompi/run.sh: $(grep -m1 'TSC rate not confirmed' "$log"); booting again" >&2
 done
 rm -f "$out/ompi-initrd.cpio" # 150 MiB, rebuilt by every run
-sed -n -E 's/^(\[n[0-9]+\] )?((# mpibench|# ibcast|pingpong |waitcpu |ibcast ).*)/\2/p' "$log"
-if [ $rc != 0 ]; then
+sed -n -E 's/^(\[n[0-9]+\] )?((# mpibench|# nbc|# overlap|# bcasttime|# cadlat|pingpong |waitcpu |overlap |bcasttime |cadstats |cadlat ).*)/\2/p' "$log"
+if [ "$rc" != 0 ]; then
     echo "ompi/run.sh: $cfg run failed (exit $rc); last console lines of $log:" >&2
     tail -n 15 "$log" >&2
 fi
-exit $rc
+exit "$rc"
