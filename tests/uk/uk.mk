@@ -6,17 +6,6 @@ $(B)/apps/%: tests/uk/apps/%.c $(APP_CONF) mpi/bin/ukmpicc
 	@mkdir -p $(@D)
 	mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core -Impi/cad $< -o $@
 
-# nbc_progress needs the library's non-blocking collectives. While they are missing its
-# link fails on them; it is then built with -DNBC_PROGRESS_MISSING, an image that only
-# prints a FAIL line (its cases fail loudly, `make` still succeeds). Any other failure
-# stops the build as usual. Once the library has them the fallback is never taken.
-$(B)/apps/nbc_progress: tests/uk/apps/nbc_progress.c $(APP_CONF) mpi/bin/ukmpicc
-	@mkdir -p $(@D)
-	@mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core $< -o $@ >$@.log 2>&1 || { \
-	  grep -q "undefined reference to .MPI_I" $@.log || { cat $@.log; exit 1; }; \
-	  echo "$@: built without the non-blocking collectives (see $@.log)"; \
-	  mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core -DNBC_PROGRESS_MISSING $< -o $@; }
-
 # The same images inside the test kernel, for in-kernel tests (ktest_apps.h).
 $(B)/uk/apps_blob.S: $(UK_APPS) tests/uk/uk.mk
 	@{ echo '	.section .rodata'; echo '	.p2align 4'; echo '	.globl ktest_apps'; \

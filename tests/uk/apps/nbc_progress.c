@@ -19,9 +19,6 @@
  * (the best of 5 timed runs, all ranks at once), so no MPI call happens during it; its
  * measured length is printed with the result, and a FAIL says when it came out much
  * shorter than planned (then the calibration, not the progress, is to blame).
- *
- * Built with -DNBC_PROGRESS_MISSING (tests/uk/uk.mk does so while the library lacks the
- * non-blocking collectives, so that `make` works) it only prints a FAIL line.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -32,7 +29,6 @@
 #define BCAST_LEN  65536
 #define REDUCE_LEN 1000
 
-#ifndef NBC_PROGRESS_MISSING
 /* The computation: no MPI call, no system call; the volatile accumulator keeps the
  * compiler from shortening it. */
 static volatile unsigned long acc;
@@ -130,11 +126,3 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return bad;
 }
-#else
-int main(void)
-{
-    printf("nbc_progress: FAIL built without MPI_Ibcast/MPI_Iallreduce (the MPI library has no "
-           "non-blocking collectives yet)\n");
-    return 1;
-}
-#endif
