@@ -34,6 +34,7 @@ struct coll_req {
     MPI_Op op;       /* a user op (or a predefined one on a type without a kernel here) ... */
     MPI_Datatype dt; /* ... applied to elements of this type, in the rank's context */
     int err;         /* an error of such an op */
+    void *owned;     /* the description's count arrays (malloc), freed with the request */
 };
 
 void coll_init_env(void);

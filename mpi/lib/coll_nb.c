@@ -14,6 +14,7 @@
 #include "coll_impl.h"
 #include "dtype_impl.h"
 #include "op_impl.h"
+#include <stdlib.h>
 #include <string.h>
 
 static size_t up64(size_t n)
@@ -231,15 +232,19 @@ int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_D
     int mine = rcounts[c->rank], err = MPI_SUCCESS;
     /* In place, rbuf holds the whole input and the result lands at its start. */
     int rcount = d.in_place ? total : mine;
-    size_t need = up64(sizeof(uint64_t) * (size_t)n) +
-                  (d.in_place ? 0 : temp_need(sbuf, total, dt)) + temp_need(rbuf, rcount, dt);
-    struct coll_req *q = coll_alloc(c, &d, need, 1, &err);
-    if (!q)
-        return err;
-    uint64_t *counts = coll_temp(q, sizeof(uint64_t) * (size_t)n);
+    uint64_t *counts = malloc(sizeof(uint64_t) * (size_t)n); /* read by the plan */
+    if (!counts)
+        return MPI_ERR_NO_MEM;
     for (int i = 0; i < n; i++)
         counts[i] = bytes_of(rcounts[i], dt);
     d.counts = counts;
+    size_t need = (d.in_place ? 0 : temp_need(sbuf, total, dt)) + temp_need(rbuf, rcount, dt);
+    struct coll_req *q = coll_alloc(c, &d, need, 1, &err);
+    if (!q) {
+        free(counts);
+        return err;
+    }
+    q->owned = counts;
     d.sbuf = d.in_place ? 0 : in_buf(q, sbuf, total, dt);
     d.rbuf = out_buf(q, rbuf, rcount, dt, d.in_place);
     return start(c, &d, q, use_op, op, dt, req);

@@ -6,6 +6,7 @@
  * gaps between blocks are never written.
  */
 #include "coll_impl.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* n blocks of a typed buffer: block i has counts[i] elements at displs[i] (or, with counts
@@ -45,26 +46,28 @@ static size_t temp_need(const struct blocks *b)
 #define IN_NONE (-2)
 #define IN_ALL  (-1)
 
-/* The packed form of b: its base, and each block's bytes and displacement in it (arrays
- * from the request's temporaries). The graph reads block `in` (IN_ALL: all of them,
- * IN_NONE: none; packed now), and with `out` writes them all (unpacked after
- * completion). */
-static char *packed(struct coll_req *q, const struct blocks *b, int in, int out, uint64_t **bc,
-                    uint64_t **bd)
+/* Each block's bytes and displacement in the packed form, into c[n] and d[n]. Made before
+ * the plan: the algorithms read them (v-variants are told apart by them, too). */
+static void layout(const struct blocks *b, uint64_t *c, uint64_t *d)
 {
-    size_t sz = dt_size(b->dt), ext = (size_t)dt_extent(b->dt);
-    uint64_t *c = coll_temp(q, sizeof(uint64_t) * (size_t)b->n);
-    uint64_t *d = coll_temp(q, sizeof(uint64_t) * (size_t)b->n);
+    size_t sz = dt_size(b->dt);
     for (int i = 0; i < b->n; i++) {
         c[i] = (uint64_t)bcount(b, i) * sz;
         d[i] = (uint64_t)bdispl(b, i) * sz;
     }
-    *bc = c;
-    *bd = d;
+}
+
+/* The packed form of b (block i at d[i]): its base. The graph reads block `in` (IN_ALL:
+ * all of them, IN_NONE: none; packed now), and with `out` writes them all (unpacked after
+ * completion). */
+static char *packed(struct coll_req *q, const struct blocks *b, const uint64_t *d, int in,
+                    int out)
+{
     if (!b->buf || b->buf == MPI_IN_PLACE)
         return 0;
     if (dt_contig(b->dt))
         return (char *)b->buf + dt_lb(b->dt);
+    size_t sz = dt_size(b->dt), ext = (size_t)dt_extent(b->dt);
     char *t = coll_temp(q, span(b));
     for (int i = 0; i < b->n; i++) {
         int k = bcount(b, i);
@@ -74,15 +77,15 @@ static char *packed(struct coll_req *q, const struct blocks *b, int in, int out,
         if (in == IN_ALL || in == i)
             dt_pack(u, k, b->dt, t + d[i]);
         if (out)
-            coll_unpack_later(q, t + d[i], c[i], u, k, b->dt);
+            coll_unpack_later(q, t + d[i], (size_t)k * sz, u, k, b->dt);
     }
     return t;
 }
 
-/* The arrays packed() takes from the temporaries, per blocks. */
-static size_t arrays(int n)
+/* `k` arrays of n byte counts, owned by the request once it exists. */
+static uint64_t *arrays(int k, int n)
 {
-    return 2 * ((sizeof(uint64_t) * (size_t)n + 63) & ~(size_t)63);
+    return malloc(sizeof(uint64_t) * (size_t)k * (size_t)(n ? n : 1));
 }
 
 /* Gather (gather=1) or scatter (0), regular or v (counts/displs, read at the root only).
@@ -104,7 +107,7 @@ int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, 
                           .n = n,
                           .counts = counts,
                           .displs = displs,
-                          .count = gather ? rcount : scount,
+                          .count = !is_root ? 0 : gather ? rcount : scount,
                           .dt = manydt};
     d.bytes = d.in_place ? (uint64_t)many.count * dt_size(manydt)
                          : (uint64_t)onecount * dt_size(onedt);
@@ -112,23 +115,28 @@ int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, 
     size_t oneb = !d.in_place && onecount > 0 && !dt_contig(onedt)
                       ? ((size_t)onecount * dt_size(onedt) + 63) & ~(size_t)63
                       : 0;
-    struct coll_req *q =
-        coll_alloc(c, &d, arrays(n) + arrays(1) + temp_need(&many) + oneb, nun, &err);
-    if (!q)
+    uint64_t *arr = arrays(2, n);
+    if (!arr)
+        return MPI_ERR_NO_MEM;
+    layout(&many, arr, arr + n);
+    if (v) { /* every rank says v, so that all choose the same algorithm */
+        d.counts = arr;
+        d.displs = arr + n;
+    }
+    struct coll_req *q = coll_alloc(c, &d, temp_need(&many) + oneb, nun, &err);
+    if (!q) {
+        free(arr);
         return err;
-    uint64_t *bc, *bd;
+    }
+    q->owned = arr;
     /* Gather in place: the root's own block is in `many` already and is read from there. */
     int in = !gather ? IN_ALL : d.in_place ? c->rank : IN_NONE;
-    char *m = packed(q, &many, in, gather, &bc, &bd);
-    if (v) { /* every rank says v, so that all choose the same algorithm */
-        d.counts = bc;
-        d.displs = bd;
-    }
+    char *m = packed(q, &many, arr + n, in, gather);
     void *o = 0;
     if (!d.in_place && onecount > 0) {
         struct blocks ob = {.buf = (void *)one, .n = 1, .count = onecount, .dt = onedt};
-        uint64_t *c1, *d1;
-        o = packed(q, &ob, gather ? IN_ALL : IN_NONE, !gather, &c1, &d1);
+        uint64_t zero = 0;
+        o = packed(q, &ob, &zero, gather ? IN_ALL : IN_NONE, !gather);
     }
     d.sbuf = gather ? o : m;
     d.rbuf = gather ? (void *)m : o;
@@ -150,21 +158,26 @@ int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
                       ? ((size_t)scount * dt_size(sdt) + 63) & ~(size_t)63
                       : 0;
     int err = MPI_SUCCESS;
-    struct coll_req *q =
-        coll_alloc(c, &d, arrays(n) + arrays(1) + temp_need(&many) + oneb, n + 1, &err);
-    if (!q)
-        return err;
-    uint64_t *bc, *bd;
-    /* In place, our own block is read from rbuf. */
-    d.rbuf = packed(q, &many, d.in_place ? c->rank : IN_NONE, 1, &bc, &bd);
+    uint64_t *arr = arrays(2, n);
+    if (!arr)
+        return MPI_ERR_NO_MEM;
+    layout(&many, arr, arr + n);
     if (counts) {
-        d.counts = bc;
-        d.displs = bd;
+        d.counts = arr;
+        d.displs = arr + n;
     }
+    struct coll_req *q = coll_alloc(c, &d, temp_need(&many) + oneb, n + 1, &err);
+    if (!q) {
+        free(arr);
+        return err;
+    }
+    q->owned = arr;
+    /* In place, our own block is read from rbuf. */
+    d.rbuf = packed(q, &many, arr + n, d.in_place ? c->rank : IN_NONE, 1);
     if (!d.in_place) {
         struct blocks ob = {.buf = (void *)sbuf, .n = 1, .count = scount, .dt = sdt};
-        uint64_t *c1, *d1;
-        d.sbuf = packed(q, &ob, IN_ALL, 0, &c1, &d1);
+        uint64_t zero = 0;
+        d.sbuf = packed(q, &ob, &zero, IN_ALL, 0);
     }
     return coll_issue(q, &d, req);
 }
@@ -195,24 +208,30 @@ int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *
     d.bytes = (uint64_t)sb.count * dt_size(sb.dt);
     size_t copy = in_place ? (span(&sb) + 63) & ~(size_t)63 : 0;
     int err = MPI_SUCCESS;
-    struct coll_req *q = coll_alloc(c, &d, 2 * arrays(n) + temp_need(&sb) + temp_need(&rb) + copy,
-                                    n, &err);
-    if (!q)
+    uint64_t *arr = arrays(4, n);
+    if (!arr)
+        return MPI_ERR_NO_MEM;
+    layout(&sb, arr, arr + n);
+    layout(&rb, arr + 2 * n, arr + 3 * n);
+    if (scounts || rcounts) {
+        d.counts = arr;
+        d.displs = arr + n;
+        d.rcounts = arr + 2 * n;
+        d.rdispls = arr + 3 * n;
+    }
+    struct coll_req *q = coll_alloc(c, &d, temp_need(&sb) + temp_need(&rb) + copy, n, &err);
+    if (!q) {
+        free(arr);
         return err;
-    uint64_t *sc, *sd, *rc, *rd;
-    char *s = packed(q, &sb, IN_ALL, 0, &sc, &sd);
+    }
+    q->owned = arr;
+    char *s = packed(q, &sb, arr + n, IN_ALL, 0);
     if (in_place && s == (char *)rbuf + dt_lb(rdt)) { /* contiguous: a copy of the input */
         char *t = coll_temp(q, span(&sb));
         memcpy(t, s, span(&sb));
         s = t;
     }
     d.sbuf = s;
-    d.rbuf = packed(q, &rb, IN_NONE, 1, &rc, &rd);
-    if (scounts || rcounts) {
-        d.counts = sc;
-        d.displs = sd;
-        d.rcounts = rc;
-        d.rdispls = rd;
-    }
+    d.rbuf = packed(q, &rb, arr + 3 * n, IN_NONE, 1);
     return coll_issue(q, &d, req);
 }

@@ -154,8 +154,10 @@ void coll_unpack_later(struct coll_req *q, const void *packed, size_t bytes, voi
 
 void coll_free(struct coll_req *q)
 {
-    if (q)
+    if (q) {
+        free(q->owned);
         free(q->raw);
+    }
 }
 
 /* Task context: build the graph for d (completed by coll_alloc), validate and issue it;
@@ -226,6 +228,14 @@ int coll_poll(MPI_Request r)
     struct coll_req *q = r->coll;
     struct mpe_cad *run = q->run;
     int node;
+    if (__atomic_load_n(&run->req.done, __ATOMIC_ACQUIRE))
+        return 1;
+    /* Nothing for us to do unless we poll or a user op waits (a stale look at the queue
+     * only delays it to the next call: the engine wakes us when it parks one). MPI_Test
+     * in a compute loop then costs a few loads, not a call into the engine. */
+    if (run->policy != MPE_CAD_POLL &&
+        __atomic_load_n(&run->g->defer_head, __ATOMIC_ACQUIRE) == CAD_NIL)
+        return 0;
     while ((node = mpi_engine->cad_test(run)) >= 0) {
         const struct cad_node *n = &cad_nodes(run->g)[node];
         int rc = op_apply_packed(q->op, (const void *)(uintptr_t)n->u.c.in,
