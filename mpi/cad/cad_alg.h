@@ -10,15 +10,25 @@
  * with CAD_T_DERIVED when no predefined op/type fits).
  *
  * Messages: every SEND/RECV goes on context `ctx` with a tag in [tag, tag + CAD_ALG_TAGS);
- * two messages between the same pair of ranks in one collective never share a tag, so they
- * match correctly whatever order they are posted in. Concurrent collectives on one
+ * two messages from one rank to another in one collective never share a tag, so they
+ * match correctly whatever order they are posted in (a message and its reply, going the
+ * other way, may: receives match by source). Concurrent collectives on one
  * communicator get disjoint tag ranges from the library (MPI orders collectives per
  * communicator, so every rank numbers them alike).
  *
  * Reductions: a CALC computes inout[i] = in[i] op inout[i] (MPI's operand order: `in` is
- * the lower ranks' part). Every builder combines in rank order, so non-commutative ops
- * give x_0 op x_1 op ... op x_{n-1}, parenthesised as the algorithm likes (MPI allows any
- * association, never reordering), unless the plan says `needs_commutative`.
+ * the lower ranks' part). Every builder combines in rank order unless the op commutes, so
+ * non-commutative ops give x_0 op x_1 op ... op x_{n-1}, parenthesised as the algorithm
+ * likes (MPI allows any association, never reordering). The ring algorithms, which cannot
+ * keep rank order, are refused by cad_alg_plan unless the op commutes (every predefined
+ * op does; a user op says so in cad_coll.commutative); with an op that commutes, REDUCE
+ * roots its tree at its root rather than at the last rank, which saves a hop.
+ *
+ * Local copies: there is no COPY node. Where a rank's own data must move between its own
+ * buffers (the root's own block of a gather, a reduction's input into the buffer it is
+ * accumulated in, ...), cad_alg_plan lists the move in cad_plan.copy[] and the library
+ * makes it before every cad_issue of the graph (cad_alg_copies does exactly that); the
+ * graph assumes it was made. See "Local copies" below for the contract.
  *
  * Freestanding C (cad.h's rules): no allocation, no libc beyond <string.h>.
  */
@@ -46,15 +56,15 @@ enum cad_kind {
 
 /* Algorithms (cad_coll.alg). Not every algorithm fits every kind; cad_alg_plan says. */
 enum cad_alg {
-    CAD_A_AUTO = 0,   /* let cad_alg_plan choose by size and communicator size */
-    CAD_A_LINEAR,     /* root talks to everyone (gather/scatter/...), or all pairs at once */
-    CAD_A_BINOMIAL,   /* binomial tree (bcast, reduce, gather, scatter) */
-    CAD_A_CHAIN,      /* pipelined chain in rank order from the root, chunked (KACC fig. 1) */
-    CAD_A_RECDBL,     /* recursive doubling (allreduce, allgather, scan) */
-    CAD_A_RING,       /* ring (allgather; allreduce as reduce-scatter + allgather) */
-    CAD_A_DISSEM,     /* dissemination (barrier) */
-    CAD_A_PAIRWISE,   /* pairwise exchange, one partner per step (alltoall) */
-    CAD_A_COMPOSITE,  /* made of two simpler ones (e.g. allreduce = reduce + bcast) */
+    CAD_A_AUTO = 0,  /* let cad_alg_plan choose by size and communicator size */
+    CAD_A_LINEAR,    /* root talks to everyone (gather/scatter/...), or all pairs at once */
+    CAD_A_BINOMIAL,  /* binomial tree (bcast, reduce, gather, scatter) */
+    CAD_A_CHAIN,     /* pipelined chain in rank order from the root, chunked (KACC fig. 1) */
+    CAD_A_RECDBL,    /* recursive doubling (allreduce, allgather, scan) */
+    CAD_A_RING,      /* ring (allgather; allreduce as reduce-scatter + allgather) */
+    CAD_A_DISSEM,    /* dissemination (barrier) */
+    CAD_A_PAIRWISE,  /* pairwise exchange, one partner per step (alltoall) */
+    CAD_A_COMPOSITE, /* made of two simpler ones (e.g. allreduce = reduce + bcast) */
     CAD_A_COUNT
 };
 
@@ -73,6 +83,24 @@ struct cad_coll {
      * communicator rank) for the side that has many blocks: GATHER's root rbuf, SCATTER's
      * root sbuf, ALLGATHER's rbuf, ALLTOALL's sbuf (with rcounts/rdispls for rbuf),
      * REDUCE_SCATTER's result blocks (displs ignored: blocks follow each other).
+     *
+     * Which buffer holds what:
+     *   BCAST           rbuf on every rank (the root's holds the message); sbuf unused
+     *   GATHER(V)       sbuf: this rank's block (`bytes`); root's rbuf: the blocks
+     *   SCATTER(V)      root's sbuf: the blocks; rbuf: this rank's block (`bytes`)
+     *   ALLGATHER(V)    sbuf: this rank's block; rbuf: every block (own one counts[rank])
+     *   ALLTOALL(V)     sbuf: the blocks to send, rbuf: the blocks received
+     *   REDUCE          sbuf: the input; root's rbuf: the result
+     *   ALLREDUCE, SCAN, EXSCAN   sbuf: the input, rbuf: the result (EXSCAN: rank 0's rbuf
+     *                   is left untouched, MPI leaves it undefined)
+     *   REDUCE_SCATTER  sbuf: the whole vector (`bytes`), rbuf: this rank's block
+     *                   (counts[rank] bytes, at rbuf's start)
+     *
+     * v-variants are marked by counts != NULL on every rank, also where the arrays are not
+     * read (the non-roots of GATHER/SCATTER may pass any non-NULL pointer): AUTO must choose
+     * alike everywhere, and binomial gather/scatter apply to regular blocks only. ALLTOALL's
+     * four arrays come all or none. REDUCE_SCATTER with counts NULL means equal blocks of
+     * bytes / size (MPI_Reduce_scatter_block).
      */
     const void *sbuf;
     void *rbuf;
@@ -84,7 +112,8 @@ struct cad_coll {
      * REDUCE_SCATTER take their input from rbuf; GATHER's root finds its own block already
      * at its place in rbuf; SCATTER's root keeps its block in sbuf (no rbuf); ALLGATHER
      * finds each rank's block at its place in rbuf. ALLTOALL and BCAST: not allowed
-     * (the library copies ALLTOALL's input first).
+     * (the library copies ALLTOALL's input first). The root-only kinds (REDUCE, GATHER,
+     * SCATTER) ignore it on the other ranks, as BARRIER does everywhere.
      */
     int in_place;
     /* Reductions: `count` elements of `dtype` combined with `op` (CAD_OP_*). */
@@ -92,28 +121,92 @@ struct cad_coll {
     uint64_t count;
     uint16_t user_op; /* CAD_OP_USER: index into the owner's user-op table */
     int commutative;  /* 0 for non-commutative user ops */
-    uint64_t chunk;   /* CHAIN/RING pipeline segment bytes; 0: CAD_ALG_CHUNK */
+    uint64_t chunk;   /* CHAIN pipeline segment bytes; 0: CAD_ALG_CHUNK (RING: unused) */
 };
 
-#define CAD_ALG_CHUNK (16u << 10) /* default pipeline segment */
+/* Default pipeline segment. A CHAIN bcast raises it when the message would need more than
+ * CAD_ALG_TAGS segments (one tag each). */
+#define CAD_ALG_CHUNK (16u << 10)
+
+/*
+ * Local copies (the contract between the builders and the library). The graph never
+ * moves data inside one rank; cad_alg_plan lists the moves this rank's graph assumes were
+ * made before it runs, and the library makes them, in list order, each as a memmove (a
+ * source and destination in the same buffer may overlap), after the buffers hold the
+ * call's input and before every cad_issue of the graph (a graph issued again needs them
+ * again). Each names a buffer of the description and a byte offset in it:
+ *
+ *     memmove(base(dst) + dst_off, base(src) + src_off, bytes)
+ *
+ * with base(CAD_B_SBUF) = c->sbuf, base(CAD_B_RBUF) = c->rbuf, base(CAD_B_TMP) = the
+ * scratch given to cad_alg_build. cad_alg_copies(c, plan, tmp) does it. The list depends
+ * on the kind, the algorithm, this rank's place in it and in_place; what it holds, so that
+ * nobody is surprised (the list, not this table, is the contract):
+ *
+ *   GATHER, SCATTER (root)      its own block between sbuf and rbuf, unless in_place
+ *   GATHER binomial (inner)     its own block into the scratch it forwards from
+ *   ALLGATHER                   its own block into rbuf, unless in_place
+ *   ALLTOALL                    its own block from sbuf to rbuf
+ *   REDUCE, ALLREDUCE composite the input into the accumulator: rbuf at the rank that ends
+ *                               with the result, scratch at other ranks with children
+ *   ALLREDUCE recdbl, ring      the input into rbuf (or into scratch: recdbl starts in
+ *                               scratch when the number of swaps it makes is odd)
+ *   REDUCE_SCATTER              the input into the scratch accumulator and the own
+ *                               block's part into rbuf (composite: at rank size-1 only)
+ *   SCAN                        the input into rbuf (recdbl: also into scratch)
+ *   EXSCAN                      the input into scratch (linear: not on rank 0 and the
+ *                               last rank)
+ *
+ * Nothing is copied after the graph finished: every result lands in rbuf through a RECV
+ * or a CALC.
+ */
+#define CAD_B_NONE 0 /* no buffer (zero-byte messages) */
+#define CAD_B_SBUF 1
+#define CAD_B_RBUF 2
+#define CAD_B_TMP  3
+
+#define CAD_ALG_MAXCOPY 4 /* entries of cad_plan.copy; no algorithm uses more than 2 */
+
+struct cad_alg_copy {
+    uint8_t dst, src; /* CAD_B_* */
+    uint8_t reserved[6];
+    uint64_t dst_off, src_off, bytes;
+};
 
 /* What a build needs, from cad_alg_plan. */
 struct cad_plan {
     int alg;            /* the algorithm chosen (never AUTO) */
-    uint32_t node_cap;  /* for cad_init: enough for the build, START and END included */
-    uint32_t edge_cap;
+    uint32_t node_cap;  /* for cad_init: exactly what the build uses, START and END included */
+    uint32_t edge_cap;  /* ... and the edges, exactly */
     uint64_t tmp_bytes; /* scratch the caller provides (in the owner's partition), or 0 */
+    uint32_t ncopies;   /* local copies to make before every issue (see above) */
+    struct cad_alg_copy copy[CAD_ALG_MAXCOPY];
 };
 
-/* Any context. Check the description (ranks, root, counts, alg fits the kind, in-place
- * allowed), choose the algorithm if AUTO (and write it to c->alg), and size the build.
- * 0, or -CAD_EINVAL with `why` (if given) pointing at a static reason. */
+/*
+ * Any context. Check the description (ranks, root, tag range, counts, op and type, alg
+ * fits the kind, in-place allowed), choose the algorithm if AUTO (and write it to c->alg;
+ * the choice depends only on what every rank knows alike, see cad_alg.c), and size the
+ * build by running it without a graph: capacities and scratch are exact, not estimates,
+ * and the call costs as much as a build. It reads no buffer address (sbuf and rbuf may be
+ * unset), only the arrays of a v-variant. 0, or a negative CAD_E* with `why` (if given)
+ * pointing at a static reason: -CAD_EINVAL for a description that is wrong or an algorithm
+ * that does not apply, -CAD_ENOSPC when this rank's graph would exceed CAD_MAX_NODES or
+ * CAD_MAX_EDGES (e.g. a linear algorithm on a communicator of more than 32k ranks).
+ */
 int cad_alg_plan(struct cad_coll *c, struct cad_plan *p, const char **why);
 
 /* Task context of the owner. Add this rank's part of the collective to `g` (made by
  * cad_init with the plan's capacities, empty), using `tmp` (plan.tmp_bytes, 8-byte
- * aligned) as scratch. The caller then calls cad_finalize. 0 or negative CAD_E*. */
+ * aligned; may be NULL when tmp_bytes is 0) as scratch. `c` must be the description the
+ * plan was made from (alg as the plan left it). The caller then calls cad_finalize. 0 or
+ * a negative CAD_E* (-CAD_EINVAL for a description the plan would refuse or a graph that
+ * is not empty). */
 int cad_alg_build(struct cad_graph *g, const struct cad_coll *c, void *tmp);
+
+/* Task context: make the plan's local copies (see above) for the description `c` and
+ * scratch `tmp`. Call it before every cad_issue of the graph. */
+void cad_alg_copies(const struct cad_coll *c, const struct cad_plan *p, void *tmp);
 
 /* Any context: names for messages and for the UKMPI_COLL_<KIND> environment variables
  * ("binomial", "chain", ...; "bcast", "allreduce", ...), and the way back (0 = AUTO for

@@ -19,22 +19,32 @@ static uint8_t pattern(int root, size_t i)
     return (uint8_t)(i * 31 + (size_t)root * 7 + 1);
 }
 
-/* Every rank holds the root's bytes afterwards. */
+/* Every rank holds the root's bytes afterwards (the builders of cad_alg.h; the full
+ * matrix of collectives is cad_alg_test.c). */
 static void run_bcast(int n, int root, int chain, uint64_t bytes, uint64_t chunk, int o,
                       enum sim_proto proto, uint64_t seed)
 {
     static struct sim s;
     char *buf[SIM_RANKS];
-    sim_init(&s, n, 128, 256, seed);
+    struct cad_plan plan;
+    sim_init(&s, n, 2, 1, seed);
     s.order = orders[o];
     s.proto = proto;
     for (int r = 0; r < n; r++) {
         buf[r] = sim_alloc(&s, r, bytes);
         for (size_t i = 0; r == root && i < bytes; i++)
             buf[r][i] = (char)pattern(root, i);
-        int rc = chain ? coll_bcast_chain(s.r[r].g, buf[r], bytes, chunk, root, r, n, 10, 7)
-                       : coll_bcast_binomial(s.r[r].g, buf[r], bytes, root, r, n, 10, 7);
-        UT_EQ(rc, 0);
+        struct cad_coll c = {.kind = CAD_K_BCAST,
+                             .alg = chain ? CAD_A_CHAIN : CAD_A_BINOMIAL,
+                             .rank = r,
+                             .size = n,
+                             .root = root,
+                             .ctx = 7,
+                             .tag = 10,
+                             .rbuf = buf[r],
+                             .bytes = bytes,
+                             .chunk = chunk};
+        UT_EQ(sim_coll(&s, r, &c, &plan), 0); /* no scratch */
     }
     sim_run(&s);
     for (int r = 0; r < n; r++)
@@ -156,7 +166,8 @@ static void run_allreduce(int n, int c, int o, enum sim_proto proto, int inline_
                              CAD_T_2INT,  CAD_T_2INT,   CAD_T_INT32};
     static struct sim s;
     void *buf[SIM_RANKS];
-    sim_init(&s, n, 64, 128, seed);
+    struct cad_plan plan;
+    sim_init(&s, n, 2, 1, seed);
     s.order = orders[o];
     s.proto = proto;
     s.calc_inline = inline_calc;
@@ -164,11 +175,22 @@ static void run_allreduce(int n, int c, int o, enum sim_proto proto, int inline_
     size_t bytes = COUNT * cad_type_size(dt[c]);
     for (int r = 0; r < n; r++) {
         buf[r] = sim_alloc(&s, r, bytes);
-        void *tmp = sim_alloc(&s, r, bytes);
         fill(c, r, buf[r]);
-        int rc = coll_allreduce_rd(s.r[r].g, buf[r], tmp, COUNT, op[c], dt[c],
-                                   c == C_USER_I32 ? 2 : -1, r, n, 20, 9);
-        UT_EQ(rc, 0);
+        struct cad_coll d = {.kind = CAD_K_ALLREDUCE,
+                             .alg = CAD_A_RECDBL,
+                             .rank = r,
+                             .size = n,
+                             .ctx = 9,
+                             .tag = 20,
+                             .rbuf = buf[r],
+                             .bytes = bytes,
+                             .in_place = 1,
+                             .op = c == C_USER_I32 ? CAD_OP_USER : op[c],
+                             .dtype = dt[c],
+                             .count = COUNT,
+                             .user_op = 2,
+                             .commutative = 1};
+        sim_coll(&s, r, &d, &plan);
     }
     sim_run(&s);
     for (int r = 0; r < n; r++)

@@ -1,0 +1,28 @@
+/*
+ * cad_alg_barrier.c: the barrier as a CAD graph, by dissemination: in round k every rank
+ * sends an empty message to rank + 2^k and receives one from rank - 2^k (mod size), for
+ * ceil(log2 size) rounds. After round k a rank has heard, directly or through others, from
+ * the 2^(k+1) - 1 ranks below it, so after the last round from everyone.
+ *
+ * What makes it a barrier is one dependency per round: the send of round k waits for the
+ * receive of round k - 1 (a rank passes on only what it has heard). The receives carry no
+ * data and can all be posted at once; every round has its own tag, since partners of
+ * different rounds can coincide on small communicators.
+ */
+#include "cad_alg_int.h"
+
+/* Task context (builder), any context while planning. */
+void cad_alg_barrier_dissem(struct cad_ab *b)
+{
+    int n = b->c->size, r = b->c->rank, heard = CAD_NODE_START;
+    struct cad_loc none = cad_loc(CAD_B_NONE, 0);
+    for (long long d = 1, k = 0; d < n && cad_ab_ok(b); d <<= 1, k++) {
+        int v = cad_ab_recv(b, none, 0, cad_ab_mod(r - d, n), k);
+        int s = cad_ab_send(b, none, 0, cad_ab_mod(r + d, n), k);
+        cad_ab_dep(b, CAD_NODE_START, v);
+        cad_ab_dep(b, heard, s);
+        cad_ab_end(b, s);
+        heard = v;
+    }
+    cad_ab_end(b, heard);
+}
