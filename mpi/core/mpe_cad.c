@@ -251,8 +251,8 @@ static void kick(struct mpe_cad *c)
     struct mpe_cad *head = __atomic_load_n(&kicks[cpu], __ATOMIC_RELAXED);
     do
         c->kick_next = head;
-    while (!__atomic_compare_exchange_n(&kicks[cpu], &head, c, 1, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_RELAXED));
+    while (
+        !__atomic_compare_exchange_n(&kicks[cpu], &head, c, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     if (cpu != me && !head)
         plat_cad_ipi(cpu);
 }

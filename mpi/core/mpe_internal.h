@@ -75,18 +75,18 @@ struct mpe_rank {
     struct mpe_msg *volatile free; /* local descriptors: pushed by anyone, popped by us */
     uint32_t nmsgs;                /* local descriptors allocated by this sender */
     uint64_t local_sends, net_sends, buffered, rendezvous;
-    uint64_t cad[8];              /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
-    uint64_t *cad_lat;            /* MPE_CAD_LAT progress latency samples, a ring */
-    volatile uint32_t cad_lat_n;  /* samples written ever */
-    uint32_t cad_lat_read;        /* ... and read by the rank */
+    uint64_t cad[8];             /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
+    uint64_t *cad_lat;           /* MPE_CAD_LAT progress latency samples, a ring */
+    volatile uint32_t cad_lat_n; /* samples written ever */
+    uint32_t cad_lat_read;       /* ... and read by the rank */
 };
 
 /* The engine's state for one node of a running graph (after struct mpe_cad). */
 struct mpe_cad_node {
-    struct mpe_req req;    /* SEND/RECV: the operation */
-    struct mpe_msg msg;    /* intra-node SEND: its descriptor in the receiver's queues */
-    uint32_t next_done;    /* the run's done stack (index + 1; 0 ends it) */
-    uint64_t irq_tsc;      /* entry TSC of the NIC interrupt that completed it, or 0 */
+    struct mpe_req req; /* SEND/RECV: the operation */
+    struct mpe_msg msg; /* intra-node SEND: its descriptor in the receiver's queues */
+    uint32_t next_done; /* the run's done stack (index + 1; 0 ends it) */
+    uint64_t irq_tsc;   /* entry TSC of the NIC interrupt that completed it, or 0 */
 };
 
 struct mpe_node {

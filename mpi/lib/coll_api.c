@@ -88,8 +88,8 @@ int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, in
     return err_raise(c, waited(coll_ireduce(s, r, count, dt, op, root, c, &q), &q), "MPI_Reduce");
 }
 
-int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root,
-                MPI_Comm c, MPI_Request *req)
+int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm c,
+                MPI_Request *req)
 {
     CHECK(c, root, "MPI_Ireduce");
     CHECKB(c, count, dt, "MPI_Ireduce");
@@ -245,8 +245,7 @@ int MPI_Alltoallv(const void *s, const int scs[], const int sds[], MPI_Datatype 
 }
 
 int MPI_Ialltoallv(const void *s, const int scs[], const int sds[], MPI_Datatype sdt, void *r,
-                   const int rcs[], const int rds[], MPI_Datatype rdt, MPI_Comm c,
-                   MPI_Request *req)
+                   const int rcs[], const int rds[], MPI_Datatype rdt, MPI_Comm c, MPI_Request *req)
 {
     CHECK(c, NOROOT, "MPI_Ialltoallv");
     return err_raise(c, coll_ialltoall(s, 0, scs, sds, sdt, r, 0, rcs, rds, rdt, c, req),

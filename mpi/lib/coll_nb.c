@@ -31,7 +31,7 @@ static size_t bytes_of(int count, MPI_Datatype dt)
 static size_t temp_need(const void *buf, int count, MPI_Datatype dt)
 {
     return buf && buf != MPI_IN_PLACE && count > 0 && !dt_contig(dt) ? up64(bytes_of(count, dt))
-                                                                      : 0;
+                                                                     : 0;
 }
 
 /* Data the graph reads. */
@@ -191,8 +191,8 @@ static int ireduce_kind(int kind, const void *sbuf, void *rbuf, int count, MPI_D
     int gets = kind != CAD_K_REDUCE || c->rank == root; /* this rank receives a result */
     d.in_place = sbuf == MPI_IN_PLACE;
     int err = MPI_SUCCESS;
-    size_t need = (d.in_place ? 0 : temp_need(sbuf, count, dt)) +
-                  (gets ? temp_need(rbuf, count, dt) : 0);
+    size_t need =
+        (d.in_place ? 0 : temp_need(sbuf, count, dt)) + (gets ? temp_need(rbuf, count, dt) : 0);
     struct coll_req *q = coll_alloc(c, &d, need, 1, &err);
     if (!q)
         return err;
@@ -207,8 +207,8 @@ int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
     return ireduce_kind(CAD_K_REDUCE, sbuf, rbuf, count, dt, op, root, c, req);
 }
 
-int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                    MPI_Comm c, MPI_Request *req)
+int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
+                    MPI_Request *req)
 {
     return ireduce_kind(CAD_K_ALLREDUCE, sbuf, rbuf, count, dt, op, -1, c, req);
 }

@@ -60,8 +60,7 @@ static void layout(const struct blocks *b, uint64_t *c, uint64_t *d)
 /* The packed form of b (block i at d[i]): its base. The graph reads block `in` (IN_ALL:
  * all of them, IN_NONE: none; packed now), and with `out` writes them all (unpacked after
  * completion). */
-static char *packed(struct coll_req *q, const struct blocks *b, const uint64_t *d, int in,
-                    int out)
+static char *packed(struct coll_req *q, const struct blocks *b, const uint64_t *d, int in, int out)
 {
     if (!b->buf || b->buf == MPI_IN_PLACE)
         return 0;
@@ -107,10 +106,12 @@ int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, 
                           .n = n,
                           .counts = counts,
                           .displs = displs,
-                          .count = !is_root ? 0 : gather ? rcount : scount,
+                          .count = !is_root ? 0
+                                   : gather ? rcount
+                                            : scount,
                           .dt = manydt};
-    d.bytes = d.in_place ? (uint64_t)many.count * dt_size(manydt)
-                         : (uint64_t)onecount * dt_size(onedt);
+    d.bytes =
+        d.in_place ? (uint64_t)many.count * dt_size(manydt) : (uint64_t)onecount * dt_size(onedt);
     int err = MPI_SUCCESS, nun = (is_root ? n : 0) + 1;
     size_t oneb = !d.in_place && onecount > 0 && !dt_contig(onedt)
                       ? ((size_t)onecount * dt_size(onedt) + 63) & ~(size_t)63
@@ -184,8 +185,8 @@ int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
 
 /* Alltoall(v). In place, the input is rbuf itself: copied (packed) first. */
 int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
-                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts,
-                   const int *rdispls, MPI_Datatype rdt, MPI_Comm c, MPI_Request *req)
+                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts, const int *rdispls,
+                   MPI_Datatype rdt, MPI_Comm c, MPI_Request *req)
 {
     int n = c->size;
     struct cad_coll d = {.kind = CAD_K_ALLTOALL};

@@ -26,9 +26,9 @@ _Static_assert((int)MPIX_CAD_ISSUED == (int)MPE_CS_ISSUED &&
                    (int)MPIX_CAD_NSTATS == (int)MPE_CS_COUNT,
                "mpix.h's counters are the engine's");
 
-static uint32_t policy;               /* UKMPI_CAD_PROGRESS */
-static int alg_of[CAD_K_COUNT];       /* UKMPI_COLL_<KIND>; 0 = AUTO */
-static uint64_t chunk;                /* UKMPI_COLL_CHUNK; 0 = the algorithm's default */
+static uint32_t policy;         /* UKMPI_CAD_PROGRESS */
+static int alg_of[CAD_K_COUNT]; /* UKMPI_COLL_<KIND>; 0 = AUTO */
+static uint64_t chunk;          /* UKMPI_COLL_CHUNK; 0 = the algorithm's default */
 static char last_why[sizeof((struct mpe_cad *)0)->why]; /* MPIX_Cad_error */
 
 static const char *const policy_names[] = {"auto", "ipi", "local", "poll"};

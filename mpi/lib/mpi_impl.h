@@ -100,9 +100,9 @@ int grp_rank_of(MPI_Group g, int w);
 /* --- communicators (comm.c) ---------------------------------------------------------- */
 
 struct mpi_comm_s {
-    int rank, size;  /* this rank's rank in the communicator, and its size */
-    MPI_Group group; /* group->world[i]: world rank of comm rank i */
-    uint32_t ctx;    /* context id of point-to-point traffic; ctx + 1: collectives */
+    int rank, size;    /* this rank's rank in the communicator, and its size */
+    MPI_Group group;   /* group->world[i]: world rank of comm rank i */
+    uint32_t ctx;      /* context id of point-to-point traffic; ctx + 1: collectives */
     uint32_t coll_seq; /* collectives started on it: each gets its own tags (coll_run.c) */
     MPI_Errhandler errh;
     int refs;
@@ -180,8 +180,8 @@ int coll_ibarrier(MPI_Comm c, MPI_Request *req);
 int coll_ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *req);
 int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                  MPI_Comm c, MPI_Request *req);
-int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                    MPI_Comm c, MPI_Request *req);
+int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
+                    MPI_Request *req);
 int coll_iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
                MPI_Comm c, MPI_Request *req);
 int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
@@ -193,8 +193,8 @@ int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
                     const int *counts, const int *displs, MPI_Datatype rdt, MPI_Comm c,
                     MPI_Request *req);
 int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
-                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts,
-                   const int *rdispls, MPI_Datatype rdt, MPI_Comm c, MPI_Request *req);
+                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts, const int *rdispls,
+                   MPI_Datatype rdt, MPI_Comm c, MPI_Request *req);
 /* Task context: run what the rank must run for a REQ_COLL (user ops); 1 once complete.
  * coll_finish then unpacks and frees it: MPI error class. */
 int coll_poll(MPI_Request r);
