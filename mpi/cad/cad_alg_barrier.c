@@ -4,10 +4,13 @@
  * ceil(log2 size) rounds. After round k a rank has heard, directly or through others, from
  * the 2^(k+1) - 1 ranks below it, so after the last round from everyone.
  *
- * What makes it a barrier is one dependency per round: the send of round k waits for the
- * receive of round k - 1 (a rank passes on only what it has heard). The receives carry no
- * data and can all be posted at once; every round has its own tag, since partners of
- * different rounds can coincide on small communicators.
+ * What makes it a barrier: the send of round k waits for every receive of the rounds
+ * before it (a rank passes on only what it has heard). The receives are chained, each
+ * posted once the previous one completed, so "the receive of round k - 1 completed"
+ * implies all of them did, and one edge per round carries it. Waiting for round k - 1's
+ * receive alone would not do: on 7 ranks, rank 0 would then leave without rank 2 having
+ * entered (the conformance suite's barrier check caught exactly that). Every round has
+ * its own tag, since partners of different rounds can coincide on small communicators.
  */
 #include "cad_alg_int.h"
 
@@ -19,7 +22,7 @@ void cad_alg_barrier_dissem(struct cad_ab *b)
     for (long long d = 1, k = 0; d < n && cad_ab_ok(b); d <<= 1, k++) {
         int v = cad_ab_recv(b, none, 0, cad_ab_mod(r - d, n), k);
         int s = cad_ab_send(b, none, 0, cad_ab_mod(r + d, n), k);
-        cad_ab_dep(b, CAD_NODE_START, v);
+        cad_ab_dep(b, heard, v);
         cad_ab_dep(b, heard, s);
         cad_ab_end(b, s);
         heard = v;

@@ -12,9 +12,12 @@
 #   ours       built with mpi/bin/ukmpicc (a test of its own: it FAILS while the library
 #              is missing), run under qemu/ukrun in each configuration NODESxRANKS of
 #              MPI_UK_CONFIGS (default "1x4 2x2 4x2": -n 4 --nodes 1, -n 4 --nodes 2,
-#              -n 8 --nodes 4), rank 0's lines kept (the "[nI] [0] " prefixes stripped) in
-#              build/mpi-uk/PROG.CONFIG.out. A test: exit code 0 and output identical to the
-#              reference of the same rank count (the diff is shown otherwise).
+#              -n 8 --nodes 4), and the programs matching MPI_UK_POLICY_PROGS ("icolls*")
+#              also in MPI_UK_POLICY_CONFIGS ("2x2:ipi 2x2:poll 1x4:local": the CAD
+#              progress policy after the colon); rank 0's lines kept (the "[nI] [0] "
+#              prefixes stripped) in build/mpi-uk/PROG.CONFIG.out. A test: exit code 0 and
+#              output identical to the reference of the same rank count (the diff is shown
+#              otherwise).
 #
 # MPI_UK_TIMEOUT (default 90: a program takes well under a minute) bounds each QEMU job;
 # after a program timed out once, its remaining configurations are not run (reported as
@@ -36,6 +39,10 @@ while [ $# -gt 0 ]; do
 done
 nps=${MPI_NP:-4 8}
 configs=${MPI_UK_CONFIGS:-1x4 2x2 4x2}
+# The non-blocking collective programs also run under the other progress policies of the
+# CAD executor (mpix.h): CONFIG:POLICY runs with UKMPI_CAD_PROGRESS=POLICY.
+policy_progs=${MPI_UK_POLICY_PROGS:-icolls*}
+policy_configs=${MPI_UK_POLICY_CONFIGS:-2x2:ipi 2x2:poll 1x4:local}
 uk_timeout=${MPI_UK_TIMEOUT:-90}
 ref_timeout=${MPI_REF_TIMEOUT:-120}
 ref=$B/mpi-ref uk=$B/mpi-uk
@@ -118,10 +125,18 @@ if [ $do_uk = 1 ]; then
             built=0
         fi
         timed_out=
-        for c in $configs; do
-            nodes=${c%x*} per=${c#*x}
+        pconfigs=$configs
+        # shellcheck disable=SC2053 # the right side is a glob on purpose
+        [[ $p == $policy_progs ]] && pconfigs+=" $policy_configs"
+        for c in $pconfigs; do
+            policy=
+            [[ $c == *:* ]] && policy=${c#*:}
+            shape=${c%%:*}
+            nodes=${shape%x*} per=${shape#*x}
             np=$((nodes * per))
-            name="uk/$p.$c (-n $np --nodes $nodes)"
+            envs=()
+            [ -n "$policy" ] && envs=(--env "UKMPI_CAD_PROGRESS=$policy")
+            name="uk/$p.$c (-n $np --nodes $nodes${policy:+, progress $policy})"
             out=$uk/$p.$c.out log=$uk/$p.$c.log
             rm -f "$out"
             if [ $built = 0 ]; then
@@ -138,7 +153,8 @@ if [ $do_uk = 1 ]; then
             fi
             # ukrun's own timeout ends the job; the outer one is only a safety net.
             timeout -k 10 $((uk_timeout + 60)) \
-                qemu/ukrun -n "$np" --nodes "$nodes" --timeout "$uk_timeout" "$img" >"$log" 2>&1
+                qemu/ukrun -n "$np" --nodes "$nodes" --timeout "$uk_timeout" "${envs[@]}" "$img" \
+                >"$log" 2>&1
             rc=$?
             rank0 "$log" >"$out"
             if [ $rc != 0 ]; then

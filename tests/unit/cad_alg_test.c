@@ -660,3 +660,76 @@ UT_TEST(cad_alg_large_and_many_segments)
     UT_EQ(rd[1].p.node_cap, 2 + 4000);
     UT_EQ(rd[0].p.node_cap, 2 + 4000);
 }
+
+/* --- barrier semantics: a rank's END must depend on every rank's START ------------------
+ * Data cannot show a barrier that lets a rank leave early (it moves none), so this looks
+ * at the graphs themselves: a node of rank r "knows" rank q entered if q's START reaches
+ * it through edges of one graph and messages (a SEND to the matching RECV: same pair, same
+ * tag). Every rank's END must know every rank. */
+#define HB_MAX 16
+
+static struct cad_graph *hb_build(int kind, int r, int n, void **mem)
+{
+    struct cad_coll c = {.kind = kind, .rank = r, .size = n, .ctx = 3, .tag = 0};
+    struct cad_plan p;
+    UT_EQ(cad_alg_plan(&c, &p, 0), 0);
+    size_t bytes = cad_bytes(p.node_cap, p.edge_cap);
+    *mem = calloc(1, bytes + p.tmp_bytes + 8);
+    struct cad_owner own = {.rank = r, .comm_size = n, .part_size = ~0ull >> 1};
+    struct cad_graph *g = cad_init(*mem, bytes, p.node_cap, p.edge_cap, &own);
+    UT_ASSERT(g);
+    UT_EQ(cad_alg_build(g, &c, (char *)*mem + bytes), 0);
+    UT_EQ(cad_finalize(g, 0), 0);
+    return g;
+}
+
+/* Bit q of know[r][i]: rank q's START reaches node i of rank r. Fixpoint over the DAGs. */
+static void hb_check(int kind, int n)
+{
+    struct cad_graph *g[HB_MAX];
+    void *mem[HB_MAX];
+    static uint32_t know[HB_MAX][256];
+    memset(know, 0, sizeof know);
+    for (int r = 0; r < n; r++) {
+        g[r] = hb_build(kind, r, n, &mem[r]);
+        UT_ASSERT(g[r]->nnodes <= 256);
+        know[r][CAD_NODE_START] = 1u << r;
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int r = 0; r < n; r++) {
+            struct cad_node *nd = cad_nodes(g[r]);
+            const uint16_t *succ = cad_succ(g[r]);
+            for (uint32_t i = 0; i < g[r]->nnodes; i++) {
+                uint32_t k = know[r][i];
+                for (uint32_t j = 0; j < nd[i].nsucc; j++) { /* along the graph */
+                    uint32_t *t = &know[r][succ[nd[i].first_succ + j]];
+                    changed |= (*t | k) != *t;
+                    *t |= k;
+                }
+                if (nd[i].type != CAD_SEND) /* along the message */
+                    continue;
+                int q = nd[i].u.x.peer;
+                struct cad_node *qn = cad_nodes(g[q]);
+                for (uint32_t j = 0; j < g[q]->nnodes; j++)
+                    if (qn[j].type == CAD_RECV && qn[j].u.x.peer == r &&
+                        qn[j].u.x.tag == nd[i].u.x.tag) {
+                        changed |= (know[q][j] | k) != know[q][j];
+                        know[q][j] |= k;
+                    }
+            }
+        }
+    }
+    for (int r = 0; r < n; r++) {
+        if (know[r][CAD_NODE_END] != (n == 32 ? ~0u : (1u << n) - 1))
+            ut_fail(__FILE__, __LINE__, "%s on %d ranks: rank %d may leave knowing only %#x",
+                    cad_kind_name(kind), n, r, know[r][CAD_NODE_END]);
+        free(mem[r]);
+    }
+}
+
+UT_TEST(cad_alg_barrier_waits_for_all)
+{
+    for (int n = 1; n <= HB_MAX; n++)
+        hb_check(CAD_K_BARRIER, n);
+}
