@@ -338,4 +338,10 @@ int cad_free(struct cad_graph *g);
  * have passed validation with. */
 int cad_calc_run(const struct cad_node *n);
 
+/* Any context: the same kernels on plain buffers (the library's MPI_Reduce_local and
+ * friends use them too, so each loop exists once): inout[i] = in[i] op inout[i] for
+ * `count` elements of `dtype`, laid out as cad.h's types. 0, or -CAD_EOPTYPE where the
+ * op is not defined on the type (cad_op_defined). */
+int cad_calc_apply(int op, int dtype, const void *in, void *inout, uint64_t count);
+
 #endif

@@ -198,6 +198,14 @@ static const kernel_fn kernels[CAD_T_COUNT] = {
     [CAD_T_LONG_DOUBLE_INT] = k_long_double_int,
 };
 
+/* Any context; see cad.h. */
+int cad_calc_apply(int op, int dtype, const void *in, void *inout, uint64_t count)
+{
+    if (!cad_op_defined(op, dtype) || !kernels[dtype])
+        return -CAD_EOPTYPE;
+    return count ? kernels[dtype](op, in, inout, count) : 0;
+}
+
 /* Any context, interrupt included. The op/type and size checks repeat the validator's:
  * they are cheap, and a graph changed after validation must not make a kernel run wild. */
 int cad_calc_run(const struct cad_node *n)
@@ -212,8 +220,6 @@ int cad_calc_run(const struct cad_node *n)
     uint64_t bytes;
     if (__builtin_mul_overflow(c->count, cad_type_size(c->dtype), &bytes) || bytes != c->bytes)
         return -CAD_ECOUNT;
-    if (!c->count)
-        return 0;
-    return kernels[c->dtype](c->op, (const char *)(uintptr_t)c->in, (char *)(uintptr_t)c->inout,
-                             c->count);
+    return cad_calc_apply(c->op, c->dtype, (const void *)(uintptr_t)c->in,
+                          (void *)(uintptr_t)c->inout, c->count);
 }

@@ -7,9 +7,10 @@
  * Buffers: a contiguous datatype's data is used in place (from buf + lb); any other is
  * packed into a temporary of the request before the start (data the graph reads) and/or
  * unpacked from one after completion (data it writes). Reductions run as the engine's
- * CALC kernels when the op is predefined and the type is one basic type the kernels know;
- * otherwise (user ops, MINLOC/MAXLOC pairs, which travel packed) the graph parks the CALC
- * for the rank's own context, which applies the op with op_apply_packed.
+ * CALC kernels when the op is predefined on the type's one basic type (op_kernel, the same
+ * kernels the library's own reductions use); otherwise (user ops, MINLOC/MAXLOC pairs,
+ * which travel packed) the graph parks the CALC for the rank's own context, which applies
+ * the op with op_apply_packed.
  */
 #include "coll_impl.h"
 #include "dtype_impl.h"
@@ -61,72 +62,6 @@ static void *out_buf(struct coll_req *q, void *buf, int count, MPI_Datatype dt, 
     return t;
 }
 
-/* The engine's element type for a predefined basic type, or 0. */
-static int cad_type_of(int code)
-{
-    switch (code) {
-    case DT_CHAR:
-    case DT_SCHAR:
-    case DT_INT8:
-        return CAD_T_INT8;
-    case DT_UCHAR:
-    case DT_UINT8:
-        return CAD_T_UINT8;
-    case DT_BYTE:
-        return CAD_T_BYTE;
-    case DT_SHORT:
-    case DT_INT16:
-        return CAD_T_INT16;
-    case DT_USHORT:
-    case DT_UINT16:
-        return CAD_T_UINT16;
-    case DT_INT:
-    case DT_INT32:
-    case DT_WCHAR:
-        return CAD_T_INT32;
-    case DT_UINT:
-    case DT_UINT32:
-        return CAD_T_UINT32;
-    case DT_LONG:
-    case DT_LLONG:
-    case DT_INT64:
-    case DT_AINT:
-    case DT_COUNT:
-    case DT_OFFSET:
-        return CAD_T_INT64;
-    case DT_ULONG:
-    case DT_ULLONG:
-    case DT_UINT64:
-        return CAD_T_UINT64;
-    case DT_FLOAT:
-        return CAD_T_FLOAT;
-    case DT_DOUBLE:
-        return CAD_T_DOUBLE;
-    case DT_LDOUBLE:
-        return CAD_T_LONG_DOUBLE;
-    case DT_CFLOAT:
-        return CAD_T_C_FLOAT_COMPLEX;
-    case DT_CDOUBLE:
-        return CAD_T_C_DOUBLE_COMPLEX;
-    case DT_CLDOUBLE:
-        return CAD_T_C_LONG_DOUBLE_COMPLEX;
-    case DT_BOOL:
-        return CAD_T_BOOL;
-    }
-    return 0; /* PACKED, the MINLOC/MAXLOC pairs (packed differently from their struct) */
-}
-
-static int cad_op_of(int code)
-{
-    static const int map[OP_NKERNELS] = {
-        [OP_MAX] = CAD_OP_MAX,   [OP_MIN] = CAD_OP_MIN,   [OP_SUM] = CAD_OP_SUM,
-        [OP_PROD] = CAD_OP_PROD, [OP_LAND] = CAD_OP_LAND, [OP_BAND] = CAD_OP_BAND,
-        [OP_LOR] = CAD_OP_LOR,   [OP_BOR] = CAD_OP_BOR,   [OP_LXOR] = CAD_OP_LXOR,
-        [OP_BXOR] = CAD_OP_BXOR, [OP_MINLOC] = 0,         [OP_MAXLOC] = 0,
-    };
-    return code >= 0 && code < OP_NKERNELS ? map[code] : 0;
-}
-
 /* The reduction part of d: `count` elements of dt combined with op. Sets d->bytes. Returns
  * 1 if the op must run in the rank's context (q->op/q->dt to be set by the caller). */
 static int reduction(struct cad_coll *d, MPI_Op op, MPI_Datatype dt, int count)
@@ -134,10 +69,10 @@ static int reduction(struct cad_coll *d, MPI_Op op, MPI_Datatype dt, int count)
     d->bytes = bytes_of(count, dt);
     d->commutative = op_commutative(op);
     MPI_Datatype b = dt_basic(dt);
-    int t = b ? cad_type_of(b->code) : 0, o = cad_op_of(op->code);
-    if (t && o && cad_op_defined(o, t)) {
-        d->op = o;
-        d->dtype = t;
+    struct op_kern k;
+    if (b && op->code < OP_NKERNELS && op_kernel(op->code, b->code, &k) && !k.pair) {
+        d->op = k.op;
+        d->dtype = k.dtype;
         d->count = (uint64_t)count * (dt->size / b->size);
         return 0;
     }

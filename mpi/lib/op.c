@@ -67,11 +67,13 @@ int op_check(MPI_Op op, MPI_Datatype dt)
     if (op->code == OP_USER)
         return MPI_SUCCESS;
     MPI_Datatype b = dt_basic(dt);
-    return b && op_kernel(op->code, b->code) ? MPI_SUCCESS : MPI_ERR_TYPE;
+    struct op_kern k;
+    return b && op_kernel(op->code, b->code, &k) ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 struct run_ctx {
-    op_kernel_fn *k; /* NULL: MPI_REPLACE */
+    struct op_kern k;
+    int replace; /* MPI_REPLACE */
     const void *in;
     void *inout;
 };
@@ -80,8 +82,8 @@ struct run_ctx {
 static void run(void *ctx, MPI_Aint off, MPI_Datatype leaf, size_t n)
 {
     struct run_ctx *c = ctx;
-    if (c->k)
-        c->k(at(c->in, off), at(c->inout, off), n, 0);
+    if (!c->replace)
+        op_kernel_run(&c->k, at(c->in, off), at(c->inout, off), n, 0);
     else /* the data bytes: up to the last element's end, not its padding */
         memcpy(at(c->inout, off), at(c->in, off),
                (n - 1) * (size_t)dt_extent(leaf) + leaf->true_ub);
@@ -100,10 +102,10 @@ int op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt)
         op->fn((void *)in, inout, &len, &d);
         return MPI_SUCCESS;
     }
-    struct run_ctx c = {NULL, in, inout};
-    if (op->code != OP_REPLACE) {
+    struct run_ctx c = {.replace = op->code == OP_REPLACE, .in = in, .inout = inout};
+    if (!c.replace) {
         MPI_Datatype b = dt_basic(dt);
-        if (!b || !(c.k = op_kernel(op->code, b->code)))
+        if (!b || !op_kernel(op->code, b->code, &c.k))
             return MPI_ERR_OP;
     }
     dt_runs(dt, (size_t)count, run, &c);
@@ -152,10 +154,10 @@ int op_apply_packed(MPI_Op op, const void *in, void *inout, int count, MPI_Datat
     }
     /* Packed, elements of dt are just its basic elements one after the other. */
     MPI_Datatype b = dt_basic(dt);
-    op_kernel_fn *k = b ? op_kernel(op->code, b->code) : NULL;
-    if (!k)
+    struct op_kern k;
+    if (!b || !op_kernel(op->code, b->code, &k))
         return MPI_ERR_OP;
-    k(in, inout, bytes / dt_size(b), 1);
+    op_kernel_run(&k, in, inout, bytes / dt_size(b), 1);
     return MPI_SUCCESS;
 }
 

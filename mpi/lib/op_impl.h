@@ -37,13 +37,19 @@ struct mpi_op_s {
     MPI_User_function *fn; /* OP_USER */
 };
 
-/* inout[i] = in[i] op inout[i] for n consecutive elements of one predefined type. With
- * `packed`, the MINLOC/MAXLOC pairs are packed (value then index, no padding) instead of
- * laid out as their C struct; other types are the same both ways. */
-typedef void op_kernel_fn(const char *in, char *inout, size_t n, int packed);
+/* The kernel of a predefined operation on a predefined type (op_kernels.c): the CAD
+ * executor's CALC op and element type (mpi/cad/cad_calc.c runs both). */
+struct op_kern {
+    int op, dtype;
+    int pair; /* a MINLOC/MAXLOC pair type */
+};
 
-/* Task context. The kernel of predefined operation `op` (< OP_NKERNELS) on predefined
- * type `code` (enum dt_code), or NULL where MPI does not define the operation. */
-op_kernel_fn *op_kernel(int op, int code);
+/* Task context. 1 and *k filled for predefined operation `op` (< OP_NKERNELS) on
+ * predefined type `code` (enum dt_code), 0 where MPI does not define the operation. */
+int op_kernel(int op, int code, struct op_kern *k);
+/* Task context. inout[i] = in[i] op inout[i] for n consecutive elements. With `packed`,
+ * the MINLOC/MAXLOC pairs are packed (value then index, no padding) instead of laid out as
+ * their C struct; other types are the same both ways. */
+void op_kernel_run(const struct op_kern *k, const char *in, char *inout, size_t n, int packed);
 
 #endif
