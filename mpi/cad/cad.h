@@ -280,6 +280,10 @@ int cad_connect(struct cad_graph *g, int a, int b);
 /* Build the successor lists (connect order kept) and predecessor counts, then validate.
  * 0, or a negative CAD_E* with *err (if given) saying which node and why. */
 int cad_finalize(struct cad_graph *g, struct cad_error *err);
+/* cad_finalize without the validation, for a graph whoever runs it validates anyway (the
+ * library's own collectives: the kernel's cad_issue validates every graph against the
+ * rank's partition, so checking it in the library too would walk it twice per call). */
+int cad_seal(struct cad_graph *g, struct cad_error *err);
 
 /* Any context, but O(nodes + edges): run it when a graph is handed over (a kernel module on
  * its own copy of the bytes), not per interrupt. Checks a finalized graph held in `bytes`

@@ -180,7 +180,7 @@ static int bad_edge(struct cad_graph *g, struct cad_error *err, const struct cad
 
 /* Task context. Counting sort of the edges by source into succ[]: O(nodes + edges), stable,
  * so each node's successors stay in connect order (the order they will become ready in). */
-int cad_finalize(struct cad_graph *g, struct cad_error *err)
+int cad_seal(struct cad_graph *g, struct cad_error *err)
 {
     int rc = may_change(g);
     if (rc) {
@@ -222,7 +222,14 @@ int cad_finalize(struct cad_graph *g, struct cad_error *err)
     for (uint32_t i = 0; i < g->nnodes; i++)
         n[i].pending = 0;
     g->flags |= CAD_F_FINAL;
-    return cad_validate(g, g->bytes, err);
+    return 0;
+}
+
+/* Task context. */
+int cad_finalize(struct cad_graph *g, struct cad_error *err)
+{
+    int rc = cad_seal(g, err);
+    return rc ? rc : cad_validate(g, g->bytes, err);
 }
 
 /* Task context. */

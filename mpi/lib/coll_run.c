@@ -172,8 +172,8 @@ int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
     struct cad_error e;
     struct cad_graph *g = cad_init(q->gmem, q->gbytes, q->plan.node_cap, q->plan.edge_cap, &own);
     int rc = g ? cad_alg_build(g, d, q->tmp) : -CAD_EINVAL;
-    if (rc >= 0)
-        rc = cad_finalize(g, &e);
+    if (rc >= 0) /* validated by the kernel's issue (a refusal is reported below) */
+        rc = cad_seal(g, &e);
     else
         snprintf(e.msg, sizeof e.msg, "the builder failed (%d)", rc);
     if (rc < 0) { /* our own builder made a graph the validator refuses: a bug, say so */
