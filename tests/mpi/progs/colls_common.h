@@ -98,4 +98,27 @@ static inline void prod(int lo, int hi, int j, unsigned *p)
     }
 }
 
+/* The whole program: `checks` on MPI_COMM_WORLD, then on all ranks but the last (odd
+ * when the world is even, and placed unlike the world: the last node has fewer). */
+static inline int run_world_and_sub(int *argc, char ***argv, const char *prog, void (*checks)(void))
+{
+    if (!start(argc, argv, prog))
+        return 1;
+    char name[40];
+    C = MPI_COMM_WORLD, R = me, S = np;
+    snprintf(name, sizeof name, "world of %d", np);
+    CN = name;
+    checks();
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, me == np - 1 ? MPI_UNDEFINED : 0, me, &sub);
+    C = sub, R = -1, S = np - 1;
+    if (sub != MPI_COMM_NULL)
+        MPI_Comm_rank(sub, &R), MPI_Comm_size(sub, &S);
+    snprintf(name, sizeof name, "ranks 0..%d", np - 2);
+    checks();
+    if (sub != MPI_COMM_NULL)
+        MPI_Comm_free(&sub);
+    return finish(prog);
+}
+
 #endif

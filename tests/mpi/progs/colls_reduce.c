@@ -372,23 +372,5 @@ static void all_checks(void)
 
 int main(int argc, char **argv)
 {
-    if (!start(&argc, &argv, "colls_reduce"))
-        return 1;
-    char name[40];
-    C = MPI_COMM_WORLD, R = me, S = np;
-    snprintf(name, sizeof name, "world of %d", np);
-    CN = name;
-    all_checks();
-    /* All ranks but the last: odd when the world is even, and ranks of it are placed
-     * unlike the world's (the last node has fewer). */
-    MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, me == np - 1 ? MPI_UNDEFINED : 0, me, &sub);
-    C = sub, R = -1, S = np - 1;
-    if (sub != MPI_COMM_NULL)
-        MPI_Comm_rank(sub, &R), MPI_Comm_size(sub, &S);
-    snprintf(name, sizeof name, "ranks 0..%d", np - 2);
-    all_checks();
-    if (sub != MPI_COMM_NULL)
-        MPI_Comm_free(&sub);
-    return finish("colls_reduce");
+    return run_world_and_sub(&argc, &argv, "colls_reduce", all_checks);
 }
