@@ -85,8 +85,8 @@ static int reduction(struct cad_coll *d, MPI_Op op, MPI_Datatype dt, int count)
 
 /* Allocate and start: the common tail of every collective below. `use_op` from
  * reduction(). */
-static int start(MPI_Comm c, struct cad_coll *d, struct coll_req *q, int use_op, MPI_Op op,
-                 MPI_Datatype dt, MPI_Request *req)
+static int start(struct cad_coll *d, struct coll_req *q, int use_op, MPI_Op op, MPI_Datatype dt,
+                 MPI_Request *req)
 {
     if (use_op) {
         q->op = op;
@@ -133,7 +133,7 @@ static int ireduce_kind(int kind, const void *sbuf, void *rbuf, int count, MPI_D
         return err;
     d.sbuf = d.in_place ? 0 : in_buf(q, sbuf, count, dt);
     d.rbuf = gets ? out_buf(q, rbuf, count, dt, d.in_place) : 0;
-    return start(c, &d, q, use_op, op, dt, req);
+    return start(&d, q, use_op, op, dt, req);
 }
 
 int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
@@ -182,5 +182,5 @@ int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_D
     q->owned = counts;
     d.sbuf = d.in_place ? 0 : in_buf(q, sbuf, total, dt);
     d.rbuf = out_buf(q, rbuf, rcount, dt, d.in_place);
-    return start(c, &d, q, use_op, op, dt, req);
+    return start(&d, q, use_op, op, dt, req);
 }
