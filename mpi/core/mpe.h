@@ -103,12 +103,13 @@ struct mpe_cad {
     /* The engine's. */
     struct mpe_rank *self;
     int home_cpu;
-    volatile uint32_t lock;      /* try-lock of the run-side calls (cad.h "Concurrency") */
-    volatile uint32_t refs;      /* contexts that may still touch the run, see mpe_cad.c */
-    volatile uint32_t queued;    /* on a CPU's kick list */
-    volatile uint32_t done_head; /* completed nodes not yet told to the graph (index+1) */
+    /* The run's try-lock (cad.h "Concurrency"); its inbox holds the completed nodes not yet
+     * told to the graph (mpe_cad_node.done). */
+    struct lf_box box;
+    volatile uint32_t refs;   /* contexts that may still touch the run, see mpe_cad.c */
+    volatile uint32_t queued; /* on a CPU's kick list */
     volatile uint32_t finished;
-    struct mpe_cad *kick_next;
+    struct lf_link kick; /* a CPU's kick list */
     uint32_t nnodes;
 };
 

@@ -35,8 +35,6 @@
 #define MPE_CAD_LAT     4096 /* progress latency samples kept per rank */
 #define MPE_CAD_BUDGET  64   /* runs one interrupt progresses before it re-raises itself */
 
-#define container_of(p, T, f) ((T *)((char *)(p) - __builtin_offsetof(T, f)))
-
 /* memcpy of a payload: MPI allows NULL buffers for 0 bytes, but memcpy's pointers must be
  * valid even then (C11 7.24.1; the compiler may assume them non-null afterwards). */
 static inline void mpe_copy(void *dst, const void *src, size_t n)
@@ -62,8 +60,9 @@ struct mpe_msg {
     struct mpe_conn *conn;   /* net */
     uint32_t handle;         /* net RTS: the sender's handle */
     int32_t src_world;
-    struct mpe_rank *from; /* local: the sender, whose free list it returns to */
-    struct mpe_msg *free_next;
+    struct mpe_rank *from;     /* local: the sender, whose free list it returns to */
+    struct mpe_msg *free_next; /* net: the connection's free descriptors (network lock) */
+    struct lf_link free;       /* local: the sender's free list (mpe_rank.free) */
     uint8_t inl[MPE_NET_INLINE];
 };
 
@@ -72,8 +71,8 @@ struct mpe_rank {
     int world;
     void *task; /* the rank's task: woken on arrivals */
     struct mpe_node *node;
-    struct mpe_msg *volatile free; /* local descriptors: pushed by anyone, popped by us */
-    uint32_t nmsgs;                /* local descriptors allocated by this sender */
+    struct lf_stack free; /* local descriptors (mpe_msg.free): pushed by anyone, popped by us */
+    uint32_t nmsgs;       /* local descriptors allocated by this sender */
     uint64_t local_sends, net_sends, buffered, rendezvous;
     uint64_t cad[8];             /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
     uint64_t *cad_lat;           /* MPE_CAD_LAT progress latency samples, a ring */
@@ -83,10 +82,10 @@ struct mpe_rank {
 
 /* The engine's state for one node of a running graph (after struct mpe_cad). */
 struct mpe_cad_node {
-    struct mpe_req req; /* SEND/RECV: the operation */
-    struct mpe_msg msg; /* intra-node SEND: its descriptor in the receiver's queues */
-    uint32_t next_done; /* the run's done stack (index + 1; 0 ends it) */
-    uint64_t irq_tsc;   /* entry TSC of the NIC interrupt that completed it, or 0 */
+    struct mpe_req req;  /* SEND/RECV: the operation */
+    struct mpe_msg msg;  /* intra-node SEND: its descriptor in the receiver's queues */
+    struct lf_link done; /* the run's inbox of completed nodes (mpe_cad.box) */
+    uint64_t irq_tsc;    /* entry TSC of the NIC interrupt that completed it, or 0 */
 };
 
 struct mpe_node {

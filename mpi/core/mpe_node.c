@@ -81,14 +81,12 @@ void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
         r->err = MPE_ETRUNCATE;
 }
 
-/* Task context (the descriptor's sender). Pop from our free list; pushes by receivers
- * may race with us but pops never do (only we pop), so a CAS loop is ABA-free. */
+/* Task context (the descriptor's sender): a descriptor from our free list (receivers push
+ * to it concurrently; only we pop: lf_pop_owner), or a new one. */
 static struct mpe_msg *msg_get(struct mpe_rank *self)
 {
-    struct mpe_msg *m = __atomic_load_n(&self->free, __ATOMIC_ACQUIRE);
-    while (m && !__atomic_compare_exchange_n(&self->free, &m, m->free_next, 0, __ATOMIC_ACQUIRE,
-                                             __ATOMIC_ACQUIRE))
-        ;
+    struct lf_link *l = lf_pop_owner(&self->free);
+    struct mpe_msg *m = l ? container_of(l, struct mpe_msg, free) : 0;
     if (!m) {
         if (self->nmsgs >= MPE_LOCAL_MSGS * 2)
             return 0;
@@ -112,11 +110,7 @@ static void msg_put(struct mpe_msg *m)
         return;
     if (m->data && m->data != m->inl)
         plat_free(m->data);
-    struct mpe_msg *head = __atomic_load_n(&owner->free, __ATOMIC_RELAXED);
-    do
-        m->free_next = head;
-    while (!__atomic_compare_exchange_n(&owner->free, &head, m, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
+    lf_push(&owner->free, &m->free);
 }
 
 /* Under the receiver's lock, any context: a posted receive met an arrived message. A

@@ -18,6 +18,8 @@ int plat_rank(void);
 void plat_wake(void *task);
 /* Task context: sleep (the CPU halts) until plat_wake() of this task. */
 void plat_block(void);
+/* Any context: a hint inside a spin-wait loop (x86: pause), nothing else. */
+void plat_relax(void);
 /* Task context only (never from an interrupt): zeroed memory, or NULL. */
 void *plat_alloc(size_t n);
 void plat_free(void *p);

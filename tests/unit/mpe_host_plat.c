@@ -104,6 +104,11 @@ int plat_rank(void)
     return cur_rank;
 }
 
+void plat_relax(void)
+{
+    __builtin_ia32_pause();
+}
+
 void plat_wake(void *task)
 {
     struct task *t = task;

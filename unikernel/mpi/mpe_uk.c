@@ -56,6 +56,11 @@ void plat_block(void)
     task_block();
 }
 
+void plat_relax(void)
+{
+    cpu_relax();
+}
+
 void *plat_alloc(size_t n)
 {
     return calloc(1, n);
