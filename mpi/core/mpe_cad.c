@@ -409,10 +409,10 @@ void mpe_cad_done(struct mpe_cad *c, int node)
     run_put(c);
 }
 
-void mpe_cad_stats(uint64_t out[8])
+void mpe_cad_stats(uint64_t out[MPE_CS_COUNT])
 {
     struct mpe_rank *self = mpe_self();
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < MPE_CS_COUNT; i++)
         out[i] = __atomic_load_n(&self->cad[i], __ATOMIC_RELAXED);
 }
 

@@ -303,6 +303,9 @@ int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request
     return err_raise(comm, coll_issue_graph(q, g, req), "MPIX_Cad_start");
 }
 
+_Static_assert((int)MPIX_CAD_NSTATS == (int)MPE_CS_COUNT,
+               "mpix.h and the engine count CAD stats alike");
+
 int MPIX_Cad_stats(uint64_t out[MPIX_CAD_NSTATS])
 {
     if (!mpi_ready("MPIX_Cad_stats"))

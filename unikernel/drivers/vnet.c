@@ -22,6 +22,7 @@
 #include "drivers/virtio.h"
 #include "drivers/virtq.h"
 #include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/percpu.h"
 #include "kernel/pmm.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
@@ -80,8 +81,9 @@ static void vnet_rx_post(int i)
 }
 
 /* Boot or task context, once. */
-int vnet_init(int vector, uint32_t apic_id)
+int vnet_init(int vector, int cpu)
 {
+    uint32_t apic_id = percpu[cpu].apic_id;
     struct pci_dev *p = 0;
     pci_init();
     for (int i = 0; i < pci_count() && !p; i++) {

@@ -18,10 +18,10 @@ struct vnet_stats {
 };
 
 /* Boot or task context, once. Finds the first virtio-net PCI function, negotiates
- * features, fills the RX ring, routes its RX interrupt to `vector` on the CPU with
- * `apic_id` (MSI-X; INTx through the IOAPIC otherwise). Returns 0, or -1 (no device). The
+ * features, fills the RX ring, routes its RX interrupt to `vector` on CPU `cpu` (MSI-X;
+ * INTx through the IOAPIC otherwise). Returns 0, or -1 (no device). The
  * device does not interrupt until the caller has registered `vector`. */
-int vnet_init(int vector, uint32_t apic_id);
+int vnet_init(int vector, int cpu);
 int vnet_present(void);
 const uint8_t *vnet_mac(void);
 const char *vnet_transport(void);
