@@ -10,6 +10,8 @@
 #   smp:     CPUs (default 1)          mem:     memory (default 512M)
 #   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
+#   host_cpus: host CPUs QEMU may use (taskset -c LIST): vCPUs sharing one host core preempt
+#            each other at arbitrary points, as on a loaded host
 #   exit:    expected guest exit code (default 0)
 #   expect:  an extended regex some console line must match (repeatable, checked in order)
 #   reject:  an extended regex no console line may match (repeatable)
@@ -25,6 +27,7 @@ for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
     test= app= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    host_cpus=
     expects=() rejects=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
@@ -35,6 +38,7 @@ for c in tests/uk/cases/*.case; do
         args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
+        host_cpus) host_cpus=$val ;;
         qemu) ;; # reserved for extra QEMU flags
         *) echo "FAIL $name: unknown key '$key' in $c"; fail=$((fail + 1)); continue 2 ;;
         esac
@@ -44,12 +48,14 @@ for c in tests/uk/cases/*.case; do
     append="test=$test"
     [ -n "$targs" ] && append="$append targs=$targs"
     log=$logdir/$name.log
+    pin=()
+    [ -n "$host_cpus" ] && pin=(taskset -c "$host_cpus")
     if [ -n "$app" ]; then
         # shellcheck disable=SC2086
-        qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
+        "${pin[@]}" qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
             "$B/apps/$app" $targs >"$log" 2>&1
     else
-        qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
+        "${pin[@]}" qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
             --append "$append" "$img" >"$log" 2>&1
     fi
     rc=$?
