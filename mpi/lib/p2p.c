@@ -295,7 +295,8 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
     return probe_status(src, tag, comm, st, flag);
 }
 
-/* Sleeps between looks: every arrival for this rank wakes it (mpe_ops.block). */
+/* Task context. Waits between looks like a request wait (mpi_idle: spins, then sleeps;
+ * every arrival for this rank wakes it). */
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     if (!mpi_ready("MPI_Probe"))

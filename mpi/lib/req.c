@@ -2,9 +2,10 @@
  * req.c: requests: completion (wait and test in all their forms), cancel, free,
  * persistent requests.
  *
- * Waiting never spins: a rank that finds nothing complete sleeps in the engine's block()
+ * Waiting spins briefly, then sleeps (mpi_idle, init.c): a rank that finds nothing
+ * complete polls for UKMPI_SPIN_NS (50 us by default), then sleeps in the engine's block()
  * (its CPU halts) until the engine completes one of its requests or a message arrives for
- * it, then looks again. MPI_Test* only look.
+ * it, and looks again. MPI_Test* only look.
  */
 #include "mpi_impl.h"
 #include <stdlib.h>
