@@ -500,14 +500,12 @@ static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *t
         usage();
 }
 
-/* Main thread: parse options, listen, run the event loop until every FINI is done. */
-int main(int argc, char **argv)
+/* Main thread: the process-wide state before any socket: the name in log lines, epoll,
+ * the startup tables' "not known yet" shapes. */
+static void setup(void)
 {
-    uint32_t tof_ip = 0;
-    uint16_t tof_port = 0;
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    parse_args(argc, argv, &tof_ip, &tof_port);
     static char pname[32];
     snprintf(pname, sizeof pname, "impi-relay[%d]", relay.self);
     impi_progname = pname;
@@ -515,8 +513,12 @@ int main(int argc, char **argv)
     for (int c = 0; c < IMPI_MAX_CLIENTS; c++)
         relay.m.gshape[c].nhosts = relay.m.gshape[c].nprocs = -1;
     startup.ashape.nhosts = startup.ashape.nprocs = -1;
+}
 
-    /* Our gateway hosts listen first: their ports go into the tables. */
+/* Main thread: our gateway hosts listen first, as their ports go into the tables; returns
+ * this trunk's entry, filled. */
+static struct relay_trunk *listen_gateways(void)
+{
     struct relay_trunk *me = &relay.m.tr[relay.self];
     me->priv_ip = opts.priv_ip;
     me->glob_ip = opts.glob_ip;
@@ -524,104 +526,145 @@ int main(int argc, char **argv)
     struct rconn *lg = listen_on(opts.glob_ip, &me->glob_port, K_LISTEN_GLOB, "global gateway");
     lp->side = SIDE_IN;
     lg->side = SIDE_OUT;
+    return me;
+}
 
-    if (relay.self > 0) {
-        int fd = impi_connect(0, tof_ip, tof_port);
-        relay.ctrl_master = relay_conn_new(fd, K_CTRL, "trunk master");
-        if (fd < 0)
-            relay_fail("cannot reach the master relay at %s:%u", impi_ipstr(tof_ip), tof_port);
-        relay.ctrl_master->connecting = true;
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = relay.ctrl_master};
-        epoll_ctl(relay.ep, EPOLL_CTL_MOD, fd, &ev);
-        relay.ctrl_master->c.want_out = true;
-        uint8_t h[20];
-        impi_put32(h, (uint32_t)relay.self);
-        impi_put32(h + 4, me->priv_ip);
-        impi_put32(h + 8, me->priv_port);
-        impi_put32(h + 12, me->glob_ip);
-        impi_put32(h + 16, me->glob_port);
-        ctrl_send(relay.ctrl_master, CT_HELO, h, 20);
-        printf("trunk %d ready: private %s:%u global %s:%u\n", relay.self, impi_ipstr(me->priv_ip),
-               me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
-    } else {
-        int fd = impi_connect(opts.glob_ip, opts.server_ip, opts.server_port);
-        if (fd < 0)
-            relay_fail("cannot connect to the server %s:%u: %s", impi_ipstr(opts.server_ip),
-                       opts.server_port, strerror(errno));
-        relay.server = relay_conn_new(fd, K_SERVER, "server");
-        relay.server->connecting = true;
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = relay.server};
-        epoll_ctl(relay.ep, EPOLL_CTL_MOD, fd, &ev);
-        relay.server->c.want_out = true;
-        uint8_t m[4];
-        impi_put32(m, opts.server_auth_mask);
-        cmd_send(relay.server, IMPI_CMD_AUTH, m, 4);
-        /* Client A is let in only when every trunk has registered (its tables need all
-         * the trunks' addresses): until then its listening socket is not watched. */
-        int lfd = impi_listen(opts.priv_ip, &opts.client_port);
-        if (lfd < 0)
-            relay_fail("cannot listen on %s:%u: %s", impi_ipstr(opts.priv_ip), opts.client_port,
-                       strerror(errno));
-        startup.lclient = calloc(1, sizeof *startup.lclient);
-        impi_conn_init(&startup.lclient->c, lfd, "client listener");
-        startup.lclient->kind = K_LISTEN_CLIENT;
-        if (relay.m.K > 1)
-            listen_on(opts.priv_ip, &opts.ctrl_port, K_LISTEN_CTRL, "trunk control");
-        else
-            impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient);
-        printf("%s:%u\n", impi_ipstr(opts.priv_ip), opts.client_port);
-        if (relay.m.K > 1)
-            printf("trunk control %s:%u\n", impi_ipstr(opts.priv_ip), opts.ctrl_port);
+/* Main thread: wrap fd, a non-blocking connect in progress; on_connected completes it
+ * when epoll reports the socket writable. */
+static struct rconn *conn_connecting(int fd, enum rkind kind, const char *name)
+{
+    struct rconn *rc = relay_conn_new(fd, kind, name);
+    rc->connecting = true;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = rc};
+    epoll_ctl(relay.ep, EPOLL_CTL_MOD, fd, &ev);
+    rc->c.want_out = true;
+    return rc;
+}
+
+/* Main thread, secondary relay: connect to the master at ip:port and register this trunk
+ * (index and gateway addresses, CT_HELO). */
+static void join_master(const struct relay_trunk *me, uint32_t ip, uint16_t port)
+{
+    int fd = impi_connect(0, ip, port);
+    if (fd < 0)
+        relay_fail("cannot reach the master relay at %s:%u", impi_ipstr(ip), port);
+    relay.ctrl_master = conn_connecting(fd, K_CTRL, "trunk master");
+    uint8_t h[20];
+    impi_put32(h, (uint32_t)relay.self);
+    impi_put32(h + 4, me->priv_ip);
+    impi_put32(h + 8, me->priv_port);
+    impi_put32(h + 12, me->glob_ip);
+    impi_put32(h + 16, me->glob_port);
+    ctrl_send(relay.ctrl_master, CT_HELO, h, 20);
+    printf("trunk %d ready: private %s:%u global %s:%u\n", relay.self, impi_ipstr(me->priv_ip),
+           me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
+}
+
+/* Main thread, master relay: connect to the real server (AUTH first), open client A's
+ * listener and, with secondaries, the trunk control listener; print where they listen. */
+static void start_master(void)
+{
+    int fd = impi_connect(opts.glob_ip, opts.server_ip, opts.server_port);
+    if (fd < 0)
+        relay_fail("cannot connect to the server %s:%u: %s", impi_ipstr(opts.server_ip),
+                   opts.server_port, strerror(errno));
+    relay.server = conn_connecting(fd, K_SERVER, "server");
+    uint8_t m[4];
+    impi_put32(m, opts.server_auth_mask);
+    cmd_send(relay.server, IMPI_CMD_AUTH, m, 4);
+    /* Client A is let in only when every trunk has registered (its tables need all
+     * the trunks' addresses): until then its listening socket is not watched. */
+    int lfd = impi_listen(opts.priv_ip, &opts.client_port);
+    if (lfd < 0)
+        relay_fail("cannot listen on %s:%u: %s", impi_ipstr(opts.priv_ip), opts.client_port,
+                   strerror(errno));
+    startup.lclient = calloc(1, sizeof *startup.lclient);
+    impi_conn_init(&startup.lclient->c, lfd, "client listener");
+    startup.lclient->kind = K_LISTEN_CLIENT;
+    if (relay.m.K > 1)
+        listen_on(opts.priv_ip, &opts.ctrl_port, K_LISTEN_CTRL, "trunk control");
+    else
+        impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient);
+    printf("%s:%u\n", impi_ipstr(opts.priv_ip), opts.client_port);
+    if (relay.m.K > 1)
+        printf("trunk control %s:%u\n", impi_ipstr(opts.priv_ip), opts.ctrl_port);
+}
+
+/* Main thread: one epoll event (`events`) on connection rc. */
+static void on_event(struct rconn *rc, uint32_t events)
+{
+    if (rc->c.fd < 0)
+        return;
+    if (rc->kind <= K_LISTEN_CTRL) {
+        on_listen(rc);
+        return;
     }
-    impi_log(1, "private gateway %s:%u, global gateway %s:%u", impi_ipstr(me->priv_ip),
-             me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
+    if (events & (EPOLLOUT | EPOLLERR) && rc->connecting)
+        on_connected(rc);
+    if (!rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
+        relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        return;
+    if (impi_conn_read(&rc->c, 8u << 20))
+        relay_fail("%s: %s", rc->c.name, strerror(errno));
+    switch (rc->kind) {
+    case K_CLIENT:
+        client_input(rc);
+        break;
+    case K_SERVER:
+        server_input(rc);
+        break;
+    case K_CTRL:
+        ctrl_input(rc);
+        break;
+    default:
+        relay_host_input(rc);
+    }
+}
 
+/* Main thread: true once every host connection has finished (relay_hosts_finished closes
+ * the drained ones) and, on the master, client A's FINI has reached the server. */
+static bool finished(void)
+{
+    if (!relay_hosts_finished())
+        return false;
+    return relay.self > 0 || (startup.client_fini && !impi_conn_pending(&relay.server->c));
+}
+
+/* Main thread: the event loop, until finished(); fails the job if the startup stalls. */
+static void run(void)
+{
     startup.last = impi_now();
-    for (;;) {
-        bool done = relay_hosts_finished();
-        if (done &&
-            (relay.self > 0 || (startup.client_fini && !impi_conn_pending(&relay.server->c))))
-            break;
+    while (!finished()) {
         struct epoll_event evs[32];
         int n = epoll_wait(relay.ep, evs, 32, 1000);
         if (n < 0 && errno != EINTR)
             relay_fail("epoll_wait: %s", strerror(errno));
-        for (int i = 0; i < n; i++) {
-            struct rconn *rc = evs[i].data.ptr;
-            if (rc->c.fd < 0)
-                continue;
-            if (rc->kind <= K_LISTEN_CTRL) {
-                on_listen(rc);
-                continue;
-            }
-            if (evs[i].events & (EPOLLOUT | EPOLLERR) && rc->connecting)
-                on_connected(rc);
-            if (!rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
-                relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
-            if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-                if (impi_conn_read(&rc->c, 8u << 20))
-                    relay_fail("%s: %s", rc->c.name, strerror(errno));
-                switch (rc->kind) {
-                case K_CLIENT:
-                    client_input(rc);
-                    break;
-                case K_SERVER:
-                    server_input(rc);
-                    break;
-                case K_CTRL:
-                    ctrl_input(rc);
-                    break;
-                default:
-                    relay_host_input(rc);
-                }
-            }
-        }
+        for (int i = 0; i < n; i++)
+            on_event(evs[i].data.ptr, evs[i].events);
         if (n > 0)
             startup.last = impi_now();
         /* Stall limit for the startup and the dance only: a running job may be silent. */
         if (!relay.dance_started && relay.timeout > 0 && impi_now() - startup.last > relay.timeout)
             relay_fail("startup stalled for %.0f s", relay.timeout);
     }
+}
+
+/* Main thread: parse options, listen, run the event loop until every FINI is done. */
+int main(int argc, char **argv)
+{
+    uint32_t tof_ip = 0;
+    uint16_t tof_port = 0;
+    parse_args(argc, argv, &tof_ip, &tof_port);
+    setup();
+    struct relay_trunk *me = listen_gateways();
+    if (relay.self > 0)
+        join_master(me, tof_ip, tof_port);
+    else
+        start_master();
+    impi_log(1, "private gateway %s:%u, global gateway %s:%u", impi_ipstr(me->priv_ip),
+             me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
+    run();
     relay_print_stats();
     impi_log(1, "all host connections finished; exiting");
     return 0;
