@@ -17,12 +17,29 @@
 
 struct relay relay;
 
-/* Trunk control records (relay to relay only; not IMPI): 4-byte type, 4-byte length. */
+/* Trunk control records (relay to relay only; not IMPI): 4-byte type, 4-byte length, then
+ * the fields, each a big-endian 4-byte integer (CT_INT_LEN) or a byte string after its
+ * length. */
 #define CT_HELO 0x48454c4fu /* secondary -> master: index, priv ip/port, glob ip/port */
 #define CT_TRKS 0x54524b53u /* master -> secondary: K and every trunk's addresses */
 #define CT_JOB  0x4a4f4220u /* master -> secondary: nclients, A's client rank */
 #define CT_LABL 0x4c41424cu /* master -> secondary: label, A's data, the server's reply */
 #define CT_TEND 0x54454e44u /* master -> secondary: tables complete */
+
+/* Sizes: the header (type, length) and one integer field. */
+#define CT_HDR_LEN              8
+#define CT_INT_LEN              4
+/* One trunk's addresses: priv ip, priv port, glob ip, glob port. */
+#define CT_TRUNK_LEN            (4 * CT_INT_LEN)
+/* CT_HELO: the index, then its trunk's addresses. CT_TRKS: K, then K trunks' addresses. */
+#define CT_HELO_LEN             (CT_INT_LEN + CT_TRUNK_LEN)
+#define CT_TRKS_LEN(k)          (CT_INT_LEN + CT_TRUNK_LEN * (uint32_t)(k))
+/* CT_JOB: nclients, A's client rank. */
+#define CT_JOB_LEN              (2 * CT_INT_LEN)
+/* CT_LABL: label, A's data length, A's data, the reply's length, the reply. */
+#define CT_LABL_LEN(alen, rlen) (3 * CT_INT_LEN + (alen) + (rlen))
+/* The longest record there is: a CT_LABL of two startup commands' payloads. */
+#define CT_MAX_LEN              CT_LABL_LEN(IMPI_MAX_CMD_LEN, IMPI_MAX_CMD_LEN)
 
 /* The command line (parse_args); the ports are updated to the ones bound when 0 asked
  * the kernel to choose. */
@@ -84,13 +101,49 @@ void relay_send(struct rconn *rc, const void *p, size_t n)
         relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
 }
 
+/* Any context: write a record field at p, return where the next one goes. */
+static uint8_t *ct_put32(uint8_t *p, uint32_t v)
+{
+    impi_put32(p, v);
+    return p + CT_INT_LEN;
+}
+static uint8_t *ct_put_bytes(uint8_t *p, const void *d, uint32_t n)
+{
+    memcpy(p, d, n);
+    return p + n;
+}
+
+/* Any context: read a record field at *p (inside the record: callers checked the length)
+ * and move *p past it. */
+static uint32_t ct_get32(const uint8_t **p)
+{
+    uint32_t v = impi_get32(*p);
+    *p += CT_INT_LEN;
+    return v;
+}
+
+/* Any context: a trunk's addresses (CT_TRUNK_LEN bytes). */
+static uint8_t *ct_put_trunk(uint8_t *p, const struct relay_trunk *t)
+{
+    p = ct_put32(p, t->priv_ip);
+    p = ct_put32(p, t->priv_port);
+    p = ct_put32(p, t->glob_ip);
+    return ct_put32(p, t->glob_port);
+}
+static void ct_get_trunk(const uint8_t **p, struct relay_trunk *t)
+{
+    t->priv_ip = ct_get32(p);
+    t->priv_port = (uint16_t)ct_get32(p);
+    t->glob_ip = ct_get32(p);
+    t->glob_port = (uint16_t)ct_get32(p);
+}
+
 /* Sends a trunk control record to one secondary. */
 static void ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n)
 {
-    uint8_t h[8];
-    impi_put32(h, type);
-    impi_put32(h + 4, n);
-    relay_send(rc, h, 8);
+    uint8_t h[CT_HDR_LEN];
+    ct_put32(ct_put32(h, type), n);
+    relay_send(rc, h, sizeof h);
     if (n)
         relay_send(rc, p, n);
 }
@@ -105,9 +158,9 @@ static void ctrl_all(uint32_t type, const void *p, uint32_t n)
 /* Sends an IMPI startup command to a peer. */
 static void cmd_send(struct rconn *rc, uint32_t cmd, const void *p, uint32_t n)
 {
-    uint8_t h[8];
+    uint8_t h[IMPI_CMD_HDR_LEN];
     impi_cmd_put(h, cmd, n);
-    relay_send(rc, h, 8);
+    relay_send(rc, h, sizeof h);
     if (n)
         relay_send(rc, p, n);
 }
@@ -142,16 +195,16 @@ static void on_label_reply(const uint8_t *p, uint32_t n)
         relay_fail("cannot build the private %s reply: %s", li->name, impi_strerror(e));
     relay_send(relay.client, out, olen);
     free(out);
-    if (relay.m.K > 1) { /* record: label, alen, a, rlen, reply */
-        uint32_t rl = 12 + startup.alen[i] + n;
-        uint8_t *r = malloc(rl);
+    if (relay.m.K > 1) {
+        uint32_t rl = CT_LABL_LEN(startup.alen[i], n);
+        uint8_t *r = malloc(rl), *q = r;
         if (!r)
             relay_fail("out of memory");
-        impi_put32(r, label);
-        impi_put32(r + 4, startup.alen[i]);
-        memcpy(r + 8, startup.adata[i], startup.alen[i]);
-        impi_put32(r + 8 + startup.alen[i], n);
-        memcpy(r + 12 + startup.alen[i], p, n);
+        q = ct_put32(q, label);
+        q = ct_put32(q, startup.alen[i]);
+        q = ct_put_bytes(q, startup.adata[i], startup.alen[i]);
+        q = ct_put32(q, n);
+        ct_put_bytes(q, p, n);
         ctrl_all(CT_LABL, r, rl);
         free(r);
     }
@@ -166,15 +219,15 @@ static void server_input(struct rconn *rc)
         size_t n = impi_conn_avail(&rc->c);
         if (startup.sv == SV_AUTH) {
             uint32_t which;
-            if (n < 8)
+            if (n < IMPI_AUTH_REPLY_LEN)
                 break;
             if (impi_auth_reply_get(d, &which))
                 relay_fail("server: bad AUTH reply");
-            impi_conn_consume(&rc->c, 8);
+            impi_conn_consume(&rc->c, IMPI_AUTH_REPLY_LEN);
             if (which == IMPI_AUTH_KEY) {
-                uint8_t k[8];
+                uint8_t k[IMPI_AUTH_KEY_LEN];
                 impi_put64(k, opts.server_key);
-                relay_send(rc, k, 8);
+                relay_send(rc, k, sizeof k);
             }
             startup.sv = SV_RUN;
             impi_log(1, "server: authenticated (%s)", which ? "KEY" : "NONE");
@@ -186,9 +239,9 @@ static void server_input(struct rconn *rc)
             break;
         if (e)
             relay_fail("server: %s", impi_strerror(e));
-        if (n < 8 + (size_t)c.len)
+        if (n < IMPI_CMD_HDR_LEN + (size_t)c.len)
             break;
-        const uint8_t *p = d + 8;
+        const uint8_t *p = d + IMPI_CMD_HDR_LEN;
         if (c.cmd == IMPI_CMD_IMPI) {
             relay.m.nclients = (int)impi_get32(p);
             if (relay.m.nclients != 2)
@@ -196,11 +249,10 @@ static void server_input(struct rconn *rc)
                            "(one private cluster, one external client)",
                            relay.m.nclients);
             relay.m.ext = 1 - relay.m.me;
-            uint8_t j[8];
-            impi_put32(j, (uint32_t)relay.m.nclients);
-            impi_put32(j + 4, (uint32_t)relay.m.me);
-            ctrl_all(CT_JOB, j, 8);
-            cmd_send(relay.client, IMPI_CMD_IMPI, p, 4);
+            uint8_t j[CT_JOB_LEN];
+            ct_put32(ct_put32(j, (uint32_t)relay.m.nclients), (uint32_t)relay.m.me);
+            ctrl_all(CT_JOB, j, sizeof j);
+            cmd_send(relay.client, IMPI_CMD_IMPI, p, IMPI_INT4_LEN);
         } else if (c.cmd == IMPI_CMD_COLL) {
             on_label_reply(p, c.len);
         } else if (c.cmd == IMPI_CMD_DONE) {
@@ -210,7 +262,7 @@ static void server_input(struct rconn *rc)
         } else {
             relay_fail("server: unexpected command 0x%08x", c.cmd);
         }
-        impi_conn_consume(&rc->c, 8 + c.len);
+        impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
     }
     if (rc->c.eof) {
         if (!startup.server_fini_sent)
@@ -228,9 +280,9 @@ static void client_cmd(struct rconn *rc, const struct impi_cmd *c, const uint8_t
             relay_fail("client A: expected AUTH first");
         if (impi_auth_choose(mask, opts.auth_mask, &which))
             relay_fail("client A: no common authentication method (mask 0x%x)", mask);
-        uint8_t r[8];
+        uint8_t r[IMPI_AUTH_REPLY_LEN];
         impi_auth_reply_put(r, which);
-        relay_send(rc, r, 8);
+        relay_send(rc, r, sizeof r);
         startup.cl = which == IMPI_AUTH_KEY ? CL_KEY : CL_RUN;
         return;
     }
@@ -240,26 +292,28 @@ static void client_cmd(struct rconn *rc, const struct impi_cmd *c, const uint8_t
         relay.m.me = (int)impi_get32(p);
         if (relay.m.me < 0 || relay.m.me > 1)
             relay_fail("client A: rank %d; this relay supports 2-client jobs", relay.m.me);
-        cmd_send(relay.server, IMPI_CMD_IMPI, p, 4);
+        cmd_send(relay.server, IMPI_CMD_IMPI, p, IMPI_INT4_LEN);
         break;
     case IMPI_CMD_COLL: {
-        uint32_t label = impi_get32(p), glen;
-        if ((e = impi_coll_check(&startup.aseq, &startup.ashape, label, p + 4, c->len - 4)))
+        /* label, then the client's data for it */
+        uint32_t label = impi_get32(p), glen, dlen = c->len - IMPI_INT4_LEN;
+        const uint8_t *data = p + IMPI_INT4_LEN;
+        if ((e = impi_coll_check(&startup.aseq, &startup.ashape, label, data, dlen)))
             relay_fail("client A: bad COLL label 0x%04x: %s", label, impi_strerror(e));
         int i = impi_label_lookup(label)->order;
-        startup.alen[i] = c->len - 4;
+        startup.alen[i] = dlen;
         startup.adata[i] = malloc(startup.alen[i] + 1);
         size_t cap =
             64 + 16u * ((size_t)startup.ashape.nprocs + RELAY_MAX_TRUNKS) + startup.alen[i];
         uint8_t *g = malloc(cap);
         if (!startup.adata[i] || !g)
             relay_fail("out of memory");
-        memcpy(startup.adata[i], p + 4, startup.alen[i]);
+        memcpy(startup.adata[i], data, dlen);
         impi_put32(g, label);
-        if ((e = relay_to_global(&relay.m, label, p + 4, startup.alen[i], g + 4, (uint32_t)cap - 4,
-                                 &glen)))
+        if ((e = relay_to_global(&relay.m, label, data, dlen, g + IMPI_INT4_LEN,
+                                 (uint32_t)cap - IMPI_INT4_LEN, &glen)))
             relay_fail("cannot translate %s: %s", impi_label_at(i)->name, impi_strerror(e));
-        cmd_send(relay.server, IMPI_CMD_COLL, g, glen + 4);
+        cmd_send(relay.server, IMPI_CMD_COLL, g, glen + IMPI_INT4_LEN);
         free(g);
         break;
     }
@@ -284,11 +338,11 @@ static void client_input(struct rconn *rc)
         const uint8_t *d = impi_conn_data(&rc->c);
         size_t n = impi_conn_avail(&rc->c);
         if (startup.cl == CL_KEY) {
-            if (n < 8)
+            if (n < IMPI_AUTH_KEY_LEN)
                 break;
             if (impi_get64(d) != opts.key)
                 relay_fail("client A: wrong authentication key");
-            impi_conn_consume(&rc->c, 8);
+            impi_conn_consume(&rc->c, IMPI_AUTH_KEY_LEN);
             startup.cl = CL_RUN;
             continue;
         }
@@ -298,10 +352,10 @@ static void client_input(struct rconn *rc)
             break;
         if (e)
             relay_fail("client A: %s", impi_strerror(e));
-        if (n < 8 + (size_t)c.len)
+        if (n < IMPI_CMD_HDR_LEN + (size_t)c.len)
             break;
-        client_cmd(rc, &c, d + 8);
-        impi_conn_consume(&rc->c, 8 + c.len);
+        client_cmd(rc, &c, d + IMPI_CMD_HDR_LEN);
+        impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
     }
     if (rc->c.eof) {
         if (impi_conn_avail(&rc->c))
@@ -312,71 +366,80 @@ static void client_input(struct rconn *rc)
     }
 }
 
+/* Master: secondary rc registers (CT_HELO); once every one has, the trunk table goes to
+ * all of them and client A may connect. */
+static void on_helo(struct rconn *rc, const uint8_t *p)
+{
+    int k = (int)ct_get32(&p);
+    if (k < 1 || k >= relay.m.K || relay.ctrl[k])
+        relay_fail("trunk control: bad or duplicate trunk index %d", k);
+    relay.ctrl[k] = rc;
+    ct_get_trunk(&p, &relay.m.tr[k]);
+    impi_log(1, "trunk %d registered", k);
+    if (++startup.helos < relay.m.K - 1)
+        return;
+    uint8_t t[CT_TRKS_LEN(RELAY_MAX_TRUNKS)], *q = ct_put32(t, (uint32_t)relay.m.K);
+    for (int j = 0; j < relay.m.K; j++)
+        q = ct_put_trunk(q, &relay.m.tr[j]);
+    ctrl_all(CT_TRKS, t, CT_TRKS_LEN(relay.m.K));
+    impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient); /* now A may come */
+}
+
+/* Secondary: the trunk table (CT_TRKS, len >= CT_INT_LEN bytes). */
+static void on_trunks(const uint8_t *p, uint32_t len)
+{
+    relay.m.K = (int)ct_get32(&p);
+    if (relay.m.K <= relay.self || relay.m.K > RELAY_MAX_TRUNKS || len != CT_TRKS_LEN(relay.m.K))
+        relay_fail("trunk control: bad trunk table");
+    for (int j = 0; j < relay.m.K; j++)
+        ct_get_trunk(&p, &relay.m.tr[j]);
+}
+
+/* Secondary: one label of the startup tables (CT_LABL, len >= CT_LABL_LEN(0, 0)). */
+static void on_label(const uint8_t *p, uint32_t len)
+{
+    uint32_t label = ct_get32(&p), al = ct_get32(&p), rl;
+    if (al > len - CT_LABL_LEN(0, 0))
+        relay_fail("trunk control: bad label record");
+    const uint8_t *a = p;
+    p += al;
+    if ((rl = ct_get32(&p)) != len - CT_LABL_LEN(al, 0))
+        relay_fail("trunk control: bad label record");
+    int e = relay_map_label(&relay.m, label, a, al, p, rl);
+    if (e)
+        relay_fail("trunk control: label 0x%04x: %s", label, impi_strerror(e));
+}
+
 /* Either end of a trunk control link. */
 static void ctrl_input(struct rconn *rc)
 {
     for (;;) {
         const uint8_t *d = impi_conn_data(&rc->c);
         size_t n = impi_conn_avail(&rc->c);
-        if (n < 8)
+        if (n < CT_HDR_LEN)
             break;
-        uint32_t type = impi_get32(d), len = impi_get32(d + 4);
-        if (len > IMPI_MAX_CMD_LEN * 2 + 64)
+        uint32_t type = ct_get32(&d), len = ct_get32(&d);
+        if (len > CT_MAX_LEN)
             relay_fail("trunk control: impossible record length %u", len);
-        if (n < 8 + (size_t)len)
+        if (n < CT_HDR_LEN + (size_t)len)
             break;
-        const uint8_t *p = d + 8;
-        if (type == CT_HELO && relay.self == 0 && len == 20) {
-            int k = (int)impi_get32(p);
-            if (k < 1 || k >= relay.m.K || relay.ctrl[k])
-                relay_fail("trunk control: bad or duplicate trunk index %d", k);
-            relay.ctrl[k] = rc;
-            relay.m.tr[k].priv_ip = impi_get32(p + 4);
-            relay.m.tr[k].priv_port = (uint16_t)impi_get32(p + 8);
-            relay.m.tr[k].glob_ip = impi_get32(p + 12);
-            relay.m.tr[k].glob_port = (uint16_t)impi_get32(p + 16);
-            impi_log(1, "trunk %d registered", k);
-            if (++startup.helos == relay.m.K - 1) {
-                uint8_t t[4 + 16 * RELAY_MAX_TRUNKS];
-                impi_put32(t, (uint32_t)relay.m.K);
-                for (int j = 0; j < relay.m.K; j++) {
-                    impi_put32(t + 4 + 16 * j, relay.m.tr[j].priv_ip);
-                    impi_put32(t + 8 + 16 * j, relay.m.tr[j].priv_port);
-                    impi_put32(t + 12 + 16 * j, relay.m.tr[j].glob_ip);
-                    impi_put32(t + 16 + 16 * j, relay.m.tr[j].glob_port);
-                }
-                ctrl_all(CT_TRKS, t, 4 + 16 * (uint32_t)relay.m.K);
-                impi_conn_watch(&startup.lclient->c, relay.ep,
-                                startup.lclient); /* now A may come */
-            }
-        } else if (type == CT_TRKS && relay.self > 0 && len >= 4) {
-            relay.m.K = (int)impi_get32(p);
-            if (relay.m.K <= relay.self || relay.m.K > RELAY_MAX_TRUNKS ||
-                len != 4 + 16u * (uint32_t)relay.m.K)
-                relay_fail("trunk control: bad trunk table");
-            for (int j = 0; j < relay.m.K; j++) {
-                relay.m.tr[j].priv_ip = impi_get32(p + 4 + 16 * j);
-                relay.m.tr[j].priv_port = (uint16_t)impi_get32(p + 8 + 16 * j);
-                relay.m.tr[j].glob_ip = impi_get32(p + 12 + 16 * j);
-                relay.m.tr[j].glob_port = (uint16_t)impi_get32(p + 16 + 16 * j);
-            }
-        } else if (type == CT_JOB && relay.self > 0 && len == 8) {
-            relay.m.nclients = (int)impi_get32(p);
-            relay.m.me = (int)impi_get32(p + 4);
+        bool master = relay.self == 0;
+        if (type == CT_HELO && master && len == CT_HELO_LEN) {
+            on_helo(rc, d);
+        } else if (type == CT_TRKS && !master && len >= CT_INT_LEN) {
+            on_trunks(d, len);
+        } else if (type == CT_JOB && !master && len == CT_JOB_LEN) {
+            relay.m.nclients = (int)ct_get32(&d);
+            relay.m.me = (int)ct_get32(&d);
             relay.m.ext = 1 - relay.m.me;
-        } else if (type == CT_LABL && relay.self > 0 && len >= 12) {
-            uint32_t label = impi_get32(p), al = impi_get32(p + 4), rl;
-            if (al > len - 12 || (rl = impi_get32(p + 8 + al)) != len - 12 - al)
-                relay_fail("trunk control: bad label record");
-            int e = relay_map_label(&relay.m, label, p + 8, al, p + 12 + al, rl);
-            if (e)
-                relay_fail("trunk control: label 0x%04x: %s", label, impi_strerror(e));
-        } else if (type == CT_TEND && relay.self > 0) {
+        } else if (type == CT_LABL && !master && len >= CT_LABL_LEN(0, 0)) {
+            on_label(d, len);
+        } else if (type == CT_TEND && !master) {
             tables_done();
         } else {
             relay_fail("trunk control: unexpected record 0x%08x", type);
         }
-        impi_conn_consume(&rc->c, 8 + len);
+        impi_conn_consume(&rc->c, CT_HDR_LEN + len);
     }
     if (rc->c.eof) {
         if (!relay.dance_started)
@@ -549,13 +612,9 @@ static void join_master(const struct relay_trunk *me, uint32_t ip, uint16_t port
     if (fd < 0)
         relay_fail("cannot reach the master relay at %s:%u", impi_ipstr(ip), port);
     relay.ctrl_master = conn_connecting(fd, K_CTRL, "trunk master");
-    uint8_t h[20];
-    impi_put32(h, (uint32_t)relay.self);
-    impi_put32(h + 4, me->priv_ip);
-    impi_put32(h + 8, me->priv_port);
-    impi_put32(h + 12, me->glob_ip);
-    impi_put32(h + 16, me->glob_port);
-    ctrl_send(relay.ctrl_master, CT_HELO, h, 20);
+    uint8_t h[CT_HELO_LEN];
+    ct_put_trunk(ct_put32(h, (uint32_t)relay.self), me);
+    ctrl_send(relay.ctrl_master, CT_HELO, h, sizeof h);
     printf("trunk %d ready: private %s:%u global %s:%u\n", relay.self, impi_ipstr(me->priv_ip),
            me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
 }
@@ -569,9 +628,9 @@ static void start_master(void)
         relay_fail("cannot connect to the server %s:%u: %s", impi_ipstr(opts.server_ip),
                    opts.server_port, strerror(errno));
     relay.server = conn_connecting(fd, K_SERVER, "server");
-    uint8_t m[4];
+    uint8_t m[IMPI_INT4_LEN];
     impi_put32(m, opts.server_auth_mask);
-    cmd_send(relay.server, IMPI_CMD_AUTH, m, 4);
+    cmd_send(relay.server, IMPI_CMD_AUTH, m, sizeof m);
     /* Client A is let in only when every trunk has registered (its tables need all
      * the trunks' addresses): until then its listening socket is not watched. */
     int lfd = impi_listen(opts.priv_ip, &opts.client_port);
@@ -590,6 +649,10 @@ static void start_master(void)
         printf("trunk control %s:%u\n", impi_ipstr(opts.priv_ip), opts.ctrl_port);
 }
 
+/* Input buffered per connection at most: twice the largest startup command
+ * (IMPI_MAX_CMD_LEN), so that one always fits whole. */
+#define CONN_BUF_MAX (8u << 20)
+
 /* Main thread: one epoll event (`events`) on connection rc. */
 static void on_event(struct rconn *rc, uint32_t events)
 {
@@ -605,7 +668,7 @@ static void on_event(struct rconn *rc, uint32_t events)
         relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
     if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
         return;
-    if (impi_conn_read(&rc->c, 8u << 20))
+    if (impi_conn_read(&rc->c, CONN_BUF_MAX))
         relay_fail("%s: %s", rc->c.name, strerror(errno));
     switch (rc->kind) {
     case K_CLIENT:
@@ -631,13 +694,16 @@ static bool finished(void)
     return relay.self > 0 || (startup.client_fini && !impi_conn_pending(&relay.server->c));
 }
 
+#define MAX_EVENTS 32   /* epoll events taken per wait */
+#define TICK_MS    1000 /* the longest wait: the stall limit is checked this often */
+
 /* Main thread: the event loop, until finished(); fails the job if the startup stalls. */
 static void run(void)
 {
     startup.last = impi_now();
     while (!finished()) {
-        struct epoll_event evs[32];
-        int n = epoll_wait(relay.ep, evs, 32, 1000);
+        struct epoll_event evs[MAX_EVENTS];
+        int n = epoll_wait(relay.ep, evs, MAX_EVENTS, TICK_MS);
         if (n < 0 && errno != EINTR)
             relay_fail("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++)

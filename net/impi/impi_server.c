@@ -18,6 +18,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#define MAX_EVENTS   16   /* epoll events taken per wait */
+#define TICK_MS      1000 /* the longest wait: the stall limit is checked this often */
+/* Input buffered per client at most: a whole command of the largest size, header and all,
+ * with room to spare. */
+#define CONN_BUF_MAX (IMPI_MAX_CMD_LEN + 64)
+
 enum cstate { C_AUTH, C_KEY, C_IMPI, C_RUN };
 
 struct client {
@@ -84,9 +90,9 @@ static void progress(void)
     if (server.nranked < server.n)
         return;
     if (!server.size_sent) {
-        uint8_t m[12];
-        impi_cmd_put(m, IMPI_CMD_IMPI, 4);
-        impi_put32(m + 8, (uint32_t)server.n);
+        uint8_t m[IMPI_CMD_HDR_LEN + IMPI_INT4_LEN];
+        impi_cmd_put(m, IMPI_CMD_IMPI, IMPI_INT4_LEN);
+        impi_put32(m + IMPI_CMD_HDR_LEN, (uint32_t)server.n);
         for (int r = 0; r < server.n; r++)
             csend(server.by_rank[r], m, sizeof m);
         server.size_sent = true;
@@ -108,7 +114,7 @@ static void progress(void)
         server.replied[i] = true;
         if (!mask)
             continue;
-        uint8_t h[16];
+        uint8_t h[IMPI_COLL_REPLY_HDR_LEN];
         impi_coll_reply_hdr(h, impi_label_at(i)->label, mask, total);
         for (int r = 0; r < server.n; r++) {
             struct client *k = server.by_rank[r];
@@ -125,7 +131,7 @@ static void progress(void)
         for (int r = 0; r < server.n; r++)
             if (!server.by_rank[r]->done)
                 return;
-        uint8_t m[8];
+        uint8_t m[IMPI_CMD_HDR_LEN];
         impi_cmd_put(m, IMPI_CMD_DONE, 0);
         for (int r = 0; r < server.n; r++)
             csend(server.by_rank[r], m, sizeof m);
@@ -147,9 +153,9 @@ static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *
         if (impi_auth_choose(cm, server.auth_mask, &which))
             fail("%s: no common authentication method (client mask 0x%x, server 0x%x)", k->c.name,
                  cm, server.auth_mask);
-        uint8_t r[8];
+        uint8_t r[IMPI_AUTH_REPLY_LEN];
         impi_auth_reply_put(r, which);
-        csend(k, r, 8);
+        csend(k, r, sizeof r);
         k->st = which == IMPI_AUTH_KEY ? C_KEY : C_IMPI;
         impi_log(1, "%s: auth mask 0x%x, chose %s", k->c.name, cm,
                  which == IMPI_AUTH_KEY ? "KEY" : "NONE");
@@ -210,12 +216,12 @@ static void on_input(struct client *k)
     for (;;) {
         const uint8_t *d = impi_conn_data(&k->c);
         size_t n = impi_conn_avail(&k->c);
-        if (k->st == C_KEY) { /* the key is 8 raw bytes without a header (spec §3.2) */
-            if (n < 8)
+        if (k->st == C_KEY) { /* the key: raw bytes without a header (spec §3.2) */
+            if (n < IMPI_AUTH_KEY_LEN)
                 break;
             if (impi_get64(d) != server.key)
                 fail("%s: wrong authentication key", k->c.name);
-            impi_conn_consume(&k->c, 8);
+            impi_conn_consume(&k->c, IMPI_AUTH_KEY_LEN);
             k->st = C_IMPI;
             continue;
         }
@@ -347,8 +353,8 @@ int main(int argc, char **argv)
     impi_log(1, "waiting for %d clients", server.n);
     double last = impi_now();
     while (server.nfini < server.n) {
-        struct epoll_event evs[16];
-        int n = epoll_wait(server.ep, evs, 16, 1000);
+        struct epoll_event evs[MAX_EVENTS];
+        int n = epoll_wait(server.ep, evs, MAX_EVENTS, TICK_MS);
         if (n < 0 && errno != EINTR)
             fail("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++) {
@@ -362,7 +368,7 @@ int main(int argc, char **argv)
             if (evs[i].events & EPOLLOUT && impi_conn_flush(&k->c, server.ep, k))
                 fail("%s: send failed: %s", k->c.name, strerror(errno));
             if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-                if (impi_conn_read(&k->c, IMPI_MAX_CMD_LEN + 64))
+                if (impi_conn_read(&k->c, CONN_BUF_MAX))
                     fail("%s: %s", k->c.name, strerror(errno));
                 on_input(k);
             }
