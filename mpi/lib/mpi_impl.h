@@ -244,7 +244,6 @@ MPI_Request req_alloc(void);
 void req_discard(MPI_Request r);
 /* Task context. Wait for *req, fill st (may be NULL), release it; MPI error class. */
 int req_wait(MPI_Request *req, MPI_Status *st);
-int req_waitall(int n, MPI_Request *reqs);
 /* From MPI_Finalize: wait for requests the program freed while they were active. */
 void req_finalize(void);
 

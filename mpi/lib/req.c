@@ -138,17 +138,6 @@ int req_wait(MPI_Request *rp, MPI_Status *st)
     return finish(rp, st);
 }
 
-int req_waitall(int n, MPI_Request *reqs)
-{
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        int e = req_wait(&reqs[i], MPI_STATUS_IGNORE);
-        if (e != MPI_SUCCESS)
-            rc = e;
-    }
-    return rc;
-}
-
 void req_finalize(void)
 {
     uint64_t since = 0;

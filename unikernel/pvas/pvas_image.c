@@ -276,8 +276,3 @@ void pvas_image_close(struct pvas_image *img)
     free_shared(img);
     free(img);
 }
-
-const char *pvas_image_name(const struct pvas_image *img)
-{
-    return img->name;
-}
