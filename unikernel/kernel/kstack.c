@@ -38,18 +38,6 @@ uint64_t kstack_alloc(void)
     return base + KSTACK_SIZE;
 }
 
-/* Task context. */
-void kstack_free(uint64_t top)
-{
-    uint64_t base = top - KSTACK_SIZE;
-    int slot = (int)((base - PAGE_SIZE - KSTACK_BASE) / KSTACK_SLOT);
-    for (uint64_t va = base; va < top; va += PAGE_SIZE)
-        pmm_free(vmm_unmap(kernel_pml4, va));
-    uint64_t f = spin_lock_irqsave(&kstack_lock);
-    slot_used[slot] = 0;
-    spin_unlock_irqrestore(&kstack_lock, f);
-}
-
 /* Boot only. */
 void stack_switch(uint64_t top, void (*fn)(void))
 {
