@@ -136,6 +136,9 @@ void dt_unpack(const void *in, size_t bytes, void *buf, int count, MPI_Datatype 
  * the job; MPI_ERRORS_RETURN does nothing; user handlers are called. Returns code, so
  * functions end with `return err_raise(comm, rc, "MPI_X");`. MPI_SUCCESS passes through. */
 int err_raise(MPI_Comm comm, int code, const char *fn);
+/* Any context. The MPI error class of engine error `e`: 0 or a positive MPE_E* code (as in
+ * mpe_req.err; negate the negative return values of the engine's calls). */
+int err_engine_class(int e);
 /* For functions the library does not implement: prints "MPI_X is not implemented" and
  * aborts the job (a silent wrong answer is worse). */
 int err_unimplemented(const char *fn) __attribute__((noreturn));

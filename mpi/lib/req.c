@@ -48,17 +48,12 @@ static int done(MPI_Request r)
     return __atomic_load_n(&r->e.done, __ATOMIC_ACQUIRE) != 0;
 }
 
-static int engine_class(int e)
-{
-    return e == 0 ? MPI_SUCCESS : e == MPE_ETRUNCATE ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER;
-}
-
 /* A request completed: unpack, fill the status, and release it (or, for a persistent
  * one, make it inactive). Returns the request's MPI error class. */
 static int finish(MPI_Request *rp, MPI_Status *st)
 {
     MPI_Request r = *rp;
-    int rc = r->kind == REQ_COLL ? coll_finish(r) : engine_class(r->e.err);
+    int rc = r->kind == REQ_COLL ? coll_finish(r) : err_engine_class(r->e.err);
     if (r->kind == REQ_RECV && r->tmp) {
         dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
     }
@@ -303,7 +298,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     if (*flag && st) {
         st->MPI_SOURCE = req->kind == REQ_RECV ? req->e.src : MPI_ANY_SOURCE;
         st->MPI_TAG = req->kind == REQ_RECV ? req->e.tag : MPI_ANY_TAG;
-        st->MPI_ERROR = engine_class(req->e.err);
+        st->MPI_ERROR = err_engine_class(req->e.err);
         st->mpi_cancelled_ = req->e.cancelled;
         st->mpi_count_ = req->kind == REQ_RECV ? req->e.count : 0;
     }
