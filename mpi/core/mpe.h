@@ -170,7 +170,7 @@ struct mpe_ops {
     uint64_t (*tsc_hz)(void);
 };
 
-/* The engine's table (mpe_node.c), exported to applications through the ABI. */
+/* The engine's table (mpe_ops.c), exported to applications through the ABI (uk_abi->mpi). */
 extern const struct mpe_ops mpe_ops;
 
 #endif

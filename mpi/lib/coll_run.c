@@ -251,7 +251,7 @@ int coll_poll(MPI_Request r)
 int coll_finish(MPI_Request r)
 {
     struct coll_req *q = r->coll;
-    int rc = q->err ? q->err : q->run->req.err ? MPI_ERR_OTHER : MPI_SUCCESS;
+    int rc = q->err ? q->err : err_engine_class(q->run->req.err);
     for (int i = 0; i < q->nun; i++) {
         struct coll_unpack *u = &q->un[i];
         dt_unpack(u->packed, u->bytes, u->user, u->count, u->dt);

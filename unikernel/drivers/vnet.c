@@ -45,7 +45,6 @@ static uint64_t vnet_rxbufs_phys, vnet_txbufs_phys;
 static uint16_t vnet_tx_free[VIRTQ_MAX_SIZE];
 static int vnet_tx_nfree;
 static uint8_t vnet_macaddr[6];
-static int vnet_up;
 static struct vnet_stats vnet_st;
 
 /* Boot context: allocate and zero `bytes` of contiguous DMA memory. */
@@ -130,14 +129,7 @@ int vnet_init(int vector, int cpu)
         ioapic_route(p->irq_line, vector, apic_id, 1); /* untested: QEMU has MSI-X */
     ops->set_status(&vnet_dev, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK);
     ops->notify(&vnet_dev, VNET_RXQ);
-    vnet_up = 1;
     return 0;
-}
-
-/* Any context. */
-int vnet_present(void)
-{
-    return vnet_up;
 }
 
 /* Any context after vnet_init(): the MAC (driver-owned, 6 bytes). */
@@ -255,11 +247,4 @@ void vnet_tx_commit(uint8_t *frame, size_t len)
 const struct vnet_stats *vnet_get_stats(void)
 {
     return &vnet_st;
-}
-
-/* Any context. */
-void vnet_count_drop(enum vnet_verdict v)
-{
-    if ((unsigned)v < VNET_DROP_NKINDS)
-        vnet_st.rx_dropped[v]++;
 }
