@@ -102,7 +102,8 @@ static const char *signal_note(int code)
 
 /* Scheduler context: a rank that fails ends the job (job.h). Its code counts as a process
  * exit status: the low 8 bits, so exit(256) is a success and exit(-1) is 255, as under
- * POSIX. */
+ * POSIX. A rank that leaves MPI without MPI_Finalize is ended with a failing code by the
+ * MPI library (mpi/lib/init.c), which prints why. */
 static void rank_exited(struct pvas_task *t)
 {
     int code = t->task.exit_code & EXIT_STATUS_MASK;
