@@ -7,6 +7,7 @@
 #   app:     an application of tests/uk/apps/, run as a job through qemu/ukrun -v
 #   args:    the test's arguments (targs=...), or the application's (split on spaces)
 #   ranks:   ranks of the job (app cases; default 1)     nodes: nodes of the job (default 1)
+#   verbose: no = run ukrun without -v, checking what a user sees by default (default yes)
 #   smp:     CPUs (default 1)          mem:     memory (default 512M)
 #   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
@@ -27,7 +28,7 @@ for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
     test= app= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
-    host_cpus=
+    host_cpus= verbose=yes
     expects=() rejects=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
@@ -38,7 +39,7 @@ for c in tests/uk/cases/*.case; do
         args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
-        host_cpus) host_cpus=$val ;;
+        host_cpus) host_cpus=$val ;; verbose) verbose=$val ;;
         qemu) ;; # reserved for extra QEMU flags
         *) echo "FAIL $name: unknown key '$key' in $c"; fail=$((fail + 1)); continue 2 ;;
         esac
@@ -51,8 +52,10 @@ for c in tests/uk/cases/*.case; do
     pin=()
     [ -n "$host_cpus" ] && pin=(taskset -c "$host_cpus")
     if [ -n "$app" ]; then
+        v=-v
+        [ "$verbose" = no ] && v=
         # shellcheck disable=SC2086
-        "${pin[@]}" qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
+        "${pin[@]}" qemu/ukrun ${v:+"$v"} -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
             "$B/apps/$app" $targs >"$log" 2>&1
     else
         "${pin[@]}" qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
