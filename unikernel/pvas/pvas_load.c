@@ -100,12 +100,16 @@ int pvas_map_stack(struct pvas_task *t, char *err, size_t errlen)
     return 0;
 }
 
-/* Task context; see pvas_task.h. */
+/* Task context; see pvas_task.h. incr comes from the rank: heap_start <= brk <= heap_limit
+ * holds, and the checks compare incr with the room left instead of forming brk + incr,
+ * which INTPTR_MIN would wrap. */
 void *pvas_sbrk(struct pvas_task *t, intptr_t incr)
 {
-    uint64_t old = t->brk, want = t->brk + (uint64_t)incr;
-    if ((incr > 0 && want > t->heap_limit) || (incr < 0 && want < t->heap_start))
+    uint64_t old = t->brk;
+    if ((incr > 0 && (uint64_t)incr > t->heap_limit - old) ||
+        (incr < 0 && 0 - (uint64_t)incr > old - t->heap_start))
         return (void *)-1;
+    uint64_t want = old + (uint64_t)incr;
     while (t->heap_mapped < want) {
         if (map_private(t, t->heap_mapped, t->heap_mapped + PAGE_SIZE, VM_W))
             return (void *)-1;
