@@ -5,6 +5,8 @@
 # A case file holds "key: value" lines:
 #   test:    KTEST name (becomes test=NAME on the kernel command line), or
 #   app:     an application of tests/uk/apps/, run as a job through qemu/ukrun -v
+#   file:    instead of app: any image file under $B run the same way (the loader's
+#            crafted images, $B/loader/elf/, made by tests/fuzz/pvas_images.c)
 #   args:    the test's arguments (targs=...), or the application's (split on spaces)
 #   ranks:   ranks of the job (app cases; default 1)     nodes: nodes of the job (default 1)
 #   verbose: no = run ukrun without -v, checking what a user sees by default (default yes)
@@ -27,7 +29,7 @@ mkdir -p "$logdir"
 for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    test= app= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    test= app= file= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
     host_cpus= verbose=yes
     expects=() rejects=()
     while IFS= read -r line; do
@@ -39,7 +41,7 @@ for c in tests/uk/cases/*.case; do
         args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
-        host_cpus) host_cpus=$val ;; verbose) verbose=$val ;;
+        host_cpus) host_cpus=$val ;; verbose) verbose=$val ;; file) file=$val ;;
         qemu) ;; # reserved for extra QEMU flags
         *) echo "FAIL $name: unknown key '$key' in $c"; fail=$((fail + 1)); continue 2 ;;
         esac
@@ -51,12 +53,14 @@ for c in tests/uk/cases/*.case; do
     log=$logdir/$name.log
     pin=()
     [ -n "$host_cpus" ] && pin=(taskset -c "$host_cpus")
-    if [ -n "$app" ]; then
+    if [ -n "$app$file" ]; then
+        bin=$B/apps/$app
+        [ -n "$file" ] && bin=$B/$file
         v=-v
         [ "$verbose" = no ] && v=
         # shellcheck disable=SC2086
-        "${pin[@]}" qemu/ukrun ${v:+"$v"} -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
-            "$B/apps/$app" $targs >"$log" 2>&1
+        "${pin[@]}" qemu/ukrun ${v:+"$v"} -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" \
+            --timeout "$timeout" "$bin" $targs >"$log" 2>&1
     else
         "${pin[@]}" qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
             --append "$append" "$img" >"$log" 2>&1
