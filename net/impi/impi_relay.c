@@ -492,8 +492,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: impi-relay -private IP -global IP (-server IP:PORT | -trunk-of IP:PORT "
             "-trunk-index k)\n"
-            "       [-port P] [-auth none|key] [-key K] [-server-auth none|key] [-server-key K]\n"
-            "       [-trunks K -trunk-port P] [-timeout SEC] [-v]...\n");
+            "       [-port P] [-auth none|key|none,key] [-key K] [-server-auth none|key|none,key]\n"
+            "       [-server-key K] [-trunks K -trunk-port P] [-timeout SEC] [-v]...\n");
     exit(2);
 }
 
@@ -506,9 +506,42 @@ static struct rconn *listen_on(uint32_t ip, uint16_t *port, enum rkind kind, con
     return relay_conn_new(fd, kind, name);
 }
 
-/* Parses the command line into opts and relay. */
+/* Main thread: report a bad value for option opt (expected: want) and exit 2. */
+static void __attribute__((noreturn)) bad_option(const char *opt, const char *v, const char *want)
+{
+    impi_bad_option(opt, v, want);
+    usage();
+    exit(2);
+}
+
+/* Main thread: reject a contradiction between options (message msg) and exit 2. */
+static void __attribute__((noreturn)) bad_options(const char *msg)
+{
+    fprintf(stderr, "%s: %s\n", impi_progname, msg);
+    usage();
+    exit(2);
+}
+
+/* Main thread: an integer option value in [min, max]; exits 2 naming the option if not. */
+static long int_option(const char *opt, const char *v, long min, long max)
+{
+    long x;
+    char want[64];
+    if (impi_parse_int(v, min, max, &x)) {
+        snprintf(want, sizeof want, "an integer in %ld..%ld", min, max);
+        bad_option(opt, v, want);
+    }
+    return x;
+}
+
+/* Parses the command line into opts and relay; exits 2 on any mistake, naming the
+ * option. The authentication options are checked as impi-server checks them: a relay
+ * that took a typo for "accept anything" would let in clients the user meant to keep
+ * out. */
 static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *trunk_of_port)
 {
+    bool key_set = false, server_key_set = false, server_set = false, trunks_set = false;
+    impi_progname = "impi-relay";
     relay.m.K = 1;
     relay.timeout = 60;
     opts.auth_mask = 1u << IMPI_AUTH_NONE;
@@ -519,48 +552,66 @@ static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *t
             impi_verbose++;
             continue;
         }
-        if (!v)
+        if (!v) {
+            fprintf(stderr, "%s: option %s needs a value\n", impi_progname, a);
             usage();
+        }
         i++;
         if (!strcmp(a, "-private")) {
-            if (impi_parse_ip(v, &opts.priv_ip))
-                usage();
+            if (impi_parse_ip(v, &opts.priv_ip) || !opts.priv_ip)
+                bad_option(a, v, "an IPv4 address");
         } else if (!strcmp(a, "-global")) {
-            if (impi_parse_ip(v, &opts.glob_ip))
-                usage();
+            if (impi_parse_ip(v, &opts.glob_ip) || !opts.glob_ip)
+                bad_option(a, v, "an IPv4 address");
         } else if (!strcmp(a, "-server")) {
             if (impi_parse_ipport(v, &opts.server_ip, &opts.server_port))
-                usage();
+                bad_option(a, v, "IP:PORT");
+            server_set = true;
         } else if (!strcmp(a, "-trunk-of")) {
             if (impi_parse_ipport(v, trunk_of_ip, trunk_of_port))
-                usage();
-        } else if (!strcmp(a, "-trunk-index"))
-            relay.self = atoi(v);
-        else if (!strcmp(a, "-trunks"))
-            relay.m.K = atoi(v);
-        else if (!strcmp(a, "-trunk-port"))
-            opts.ctrl_port = (uint16_t)atoi(v);
-        else if (!strcmp(a, "-port"))
-            opts.client_port = (uint16_t)atoi(v);
-        else if (!strcmp(a, "-auth"))
-            opts.auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
-        else if (!strcmp(a, "-key"))
-            opts.key = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "-server-auth"))
-            opts.server_auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
-        else if (!strcmp(a, "-server-key"))
-            opts.server_key = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "-timeout"))
-            relay.timeout = atof(v);
-        else
+                bad_option(a, v, "IP:PORT");
+        } else if (!strcmp(a, "-trunk-index")) {
+            relay.self = (int)int_option(a, v, 0, RELAY_MAX_TRUNKS - 1);
+        } else if (!strcmp(a, "-trunks")) {
+            relay.m.K = (int)int_option(a, v, 1, RELAY_MAX_TRUNKS);
+            trunks_set = true;
+        } else if (!strcmp(a, "-trunk-port")) {
+            opts.ctrl_port = (uint16_t)int_option(a, v, 0, UINT16_MAX);
+        } else if (!strcmp(a, "-port")) {
+            opts.client_port = (uint16_t)int_option(a, v, 0, UINT16_MAX);
+        } else if (!strcmp(a, "-auth")) {
+            if (impi_parse_auth(v, &opts.auth_mask))
+                bad_option(a, v, "none, key or none,key");
+        } else if (!strcmp(a, "-key")) {
+            if (impi_parse_key(v, &opts.key))
+                bad_option(a, v, "a decimal 64-bit key");
+            key_set = true;
+        } else if (!strcmp(a, "-server-auth")) {
+            if (impi_parse_auth(v, &opts.server_auth_mask))
+                bad_option(a, v, "none, key or none,key");
+        } else if (!strcmp(a, "-server-key")) {
+            if (impi_parse_key(v, &opts.server_key))
+                bad_option(a, v, "a decimal 64-bit key");
+            server_key_set = true;
+        } else if (!strcmp(a, "-timeout")) {
+            if (impi_parse_seconds(v, &relay.timeout))
+                bad_option(a, v, "a number of seconds >= 0 (0: no limit)");
+        } else {
+            fprintf(stderr, "%s: unknown option %s\n", impi_progname, a);
             usage();
+        }
     }
-    if (!opts.priv_ip || !opts.glob_ip || relay.m.K < 1 || relay.m.K > RELAY_MAX_TRUNKS)
-        usage();
-    if (relay.self == 0 && !opts.server_ip)
-        usage();
-    if (relay.self > 0 && !*trunk_of_ip)
-        usage();
+    if (!opts.priv_ip || !opts.glob_ip)
+        bad_options("-private IP and -global IP are required");
+    if (relay.self == 0 && (!server_set || *trunk_of_ip))
+        bad_options("the master relay (trunk 0) needs -server IP:PORT and takes no -trunk-of");
+    if (relay.self > 0 && (!*trunk_of_ip || server_set || trunks_set))
+        bad_options("a secondary trunk (-trunk-index k >= 1) needs -trunk-of IP:PORT and takes "
+                    "no -server or -trunks (the master has them)");
+    if ((opts.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set)
+        bad_options("-auth key needs -key K");
+    if ((opts.server_auth_mask & (1u << IMPI_AUTH_KEY)) && !server_key_set)
+        bad_options("-server-auth key needs -server-key K");
 }
 
 /* Main thread: the process-wide state before any socket: the name in log lines, epoll,
