@@ -62,7 +62,7 @@ static struct {
     uint32_t alen[IMPI_NLABELS];
     bool client_fini, server_fini_sent;
     struct rconn *lclient; /* master: A's listener, watched once every trunk registered */
-    double last;           /* time of the last event, for the stall limit */
+    double last;           /* when the startup last made progress, for the stall limit */
 } startup;
 
 /* Main thread: see impi_relay_run.h. */
@@ -211,6 +211,14 @@ static void on_label_reply(const uint8_t *p, uint32_t n)
     impi_log(1, "relayed %s", li->name);
 }
 
+/* Main thread: the startup made progress: restart the stall limit. Only whole commands
+ * and records count, never bytes or connections: a peer that trickles a command, or
+ * floods a gateway, must not keep a stalled startup alive. */
+static void progressed(void)
+{
+    startup.last = impi_now();
+}
+
 /* Master: input from the real server. */
 static void server_input(struct rconn *rc)
 {
@@ -224,6 +232,7 @@ static void server_input(struct rconn *rc)
             if (impi_auth_reply_get(d, &which))
                 relay_fail("server: bad AUTH reply");
             impi_conn_consume(&rc->c, IMPI_AUTH_REPLY_LEN);
+            progressed();
             if (which == IMPI_AUTH_KEY) {
                 uint8_t k[IMPI_AUTH_KEY_LEN];
                 impi_put64(k, opts.server_key);
@@ -263,6 +272,7 @@ static void server_input(struct rconn *rc)
             relay_fail("server: unexpected command 0x%08x", c.cmd);
         }
         impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
+        progressed();
     }
     if (rc->c.eof) {
         if (!startup.server_fini_sent)
@@ -343,6 +353,7 @@ static void client_input(struct rconn *rc)
             if (impi_get64(d) != opts.key)
                 relay_fail("client A: wrong authentication key");
             impi_conn_consume(&rc->c, IMPI_AUTH_KEY_LEN);
+            progressed();
             startup.cl = CL_RUN;
             continue;
         }
@@ -356,6 +367,7 @@ static void client_input(struct rconn *rc)
             break;
         client_cmd(rc, &c, d + IMPI_CMD_HDR_LEN);
         impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
+        progressed();
     }
     if (rc->c.eof) {
         if (impi_conn_avail(&rc->c))
@@ -440,6 +452,7 @@ static void ctrl_input(struct rconn *rc)
             relay_fail("trunk control: unexpected record 0x%08x", type);
         }
         impi_conn_consume(&rc->c, CT_HDR_LEN + len);
+        progressed();
     }
     if (rc->c.eof) {
         if (!relay.dance_started)
@@ -759,11 +772,10 @@ static void run(void)
             relay_fail("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++)
             on_event(evs[i].data.ptr, evs[i].events);
-        if (n > 0)
-            startup.last = impi_now();
         /* Stall limit for the startup and the dance only: a running job may be silent. */
         if (!relay.dance_started && relay.timeout > 0 && impi_now() - startup.last > relay.timeout)
-            relay_fail("startup stalled for %.0f s", relay.timeout);
+            relay_fail("startup stalled for %g s (no complete startup command or record)",
+                       relay.timeout);
     }
 }
 

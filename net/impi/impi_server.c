@@ -44,6 +44,7 @@ static struct {
     uint32_t auth_mask; /* methods we accept */
     uint64_t key;
     double timeout; /* startup stall limit, seconds */
+    double last;    /* when the startup last made progress (a client or a command came) */
     int ep, lfd;
     int nconn;         /* accepted so far */
     struct client *cl; /* [n] in accept order */
@@ -210,6 +211,14 @@ static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *
     }
 }
 
+/* Main thread: the startup made progress: restart the stall limit. Only whole commands
+ * and new clients count, never bytes: a client that trickles a command must not keep a
+ * stalled startup alive. */
+static void progressed(void)
+{
+    server.last = impi_now();
+}
+
 /* Main thread: parse everything client k has sent so far. */
 static void on_input(struct client *k)
 {
@@ -223,6 +232,7 @@ static void on_input(struct client *k)
                 fail("%s: wrong authentication key", k->c.name);
             impi_conn_consume(&k->c, IMPI_AUTH_KEY_LEN);
             k->st = C_IMPI;
+            progressed();
             continue;
         }
         struct impi_cmd cmd;
@@ -236,6 +246,7 @@ static void on_input(struct client *k)
             break;
         on_cmd(k, &cmd, d + IMPI_CMD_HDR_LEN);
         impi_conn_consume(&k->c, IMPI_CMD_HDR_LEN + cmd.len);
+        progressed();
     }
     if (k->c.eof) {
         if (k->fini && impi_conn_avail(&k->c) == 0) {
@@ -269,6 +280,7 @@ static void on_accept(void)
         k->shape.nhosts = k->shape.nprocs = -1;
         impi_conn_watch(&k->c, server.ep, k);
         impi_log(1, "%s accepted", name);
+        progressed(); /* at most N times: extra connections are refused above */
     }
 }
 
@@ -370,7 +382,7 @@ int main(int argc, char **argv)
     printf("%s:%u\n", impi_ipstr(host ? host : impi_default_ip()), port);
     fflush(stdout);
     impi_log(1, "waiting for %d clients", server.n);
-    double last = impi_now();
+    server.last = impi_now();
     while (server.nfini < server.n) {
         struct epoll_event evs[MAX_EVENTS];
         int n = epoll_wait(server.ep, evs, MAX_EVENTS, TICK_MS);
@@ -391,13 +403,12 @@ int main(int argc, char **argv)
                     fail("%s: %s", k->c.name, strerror(errno));
                 on_input(k);
             }
-            last = impi_now();
         }
         progress();
         /* The stall limit applies to the startup only: once DONE is out, a job may
          * legitimately keep its server sockets silent for as long as it runs. */
-        if (!server.done_sent && server.timeout > 0 && impi_now() - last > server.timeout)
-            fail("startup stalled for %.0f s (%d of %d clients connected, %d registered)",
+        if (!server.done_sent && server.timeout > 0 && impi_now() - server.last > server.timeout)
+            fail("startup stalled for %g s (%d of %d clients connected, %d registered)",
                  server.timeout, server.nconn, server.n, server.nranked);
     }
     impi_log(1, "all %d clients sent FINI; exiting", server.n);
