@@ -93,6 +93,24 @@ struct rconn *relay_conn_new(int fd, enum rkind kind, const char *name)
 }
 
 /* Main thread: see impi_relay_run.h. */
+void relay_conn_retire(struct rconn *rc)
+{
+    impi_conn_close(&rc->c, relay.ep); /* fd -1: on_event ignores events naming it */
+    rc->dead_next = relay.dead;
+    relay.dead = rc;
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_reap(void)
+{
+    while (relay.dead) {
+        struct rconn *rc = relay.dead;
+        relay.dead = rc->dead_next;
+        free(rc);
+    }
+}
+
+/* Main thread: see impi_relay_run.h. */
 void relay_send(struct rconn *rc, const void *p, size_t n)
 {
     if (impi_conn_send(&rc->c, p, n))
@@ -481,7 +499,13 @@ static void on_listen(struct rconn *lc)
             }
             relay.client = relay_conn_new(fd, K_CLIENT, "client A");
             impi_log(1, "client A connected");
+        } else if (relay.nctrl == relay.m.K - 1) {
+            /* Every secondary has its link (or someone took one: the startup then stalls
+             * and the stall limit ends it); more would only hold file descriptors. */
+            impi_log(0, "rejecting an extra trunk control connection");
+            close(fd);
         } else {
+            relay.nctrl++;
             relay_conn_new(fd, K_CTRL, "trunk control");
         }
     }
@@ -713,9 +737,26 @@ static void start_master(void)
         printf("trunk control %s:%u\n", impi_ipstr(opts.priv_ip), opts.ctrl_port);
 }
 
-/* Input buffered per connection at most: twice the largest startup command
- * (IMPI_MAX_CMD_LEN), so that one always fits whole. */
-#define CONN_BUF_MAX (8u << 20)
+/* Input read per connection and event at most when its largest unit is smaller. */
+#define READ_MIN (8u << 20)
+
+/* Main thread: how much input rc may buffer: its largest unit (a startup command, a trunk
+ * record, a packet of the job's maxlen) whole, since its parser waits for whole units. */
+static size_t read_limit(const struct rconn *rc)
+{
+    size_t unit;
+    switch (rc->kind) {
+    case K_CTRL:
+        unit = CT_HDR_LEN + (size_t)CT_MAX_LEN;
+        break;
+    case K_HOST:
+        unit = IMPI_PKT_HDR_LEN + (size_t)relay.m.maxlen;
+        break;
+    default:
+        unit = IMPI_CMD_HDR_LEN + (size_t)IMPI_MAX_CMD_LEN;
+    }
+    return unit > READ_MIN ? unit : READ_MIN;
+}
 
 /* Main thread: one epoll event (`events`) on connection rc. */
 static void on_event(struct rconn *rc, uint32_t events)
@@ -726,13 +767,18 @@ static void on_event(struct rconn *rc, uint32_t events)
         on_listen(rc);
         return;
     }
+    if (rc->kind == K_PENDING) {
+        relay_pending_input(rc);
+        return;
+    }
     if (events & (EPOLLOUT | EPOLLERR) && rc->connecting)
         on_connected(rc);
     if (!rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
         relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
     if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
         return;
-    if (impi_conn_read(&rc->c, CONN_BUF_MAX))
+    size_t limit = read_limit(rc);
+    if (impi_conn_read(&rc->c, limit))
         relay_fail("%s: %s", rc->c.name, strerror(errno));
     switch (rc->kind) {
     case K_CLIENT:
@@ -747,6 +793,12 @@ static void on_event(struct rconn *rc, uint32_t events)
     default:
         relay_host_input(rc);
     }
+    /* Every parser consumes each whole unit and rejects one larger than its limit, so a
+     * full buffer here is a bug; left alone, the level-triggered EPOLLIN of a socket
+     * that is no longer read would spin this loop. */
+    if (rc->c.fd >= 0 && impi_conn_avail(&rc->c) >= limit)
+        relay_fail("%s: %zu bytes buffered without a complete unit", rc->c.name,
+                   impi_conn_avail(&rc->c));
 }
 
 /* Main thread: true once every host connection has finished (relay_hosts_finished closes
@@ -772,6 +824,7 @@ static void run(void)
             relay_fail("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++)
             on_event(evs[i].data.ptr, evs[i].events);
+        relay_reap();
         /* Stall limit for the startup and the dance only: a running job may be silent. */
         if (!relay.dance_started && relay.timeout > 0 && impi_now() - startup.last > relay.timeout)
             relay_fail("startup stalled for %g s (no complete startup command or record)",
