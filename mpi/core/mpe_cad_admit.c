@@ -39,6 +39,7 @@ struct mpe_cad_copy {
     struct cad_graph *g;
 };
 
+/* Any context: n rounded up to a cache line. */
 static size_t up64(size_t n)
 {
     return (n + 63) & ~(size_t)63;
@@ -46,6 +47,7 @@ static size_t up64(size_t n)
 
 /* --- the reason of a refusal, with numbers (the core has no printf) ---------------------- */
 
+/* Any context: s appended to m[at..cap) (cut to fit, terminated); the new length. */
 static size_t put_str(char *m, size_t at, size_t cap, const char *s)
 {
     while (*s && at + 1 < cap)
@@ -54,6 +56,7 @@ static size_t put_str(char *m, size_t at, size_t cap, const char *s)
     return at;
 }
 
+/* Any context: v in decimal appended like put_str. */
 static size_t put_dec(char *m, size_t at, size_t cap, int64_t v)
 {
     char buf[24], *p = buf + sizeof buf;
@@ -82,6 +85,7 @@ static int refuse_nums(struct mpe_cad *c, const char *a, int64_t x, const char *
 
 /* --- the rank's blocks (its task only) ---------------------------------------------------- */
 
+/* The owner's task: is b in use by a run (acquire: pairs with mpe_cad_release)? */
 static int busy(const struct mpe_cad_copy *b)
 {
     return (int)__atomic_load_n(&b->busy, __ATOMIC_ACQUIRE);
@@ -96,6 +100,8 @@ static int running(const struct mpe_rank *self, const struct mpe_cad *c)
     return 0;
 }
 
+/* The owner's task: a block for a map of the job's size and a graph of `bytes` at least
+ * (rounded up to a power of two), zeroed; NULL if out of memory. */
 static struct mpe_cad_copy *block_new(uint32_t job, size_t bytes)
 {
     size_t cap = MIN_GRAPH, hdr = up64(sizeof(struct mpe_cad_copy));

@@ -78,6 +78,7 @@ static struct cad_graph *pair(int *a, int *b)
     return g;
 }
 
+/* main thread: the graphs the validator must refuse, written as seed-broken-*. */
 static void broken(const char *dir)
 {
     size_t n = cad_bytes(SMALL, SMALL);

@@ -32,6 +32,7 @@ static void put(const char *dir, const char *name, size_t n, enum vnet_verdict w
     }
 }
 
+/* main thread: v as a big-endian 16-bit field at p. */
 static void put16(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 8);

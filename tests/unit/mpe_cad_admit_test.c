@@ -55,6 +55,7 @@ static void build(struct scene *s, int comm_size, uint32_t map_len)
     s->run->run_nodes = NODES;
 }
 
+/* Rank 0 issues its run: cad_issue's return. */
 static int issue(struct scene *s)
 {
     host_as_rank(0);
@@ -78,6 +79,7 @@ static void feed(struct scene *s)
     UT_EQ(s->run->req.err, 0);
 }
 
+/* The end of a test: the map and the world freed. */
 static void done(struct scene *s)
 {
     free(s->world);

@@ -84,6 +84,7 @@ static void unhold(int i)
         ASAN_POISON_MEMORY_REGION(held[i].p, held[i].cap);
 }
 
+/* World destruction: the held buffers go. */
 static void held_free(void)
 {
     for (int i = 0; i < 2; i++) {
@@ -363,6 +364,7 @@ static struct {
     uint8_t *pipe[HOST_MAX_NODES][HOST_MAX_NODES]; /* the pipes' buffers */
 } snap;
 
+/* Test's thread: is p[0..n) all zero? */
 static int all_zero(const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -371,6 +373,7 @@ static int all_zero(const uint8_t *p, size_t n)
     return 1;
 }
 
+/* Test's thread: forget the snapshot (its blocks stay as they are). */
 static void snap_drop(void)
 {
     for (size_t i = 0; i < snap.n; i++) {
@@ -385,6 +388,7 @@ static void snap_drop(void)
     memset(&snap, 0, sizeof snap);
 }
 
+/* Test's thread, no interrupt or lock in progress: see mpe_host_plat.h. */
 int host_snapshot(void)
 {
     if (in_irq || lock_depth)
@@ -427,6 +431,7 @@ int host_snapshot(void)
     return 0;
 }
 
+/* Test's thread: see mpe_host_plat.h. */
 void host_restore(void)
 {
     if (!snap.live)

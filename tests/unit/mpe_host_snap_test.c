@@ -21,6 +21,7 @@ struct round {
 
 static uint8_t *lbuf, *nbuf, *lrecv, *nrecv;
 
+/* One round of the scene (file comment), checked on the data; the counters after it. */
 static void one_round(struct round *out)
 {
     struct mpe_req r1, s2, r0;

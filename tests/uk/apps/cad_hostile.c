@@ -43,12 +43,14 @@ static int me, n, bad;
 static _Alignas(8) unsigned char mem[8192];
 static volatile long canary[3];
 
+/* Any rank: report a failure ("BAD ..."). */
 static void fail(const char *what, long got, long want)
 {
     printf("BAD %s: %ld, want %ld\n", what, got, want);
     bad = 1;
 }
 
+/* An empty graph of ours in mem, for a communicator of comm_size ranks. */
 static struct cad_graph *fresh(int comm_size)
 {
     struct cad_owner own = {.rank = me, .comm_size = comm_size, .part_size = ~0ull >> 1};
@@ -149,6 +151,7 @@ static void round_of(int round, int bit)
             fail("canary written by the kernel", canary[i], -1 - i);
 }
 
+/* Mode rewrite: the three rounds, each reported by rank 0 after every rank's check. */
 static void rewrite(void)
 {
     static const char *const what[] = {"", "nodes pointed at page 0",
@@ -215,6 +218,7 @@ static void issue_lying(int32_t *map, int comm_size, uint32_t map_len, const cha
     }
 }
 
+/* Mode comm_size: the lying graphs, through the library and through the ABI. */
 static void comm_size(void)
 {
     start_lying(n + 1, n);
