@@ -26,6 +26,7 @@ include unikernel/unikernel.mk
 include tests/uk/uk.mk
 include net/impi.mk
 include mpi/mpi.mk
+include tests/fuzz/fuzz.mk
 include tests/mpi/mpi.mk
 include tests/bench/bench.mk
 include net/net.mk
@@ -60,4 +61,5 @@ help:
 	@echo "make run    boot the default demo under QEMU"
 	@echo "make test   run every test suite (closing line: N passed, N failed)"
 	@echo "make bench  run the benchmarks (figures as ratios against baselines)"
+	@echo "make fuzz   every fuzz target for 10^6 executions (FUZZ_RUNS; make test: seconds)"
 	@echo "make check  static checks: warnings as errors, clang-format"

@@ -95,25 +95,37 @@ enum {
 
 struct cad_graph;
 struct mpe_rank;
+struct mpe_cad_copy;
 
 /*
  * One running CAD graph (mpe_cad.c): a non-blocking collective of one rank. The library
  * allocates ops->cad_bytes(nnodes) bytes for it (the engine's per-node state follows this
  * header), fills the first block and calls ops->cad_issue; the engine owns the rest from
- * then until req.done reads 1, after which it never touches the run (or the graph) again.
+ * then until req.done reads 1, after which it never touches the run again.
+ *
+ * The graph and the rank map are read only inside cad_issue: the engine runs its own
+ * copies of them, checked there (mpe_cad_admit.c), so whatever the rank writes to them
+ * afterwards changes nothing.
  */
 struct mpe_cad {
-    /* The library's, read-only for the engine once issued. */
+    /* The library's: what to run. */
     struct cad_graph *g;
     size_t gbytes;        /* size of the graph's block */
-    const int32_t *world; /* world rank of each communicator rank (g's own.comm_size) */
+    const int32_t *world; /* world rank of each communicator rank ... */
+    uint32_t world_size;  /* ... of this many: the communicator's size, not g's say-so */
     uint32_t policy;      /* enum mpe_cad_policy */
+    uint32_t run_nodes;   /* node states this record has room for: cad_bytes(run_nodes) */
+    /* The engine's copy of g, validated: what runs. The library may read it (the run
+     * state, a deferred node's operands) until req.done, never write it. */
+    struct cad_graph *copy;
     /* Completion as for any request: done (release) once the graph finished and nothing in
      * the engine refers to the run any more; err: MPE_OK or the first MPE_E* of a node. */
     struct mpe_req req;
     char why[96]; /* cad_issue's reason when it refused the graph */
     /* The engine's. */
     struct mpe_rank *self;
+    struct mpe_cad_copy *block; /* where copy and its rank map live (mpe_cad_admit.c) */
+    const int32_t *copy_world;  /* the engine's copy of world */
     int home_cpu;
     /* The run's try-lock (cad.h "Concurrency"); its inbox holds the completed nodes not yet
      * told to the graph (mpe_cad_node.done). */
@@ -155,8 +167,9 @@ struct mpe_ops {
     void (*stats)(uint64_t out[MPE_ST_COUNT]);
     /* CAD graphs (mpe_cad.c). Bytes of a run for a graph of `nnodes` nodes. */
     size_t (*cad_bytes)(uint32_t nnodes);
-    /* Validate (against the caller's partition) and start the graph: 0, or -MPE_EINVAL
-     * with c->why saying which node and why (nothing ran). */
+    /* Copy c->g and c->world into the engine, validate the copies (against the caller's
+     * partition and c->world_size) and start them: 0, or -MPE_EINVAL with c->why saying
+     * which node and why (nothing ran). */
     int (*cad_issue)(struct mpe_cad *c);
     /* The owner's own progress: with the poll policy, the graph advances here; in every
      * policy, a user-op CALC parked for the owner is returned (its node index, ACTIVE)

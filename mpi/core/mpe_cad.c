@@ -27,6 +27,10 @@
  *          without asynchronous progress would.
  * The counters (MPE_CS_*, mpix.h's MPIX_CAD_*) say which happened how often.
  *
+ * What runs is the engine's own copy of the graph and of its rank map (c->copy,
+ * c->copy_world), taken and checked when it is issued (mpe_cad_admit.c): the rank's graph
+ * is never read again.
+ *
  * Lifetime. The library frees the run once req.done reads 1. `refs` counts contexts that
  * may still touch the run: a section of progress, a hook between push and kick, a place
  * on a kick list. Whoever drops the last reference of a finished graph sets req.done.
@@ -69,8 +73,10 @@ static void run_put(struct mpe_cad *c)
         return;
     /* 1 -> 2 once: a finished graph nobody refers to any more is handed back. */
     uint32_t one = 1;
-    if (__atomic_compare_exchange_n(&c->finished, &one, 2, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    if (__atomic_compare_exchange_n(&c->finished, &one, 2, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        mpe_cad_release(c); /* before done: the owner's next graph may reuse the block */
         mpe_complete(&c->req, 0);
+    }
 }
 
 /* --- latency samples and counters --------------------------------------------------------- */
@@ -99,7 +105,7 @@ static void xfer_init(struct mpe_cad *c, uint32_t i, int kind, const struct cad_
     r->len = (size_t)cn->u.x.bytes;
     r->m.key.comm = cn->u.x.ctx;
     r->m.key.tag = cn->u.x.tag;
-    r->m.key.src = kind == MPE_REQ_SEND ? c->g->own.rank : cn->u.x.peer;
+    r->m.key.src = kind == MPE_REQ_SEND ? c->copy->own.rank : cn->u.x.peer;
     r->src = r->m.key.src;
     r->tag = r->m.key.tag;
     r->cad = c;
@@ -112,7 +118,7 @@ static void start_send(struct mpe_cad *c, uint32_t i, const struct cad_node *cn,
     struct mpe_cad_node *ns = node_state(c, i);
     struct mpe_rank *self = c->self;
     xfer_init(c, i, MPE_REQ_SEND, cn);
-    ns->req.dst_world = c->world[cn->u.x.peer];
+    ns->req.dst_world = c->copy_world[cn->u.x.peer]; /* peer < comm_size = the map's */
     ns->req.src_world = self->world;
     struct mpe_rank *dst = mpe_local(self->node, ns->req.dst_world);
     if (dst) {
@@ -131,7 +137,7 @@ static void start_send(struct mpe_cad *c, uint32_t i, const struct cad_node *cn,
 /* Returns CAD_FINISHED if the node completed at once and that finished the graph. */
 static int start(struct mpe_cad *c, uint32_t i, uint64_t trig)
 {
-    struct cad_graph *g = c->g;
+    struct cad_graph *g = c->copy;
     const struct cad_node *cn = &cad_nodes(g)[i];
     count(c->self, MPE_CS_NODES);
     switch (cn->type) {
@@ -167,7 +173,7 @@ static void finish(struct mpe_cad *c)
  * neither is left. */
 static void step(struct mpe_cad *c)
 {
-    struct cad_graph *g = c->g;
+    struct cad_graph *g = c->copy;
     for (;;) {
         uint64_t trig = 0;
         for (struct lf_link *l = lf_take_all(&c->box.inbox); l; l = l->next) {
@@ -308,7 +314,8 @@ void mpe_leave(void)
 
 /* --- the owner's calls (task context, inside mpe_enter/mpe_leave) -------------------------- */
 
-static int refuse(struct mpe_cad *c, const char *why)
+/* Task context of the owner (mpe_internal.h). */
+int mpe_cad_refuse(struct mpe_cad *c, const char *why)
 {
     size_t n = strlen(why);
     if (n >= sizeof c->why)
@@ -318,49 +325,29 @@ static int refuse(struct mpe_cad *c, const char *why)
     return -MPE_EINVAL;
 }
 
-/* The graph is the owner's, checked here against what the engine knows: its partition,
- * the job's ranks, the caller's rank. */
-static int check(struct mpe_cad *c, struct mpe_rank *self)
-{
-    struct cad_graph *g = c->g;
-    struct cad_error err;
-    if (!g || c->gbytes < CAD_HDR_SIZE || ((uintptr_t)g & 7))
-        return refuse(c, "graph: no graph, or a block too small or misaligned");
-    if (c->policy > MPE_CAD_POLL)
-        return refuse(c, "graph: unknown progress policy");
-    uint64_t base, size;
-    plat_partition(&base, &size);
-    g->own.part_base = base; /* the engine's word, not the library's */
-    g->own.part_size = size;
-    if (cad_validate(g, c->gbytes, &err) < 0) {
-        memcpy(c->why, err.msg, sizeof c->why < sizeof err.msg ? sizeof c->why : sizeof err.msg);
-        c->why[sizeof c->why - 1] = 0;
-        return -MPE_EINVAL;
-    }
-    if (!c->world)
-        return refuse(c, "graph: no rank map");
-    for (int32_t i = 0; i < g->own.comm_size; i++)
-        if (c->world[i] < 0 || c->world[i] >= self->node->size)
-            return refuse(c, "graph: a communicator rank maps to no rank of the job");
-    if (c->world[g->own.rank] != self->world)
-        return refuse(c, "graph: its owner is not the calling rank");
-    return 0;
-}
-
+/* The graph is the owner's: the engine runs its own copy, checked against what the engine
+ * knows (its partition, the job's ranks, the caller's rank) by mpe_cad_admit. Nothing of
+ * the run is reset before that passed: a refused run may be one still in use. */
 int mpe_cad_issue(struct mpe_cad *c)
 {
     struct mpe_rank *self = mpe_self();
     c->why[0] = 0;
-    int rc = check(c, self);
+    int rc = mpe_cad_admit(c, self);
     if (rc)
         return rc;
+    /* The copy is nobody else's yet, so the run lock is not needed for this. */
+    rc = cad_issue(c->copy);
+    if (rc < 0) { /* a fresh copy that validated: cannot happen */
+        mpe_cad_release(c);
+        return mpe_cad_refuse(c, "graph: the engine could not issue its copy");
+    }
     if (!self->cad_lat)
         self->cad_lat = plat_alloc(MPE_CAD_LAT * sizeof *self->cad_lat);
     memset(&c->req, 0, sizeof c->req);
     c->req.owner = self->task;
     c->self = self;
     c->home_cpu = plat_task_cpu(self->task);
-    c->nnodes = c->g->nnodes;
+    c->nnodes = c->copy->nnodes;
     c->box = (struct lf_box){0};
     c->queued = c->finished = 0;
     c->refs = 1; /* this call's */
@@ -368,16 +355,10 @@ int mpe_cad_issue(struct mpe_cad *c)
     memset(node_state(c, 0), 0, (size_t)c->nnodes * sizeof(struct mpe_cad_node));
     count(self, MPE_CS_ISSUED);
     acquire(c);
-    rc = cad_issue(c->g);
     if (rc == CAD_FINISHED)
         finish(c);
-    if (rc >= 0)
-        step(c);
+    step(c);
     release(c);
-    if (rc < 0) { /* cad_validate passed, so only a graph still running gets here */
-        c->refs = 0;
-        return refuse(c, "graph: already running");
-    }
     run_put(c);
     return 0;
 }
@@ -392,7 +373,7 @@ int mpe_cad_test(struct mpe_cad *c)
         progress(c);
     }
     acquire(c);
-    int node = cad_next_deferred(c->g);
+    int node = cad_next_deferred(c->copy);
     release(c); /* steps whatever completed while we held the run */
     run_put(c);
     return node;
@@ -402,7 +383,7 @@ void mpe_cad_done(struct mpe_cad *c, int node)
 {
     run_get(c);
     acquire(c);
-    if (cad_complete(c->g, node) == CAD_FINISHED)
+    if (cad_complete(c->copy, node) == CAD_FINISHED)
         finish(c);
     step(c);
     release(c);

@@ -34,6 +34,7 @@
 #define MPE_MAX_NODES   64
 #define MPE_CAD_LAT     4096 /* progress latency samples kept per rank */
 #define MPE_CAD_BUDGET  64   /* runs one interrupt progresses before it re-raises itself */
+#define MPE_CAD_SPARE   4    /* idle graph copies a rank keeps for its next graphs */
 
 /* memcpy of a payload: MPI allows NULL buffers for 0 bytes, but memcpy's pointers must be
  * valid even then (C11 7.24.1; the compiler may assume them non-null afterwards). */
@@ -78,6 +79,8 @@ struct mpe_rank {
     uint64_t *cad_lat;           /* MPE_CAD_LAT progress latency samples, a ring */
     volatile uint32_t cad_lat_n; /* samples written ever */
     uint32_t cad_lat_read;       /* ... and read by the rank */
+    /* The engine's copies of the rank's graphs (mpe_cad_admit.c). */
+    struct mpe_cad_copy *cad_copies;
 };
 
 /* The engine's state for one node of a running graph (after struct mpe_cad). */
@@ -113,6 +116,15 @@ void mpe_cad_node_done(struct mpe_req *r, int err);
 void mpe_enter(void);
 void mpe_leave(void);
 size_t mpe_cad_bytes(uint32_t nnodes);
+/* mpe_cad_admit.c. Task context of c's owner `self`, in cad_issue before anything of the
+ * run is reset: copy c->g and c->world into a block of the engine's (c->block, c->copy,
+ * c->copy_world) and check the copies. 0, or -MPE_EINVAL with c->why (no block kept). */
+int mpe_cad_admit(struct mpe_cad *c, struct mpe_rank *self);
+/* Any context: c's last reference is gone; its block may serve the owner's next graph.
+ * The last touch of the block (c itself stays the caller's). */
+void mpe_cad_release(struct mpe_cad *c);
+/* mpe_cad.c: a refusal's reason into c->why, cut to fit; returns -MPE_EINVAL. */
+int mpe_cad_refuse(struct mpe_cad *c, const char *why);
 int mpe_cad_issue(struct mpe_cad *c);
 int mpe_cad_test(struct mpe_cad *c);
 void mpe_cad_done(struct mpe_cad *c, int node);

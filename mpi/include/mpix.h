@@ -55,9 +55,10 @@ uint64_t MPIX_Tsc_hz(void);
  * messages on comm's collective traffic with tags of the program's choosing, no user
  * ops). MPIX_Cad_start validates it again against what the kernel knows (the rank's
  * partition, the communicator) and starts it as a request that MPI_Wait/MPI_Test
- * complete; the graph's memory must stay untouched until then. An invalid graph starts
- * nothing: MPI_ERR_ARG (through comm's error handler), and MPIX_Cad_error gives the
- * reason, naming the node ("node 7 (RECV): ...").
+ * complete. The kernel runs its own copy, taken at the start: changes to the graph after
+ * the call have no effect (the buffers it names must stay, of course). An invalid graph
+ * starts nothing: MPI_ERR_ARG (through comm's error handler), and MPIX_Cad_error gives
+ * the reason, naming the node ("node 7 (RECV): ...").
  */
 struct cad_graph;
 int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request *req);

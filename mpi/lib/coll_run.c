@@ -203,7 +203,9 @@ int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
     run->g = g;
     run->gbytes = q->gbytes;
     run->world = q->comm->group->world;
+    run->world_size = (uint32_t)q->comm->size;
     run->policy = policy;
+    run->run_nodes = q->plan.node_cap;
     if (mpi_engine->cad_issue(run) < 0) {
         memcpy(last_why, run->why, sizeof last_why);
         req_discard(r);
@@ -234,10 +236,10 @@ int coll_poll(MPI_Request r)
      * only delays it to the next call: the engine wakes us when it parks one). MPI_Test
      * in a compute loop then costs a few loads, not a call into the engine. */
     if (run->policy != MPE_CAD_POLL &&
-        __atomic_load_n(&run->g->defer_head, __ATOMIC_ACQUIRE) == CAD_NIL)
+        __atomic_load_n(&run->copy->defer_head, __ATOMIC_ACQUIRE) == CAD_NIL)
         return 0;
     while ((node = mpi_engine->cad_test(run)) >= 0) {
-        const struct cad_node *n = &cad_nodes(run->g)[node];
+        const struct cad_node *n = &cad_nodes(run->copy)[node]; /* the engine's: validated */
         int rc = op_apply_packed(q->op, (const void *)(uintptr_t)n->u.c.in,
                                  (void *)(uintptr_t)n->u.c.inout, (int)n->u.c.count, q->dt);
         if (rc != MPI_SUCCESS && !q->err)
@@ -280,6 +282,12 @@ int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request
         snprintf(last_why, sizeof last_why, "graph: not a CAD graph of %zu bytes", bytes);
         return err_raise(comm, MPI_ERR_ARG, "MPIX_Cad_start");
     }
+    if (g->own.comm_size != comm->size) { /* the engine checks it too: a clearer message */
+        snprintf(last_why, sizeof last_why,
+                 "graph: made for a communicator of %d ranks, the communicator has %d",
+                 (int)g->own.comm_size, comm->size);
+        return err_raise(comm, MPI_ERR_ARG, "MPIX_Cad_start");
+    }
     /* The program's messages travel on comm's collective context, whatever the nodes say:
      * a graph cannot reach into another communicator's traffic. */
     for (uint32_t i = 0; i < g->nnodes; i++) {
@@ -297,6 +305,7 @@ int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request
     q->gmem = g;
     q->gbytes = bytes;
     q->run = (struct mpe_cad *)(mem + up64(sizeof *q));
+    q->plan.node_cap = g->nnodes; /* what the run has room for */
     q->comm = comm;
     /* Graphs of the program itself travel on the communicator's collective context like
      * ours; the program chooses the tags. */

@@ -55,7 +55,9 @@ static void issue(struct rank_run *x, int r, int kind, uint64_t bytes, int polic
     x->run->g = g;
     x->run->gbytes = gb;
     x->run->world = x->world;
+    x->run->world_size = NR;
     x->run->policy = (uint32_t)policy;
+    x->run->run_nodes = p.node_cap;
     UT_EQ(mpe_ops.cad_issue(x->run), 0);
 }
 
@@ -73,7 +75,7 @@ static int wait_all(struct rank_run *x)
             host_as_rank(r);
             int node;
             while ((node = mpe_ops.cad_test(x[r].run)) >= 0) {
-                const struct cad_node *n = &cad_nodes(x[r].run->g)[node];
+                const struct cad_node *n = &cad_nodes(x[r].run->copy)[node];
                 const uint8_t *in = (const uint8_t *)(uintptr_t)n->u.c.in;
                 uint8_t *io = (uint8_t *)(uintptr_t)n->u.c.inout;
                 for (uint64_t i = 0; i < n->u.c.count; i++)
@@ -170,6 +172,8 @@ UT_TEST(mpe_cad_refused)
     run->g = g;
     run->gbytes = sizeof mem;
     run->world = world;
+    run->world_size = 2;
+    run->run_nodes = 8;
     host_as_rank(0);
     UT_EQ(mpe_ops.cad_issue(run), -MPE_EINVAL);
     UT_ASSERT(strstr(run->why, "owner is not the calling rank"));

@@ -2,6 +2,7 @@
  * test's (or the fuzzer's) thread; "interrupt context" is a flag, not a real interrupt. */
 #include "mpe_host_plat.h"
 #include "mpe.h" /* the ranks' entry points (mpe_ops), as the ABI exports them */
+#include <sanitizer/asan_interface.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,9 @@ struct task {
  * plat_fatal half way through) is freed completely. 32 bytes keep the payload aligned. */
 struct blk {
     struct blk *prev, *next;
-    size_t n, pad;
+    size_t n;
+    uint32_t snap;  /* in the snapshot (host_snapshot): kept when freed, for host_restore */
+    uint32_t freed; /* ... and freed since (poisoned for ASan until restored) */
 };
 
 static struct {
@@ -41,23 +44,56 @@ static struct {
 static struct task tasks[HOST_MAX_RANKS];
 static int cur_rank;
 static int lock_depth, in_irq;
+#define HOLD_MIN 4096 /* smallest held buffer */
+
 static struct blk *blocks;
-static size_t nblocks;
+static size_t nblocks; /* live ones (freed snapshot blocks do not count) */
 static jmp_buf *catch_env;
 char host_fatal_msg[512];
-/* Buffers handed to the engine: freed here too when plat_fatal longjmps past their owner. */
-static uint8_t *held[2];
+/* Buffers handed to the engine (the bytes of one injection, one pumped chunk): kept for
+ * the next one, so that a fuzz input's thousands of pieces cost no malloc each, yet
+ * exactly `n` bytes are addressable while held (the rest poisoned, as a malloc of n bytes
+ * would be surrounded by redzones) and none once let go. */
+static void host_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+static struct held {
+    uint8_t *p;
+    size_t cap;
+} held[2];
 
 static uint8_t *hold(int i, size_t n)
 {
-    free(held[i]);
-    return held[i] = malloc(n ? n : 1);
+    struct held *h = &held[i];
+    if (n > h->cap || !h->p) {
+        if (h->p)
+            ASAN_UNPOISON_MEMORY_REGION(h->p, h->cap);
+        free(h->p);
+        h->cap = n > HOLD_MIN ? n : HOLD_MIN;
+        if (!(h->p = malloc(h->cap)))
+            host_fail("out of memory for %zu bytes", n);
+    }
+    ASAN_UNPOISON_MEMORY_REGION(h->p, n);
+    ASAN_POISON_MEMORY_REGION(h->p + n, h->cap - n);
+    return h->p;
 }
 
+/* Also when plat_fatal longjmps past the holder. */
 static void unhold(int i)
 {
-    free(held[i]);
-    held[i] = 0;
+    if (held[i].p)
+        ASAN_POISON_MEMORY_REGION(held[i].p, held[i].cap);
+}
+
+/* World destruction: the held buffers go. */
+static void held_free(void)
+{
+    for (int i = 0; i < 2; i++) {
+        if (held[i].p)
+            ASAN_UNPOISON_MEMORY_REGION(held[i].p, held[i].cap);
+        free(held[i].p);
+        held[i].p = 0;
+        held[i].cap = 0;
+    }
 }
 
 static void default_fail(const char *msg) __attribute__((noreturn));
@@ -208,7 +244,10 @@ static void blk_free(struct blk *b)
         blocks = b->next;
     if (b->next)
         b->next->prev = b->prev;
-    nblocks--;
+    if (b->freed)
+        ASAN_UNPOISON_MEMORY_REGION(b + 1, b->n);
+    else
+        nblocks--;
     free(b);
 }
 
@@ -216,8 +255,20 @@ void plat_free(void *p)
 {
     if (in_irq)
         host_fail("plat_free in interrupt context");
-    if (p)
-        blk_free((struct blk *)p - 1);
+    if (!p)
+        return;
+    struct blk *b = (struct blk *)p - 1;
+    if (b->freed)
+        host_fail("plat_free of a block freed already");
+    if (!b->snap) {
+        blk_free(b);
+        return;
+    }
+    /* host_restore brings it back at this address, which other blocks may point to; until
+     * then a use is an ASan report, as after a real free. */
+    b->freed = 1;
+    nblocks--;
+    ASAN_POISON_MEMORY_REGION(p, b->n);
 }
 
 int plat_net_lock(void)
@@ -247,8 +298,9 @@ long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
     if (p->broken)
         return -1;
     size_t cap = sim.cfg.cap, n = cap - p->len < len ? cap - p->len : len;
-    for (size_t i = 0; i < n; i++)
-        p->buf[(p->head + p->len + i) % cap] = ((const uint8_t *)data)[i];
+    size_t at = (p->head + p->len) % cap, first = cap - at < n ? cap - at : n;
+    memcpy(p->buf + at, data, first); /* up to the ring's end, then from its start */
+    memcpy(p->buf, (const uint8_t *)data + first, n - first);
     p->len += n;
     if (n < len)
         p->want_room = 1;
@@ -292,12 +344,143 @@ struct mpe_conn *host_conn(int node, int peer)
     return mpe_node_conn(sim.node[node], peer);
 }
 
-void host_world_destroy(void)
+/* ---- snapshots: one world, reset for each fuzz input ---- */
+
+#define SNAP_PAGE 4096 /* restored page by page: all-zero pages by memset */
+
+struct snap_blk {
+    struct blk *b;
+    uint8_t *copy; /* its bytes at the snapshot */
+    uint8_t *zero; /* per SNAP_PAGE of them: all zero */
+};
+
+static struct {
+    int live;
+    size_t n;
+    struct snap_blk *blk;
+    __typeof__(sim) sim;
+    struct task tasks[HOST_MAX_RANKS];
+    int cur_rank;
+    uint8_t *pipe[HOST_MAX_NODES][HOST_MAX_NODES]; /* the pipes' buffers */
+} snap;
+
+/* Test's thread: is p[0..n) all zero? */
+static int all_zero(const uint8_t *p, size_t n)
 {
-    while (blocks)
-        blk_free(blocks);
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* Test's thread: forget the snapshot (its blocks stay as they are). */
+static void snap_drop(void)
+{
+    for (size_t i = 0; i < snap.n; i++) {
+        snap.blk[i].b->snap = 0;
+        free(snap.blk[i].copy);
+        free(snap.blk[i].zero);
+    }
+    free(snap.blk);
+    for (int i = 0; i < HOST_MAX_NODES; i++)
+        for (int j = 0; j < HOST_MAX_NODES; j++)
+            free(snap.pipe[i][j]);
+    memset(&snap, 0, sizeof snap);
+}
+
+/* Test's thread, no interrupt or lock in progress: see mpe_host_plat.h. */
+int host_snapshot(void)
+{
+    if (in_irq || lock_depth)
+        host_fail("host_snapshot in interrupt context or under the network lock");
+    snap_drop();
+    snap.blk = calloc(nblocks ? nblocks : 1, sizeof *snap.blk);
+    if (!snap.blk)
+        return -1;
+    for (struct blk *b = blocks; b; b = b->next, snap.n++) {
+        struct snap_blk *s = &snap.blk[snap.n];
+        size_t pages = (b->n + SNAP_PAGE - 1) / SNAP_PAGE;
+        s->b = b;
+        s->copy = malloc(b->n ? b->n : 1);
+        s->zero = malloc(pages ? pages : 1);
+        if (!s->copy || !s->zero) {
+            snap.n++;
+            snap_drop();
+            return -1;
+        }
+        b->snap = 1;
+        memcpy(s->copy, b + 1, b->n);
+        for (size_t p = 0; p < pages; p++) {
+            size_t at = p * SNAP_PAGE, len = b->n - at < SNAP_PAGE ? b->n - at : SNAP_PAGE;
+            s->zero[p] = (uint8_t)all_zero(s->copy + at, len);
+        }
+    }
+    for (int i = 0; i < HOST_MAX_NODES; i++)
+        for (int j = 0; j < HOST_MAX_NODES; j++)
+            if (sim.pipe[i][j].buf) {
+                if (!(snap.pipe[i][j] = malloc(sim.cfg.cap))) {
+                    snap_drop();
+                    return -1;
+                }
+                memcpy(snap.pipe[i][j], sim.pipe[i][j].buf, sim.cfg.cap);
+            }
+    snap.sim = sim;
+    memcpy(snap.tasks, tasks, sizeof tasks);
+    snap.cur_rank = cur_rank;
+    snap.live = 1;
+    return 0;
+}
+
+/* Test's thread: see mpe_host_plat.h. */
+void host_restore(void)
+{
+    if (!snap.live)
+        host_fail("host_restore without a snapshot");
+    for (struct blk *b = blocks, *next; b; b = next) {
+        next = b->next;
+        if (!b->snap) /* allocated since */
+            blk_free(b);
+    }
+    for (size_t i = 0; i < snap.n; i++) {
+        struct snap_blk *s = &snap.blk[i];
+        struct blk *b = s->b;
+        uint8_t *p = (uint8_t *)(b + 1);
+        if (b->freed) {
+            ASAN_UNPOISON_MEMORY_REGION(p, b->n);
+            b->freed = 0;
+            nblocks++;
+        }
+        /* Runs of pages of one kind in one call: the calls' own cost (ASan checks each
+         * range) is per call. */
+        size_t pages = (b->n + SNAP_PAGE - 1) / SNAP_PAGE;
+        for (size_t pg = 0, end; pg < pages; pg = end) {
+            for (end = pg + 1; end < pages && s->zero[end] == s->zero[pg]; end++)
+                ;
+            size_t at = pg * SNAP_PAGE, len = (end == pages ? b->n : end * SNAP_PAGE) - at;
+            if (s->zero[pg])
+                memset(p + at, 0, len);
+            else
+                memcpy(p + at, s->copy + at, len);
+        }
+    }
+    sim = snap.sim;
+    for (int i = 0; i < HOST_MAX_NODES; i++)
+        for (int j = 0; j < HOST_MAX_NODES; j++)
+            if (snap.pipe[i][j])
+                memcpy(sim.pipe[i][j].buf, snap.pipe[i][j], sim.cfg.cap);
+    memcpy(tasks, snap.tasks, sizeof tasks);
+    cur_rank = snap.cur_rank;
+    in_irq = lock_depth = 0;
     unhold(0);
     unhold(1);
+}
+
+void host_world_destroy(void)
+{
+    snap_drop();
+    while (blocks)
+        blk_free(blocks);
+    held_free();
     for (int i = 0; i < HOST_MAX_NODES; i++)
         for (int j = 0; j < HOST_MAX_NODES; j++)
             free(sim.pipe[i][j].buf);
@@ -413,8 +596,9 @@ size_t host_pipe_take(int from, int to, void *buf, size_t max)
 {
     struct pipe *p = pipe_of(from, to);
     size_t n = p->len < max ? p->len : max;
-    for (size_t i = 0; i < n; i++)
-        ((uint8_t *)buf)[i] = p->buf[(p->head + i) % sim.cfg.cap];
+    size_t first = sim.cfg.cap - p->head < n ? sim.cfg.cap - p->head : n;
+    memcpy(buf, p->buf + p->head, first); /* up to the ring's end, then from its start */
+    memcpy((uint8_t *)buf + first, p->buf, n - first);
     p->head = (p->head + n) % sim.cfg.cap;
     p->len -= n;
     return n;

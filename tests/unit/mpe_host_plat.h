@@ -45,6 +45,14 @@ struct host_cfg {
 int host_world_create(int nodes, int size, const struct host_cfg *cfg);
 /* Frees every node and everything the engine allocated (plat_alloc'ed blocks). */
 void host_world_destroy(void);
+/* A fuzz target's cheap reset (task context, nothing in flight inside the host): keep the
+ * world as it is now, every plat_alloc block's bytes, the pipes and the simulator's state;
+ * host_restore() puts all of it back, at the same addresses: blocks allocated since are
+ * freed, blocks freed since come back (until then a use is an ASan report). What the
+ * engine keeps outside plat_alloc blocks (the caller's requests and buffers) is the
+ * caller's to restore. host_snapshot: 0, or -1 when out of memory. */
+int host_snapshot(void);
+void host_restore(void);
 struct mpe_node *host_node(int id); /* NULL for a node the test plays */
 struct mpe_conn *host_conn(int node, int peer);
 int host_node_of(int world);
