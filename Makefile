@@ -20,17 +20,17 @@ BENCH_CMDS :=
 CHECK_SRCS :=
 
 include mk/config.mk
--include mk/newlib.mk
--include mk/lwip.mk
--include unikernel/unikernel.mk
--include tests/uk/uk.mk
--include net/impi.mk
--include mpi/mpi.mk
--include tests/mpi/mpi.mk
--include tests/bench/bench.mk
--include net/net.mk
+include mk/newlib.mk
+include mk/lwip.mk
+include unikernel/unikernel.mk
+include tests/uk/uk.mk
+include net/impi.mk
+include mpi/mpi.mk
+include tests/mpi/mpi.mk
+include tests/bench/bench.mk
+include net/net.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
--include tests/unit/unit.mk
+include tests/unit/unit.mk
 
 .PHONY: all deps run test bench check help clean
 

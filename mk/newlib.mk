@@ -46,5 +46,5 @@ newlib: $(NEWLIB_K_STAMP) $(NEWLIB_U_STAMP)
 
 ALL_TARGETS += newlib
 
--include unikernel/libc/libc.mk
--include unikernel/libc/app/app.mk
+include unikernel/libc/libc.mk
+include unikernel/libc/app/app.mk

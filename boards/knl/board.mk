@@ -6,4 +6,5 @@
 # thread at the paper's 64 GiB. Not booted on such hardware by our tests (none here):
 # `make BOARD=knl all` builds it into build/knl/; it boots under QEMU as well
 # (qemu/ukboot --machine q35 --smp 4 build/knl/uk/ukernel.elf).
-BOARD_DEFS := -DMAX_CPUS=288
+# The MPI engine keeps per-CPU state too (mpi/core/mpe_plat.h); mpe_uk.c asserts it fits.
+BOARD_DEFS := -DMAX_CPUS=288 -DMPE_MAX_CPUS=288

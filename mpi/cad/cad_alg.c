@@ -174,7 +174,7 @@ static uint64_t total_sent(const struct cad_coll *c)
 {
     uint64_t sum = 0;
     for (int i = 0; i < c->size; i++)
-        sum += cad_ab_cnt(c, i);
+        sum += cad_alg_cnt(c, i);
     return sum;
 }
 
@@ -222,7 +222,7 @@ static const char *prepare(struct cad_coll *c)
     return check_alg(c);
 }
 
-static void dispatch(struct cad_ab *b)
+static void dispatch(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     int a = c->alg;
@@ -280,10 +280,10 @@ static void dispatch(struct cad_ab *b)
         else
             cad_alg_scan_linear(b);
     }
-    cad_ab_finish(b);
+    cad_builder_finish(b);
 }
 
-static void ab_init(struct cad_ab *b, const struct cad_coll *c)
+static void builder_init(struct cad_builder *b, const struct cad_coll *c)
 {
     memset(b, 0, sizeof *b);
     b->c = c;
@@ -302,9 +302,9 @@ int cad_alg_plan(struct cad_coll *c, struct cad_plan *p, const char **why)
             *why = w;
         return -CAD_EINVAL;
     }
-    struct cad_ab b;
+    struct cad_builder b;
     memset(p, 0, sizeof *p);
-    ab_init(&b, c);
+    builder_init(&b, c);
     b.p = p;
     dispatch(&b);
     if (b.err) {
@@ -330,8 +330,8 @@ int cad_alg_build(struct cad_graph *g, const struct cad_coll *c, void *tmp)
     struct cad_coll d = *c; /* prepare() writes alg */
     if (prepare(&d))
         return -CAD_EINVAL;
-    struct cad_ab b;
-    ab_init(&b, &d);
+    struct cad_builder b;
+    builder_init(&b, &d);
     b.g = g;
     b.base[CAD_B_TMP] = (uint64_t)(uintptr_t)tmp;
     dispatch(&b);

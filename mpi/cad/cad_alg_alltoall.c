@@ -15,42 +15,44 @@
 #include "cad_alg_int.h"
 
 /* Task context (builder), any context while planning. */
-void cad_alg_alltoall(struct cad_ab *b)
+void cad_alg_alltoall(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     int n = c->size, r = c->rank, pairwise = c->alg == CAD_A_PAIRWISE;
     struct cad_loc sbuf = cad_loc(CAD_B_SBUF, 0), rbuf = cad_loc(CAD_B_RBUF, 0);
-    cad_ab_copy(b, cad_loc_add(rbuf, cad_ab_rdsp(c, r)), cad_loc_add(sbuf, cad_ab_dsp(c, r)),
-                cad_ab_cnt(c, r));
+    cad_builder_copy(b, cad_loc_add(rbuf, cad_alg_rdsp(c, r)), cad_loc_add(sbuf, cad_alg_dsp(c, r)),
+                     cad_alg_cnt(c, r));
     if (!pairwise) {
-        for (int k = 1; k < n && cad_ab_ok(b); k++) {
-            int from = cad_ab_mod((long long)r - k, n);
-            int v = cad_ab_recv(b, cad_loc_add(rbuf, cad_ab_rdsp(c, from)), cad_ab_rcnt(c, from),
-                                from, 0);
-            cad_ab_dep(b, CAD_NODE_START, v);
-            cad_ab_end(b, v);
+        for (int k = 1; k < n && cad_builder_ok(b); k++) {
+            int from = cad_alg_mod((long long)r - k, n);
+            int v = cad_builder_recv(b, cad_loc_add(rbuf, cad_alg_rdsp(c, from)),
+                                     cad_alg_rcnt(c, from), from, 0);
+            cad_builder_dep(b, CAD_NODE_START, v);
+            cad_builder_end(b, v);
         }
-        for (int k = 1; k < n && cad_ab_ok(b); k++) {
-            int to = cad_ab_mod((long long)r + k, n);
-            int s = cad_ab_send(b, cad_loc_add(sbuf, cad_ab_dsp(c, to)), cad_ab_cnt(c, to), to, 0);
-            cad_ab_dep(b, CAD_NODE_START, s);
-            cad_ab_end(b, s);
+        for (int k = 1; k < n && cad_builder_ok(b); k++) {
+            int to = cad_alg_mod((long long)r + k, n);
+            int s = cad_builder_send(b, cad_loc_add(sbuf, cad_alg_dsp(c, to)), cad_alg_cnt(c, to),
+                                     to, 0);
+            cad_builder_dep(b, CAD_NODE_START, s);
+            cad_builder_end(b, s);
         }
         return;
     }
     int pv = CAD_NODE_START, ps = -1;
-    for (int k = 1; k < n && cad_ab_ok(b); k++) {
-        int from = cad_ab_mod((long long)r - k, n), to = cad_ab_mod((long long)r + k, n);
-        int v =
-            cad_ab_recv(b, cad_loc_add(rbuf, cad_ab_rdsp(c, from)), cad_ab_rcnt(c, from), from, 0);
-        int s = cad_ab_send(b, cad_loc_add(sbuf, cad_ab_dsp(c, to)), cad_ab_cnt(c, to), to, 0);
-        cad_ab_dep(b, pv, v);
-        cad_ab_dep(b, ps, v);
-        cad_ab_dep(b, pv, s);
-        cad_ab_dep(b, ps, s);
+    for (int k = 1; k < n && cad_builder_ok(b); k++) {
+        int from = cad_alg_mod((long long)r - k, n), to = cad_alg_mod((long long)r + k, n);
+        int v = cad_builder_recv(b, cad_loc_add(rbuf, cad_alg_rdsp(c, from)), cad_alg_rcnt(c, from),
+                                 from, 0);
+        int s =
+            cad_builder_send(b, cad_loc_add(sbuf, cad_alg_dsp(c, to)), cad_alg_cnt(c, to), to, 0);
+        cad_builder_dep(b, pv, v);
+        cad_builder_dep(b, ps, v);
+        cad_builder_dep(b, pv, s);
+        cad_builder_dep(b, ps, s);
         pv = v;
         ps = s;
     }
-    cad_ab_end(b, pv);
-    cad_ab_end(b, ps);
+    cad_builder_end(b, pv);
+    cad_builder_end(b, ps);
 }

@@ -15,17 +15,17 @@
 #include "cad_alg_int.h"
 
 /* Task context (builder), any context while planning. */
-void cad_alg_barrier_dissem(struct cad_ab *b)
+void cad_alg_barrier_dissem(struct cad_builder *b)
 {
     int n = b->c->size, r = b->c->rank, heard = CAD_NODE_START;
     struct cad_loc none = cad_loc(CAD_B_NONE, 0);
-    for (long long d = 1, k = 0; d < n && cad_ab_ok(b); d <<= 1, k++) {
-        int v = cad_ab_recv(b, none, 0, cad_ab_mod(r - d, n), k);
-        int s = cad_ab_send(b, none, 0, cad_ab_mod(r + d, n), k);
-        cad_ab_dep(b, heard, v);
-        cad_ab_dep(b, heard, s);
-        cad_ab_end(b, s);
+    for (long long d = 1, k = 0; d < n && cad_builder_ok(b); d <<= 1, k++) {
+        int v = cad_builder_recv(b, none, 0, cad_alg_mod(r - d, n), k);
+        int s = cad_builder_send(b, none, 0, cad_alg_mod(r + d, n), k);
+        cad_builder_dep(b, heard, v);
+        cad_builder_dep(b, heard, s);
+        cad_builder_end(b, s);
         heard = v;
     }
-    cad_ab_end(b, heard);
+    cad_builder_end(b, heard);
 }

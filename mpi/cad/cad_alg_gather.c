@@ -22,46 +22,46 @@
 #include "cad_alg_int.h"
 
 /* Task context (builder), any context while planning. */
-void cad_alg_gather_linear(struct cad_ab *b)
+void cad_alg_gather_linear(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     int n = c->size, r = c->rank, root = c->root;
     struct cad_loc sbuf = cad_loc(CAD_B_SBUF, 0), rbuf = cad_loc(CAD_B_RBUF, 0);
     if (r != root) {
-        int s = cad_ab_send(b, sbuf, c->bytes, root, 0);
-        cad_ab_dep(b, CAD_NODE_START, s);
-        cad_ab_end(b, s);
+        int s = cad_builder_send(b, sbuf, c->bytes, root, 0);
+        cad_builder_dep(b, CAD_NODE_START, s);
+        cad_builder_end(b, s);
         return;
     }
     if (!c->in_place)
-        cad_ab_copy(b, cad_loc_add(rbuf, cad_ab_dsp(c, root)), sbuf, cad_ab_cnt(c, root));
-    for (int k = 1; k < n && cad_ab_ok(b); k++) {
-        int i = cad_ab_mod((long long)root + k, n);
-        int v = cad_ab_recv(b, cad_loc_add(rbuf, cad_ab_dsp(c, i)), cad_ab_cnt(c, i), i, 0);
-        cad_ab_dep(b, CAD_NODE_START, v);
-        cad_ab_end(b, v);
+        cad_builder_copy(b, cad_loc_add(rbuf, cad_alg_dsp(c, root)), sbuf, cad_alg_cnt(c, root));
+    for (int k = 1; k < n && cad_builder_ok(b); k++) {
+        int i = cad_alg_mod((long long)root + k, n);
+        int v = cad_builder_recv(b, cad_loc_add(rbuf, cad_alg_dsp(c, i)), cad_alg_cnt(c, i), i, 0);
+        cad_builder_dep(b, CAD_NODE_START, v);
+        cad_builder_end(b, v);
     }
 }
 
 /* Task context (builder), any context while planning. */
-void cad_alg_scatter_linear(struct cad_ab *b)
+void cad_alg_scatter_linear(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     int n = c->size, r = c->rank, root = c->root;
     struct cad_loc sbuf = cad_loc(CAD_B_SBUF, 0), rbuf = cad_loc(CAD_B_RBUF, 0);
     if (r != root) {
-        int v = cad_ab_recv(b, rbuf, c->bytes, root, 0);
-        cad_ab_dep(b, CAD_NODE_START, v);
-        cad_ab_end(b, v);
+        int v = cad_builder_recv(b, rbuf, c->bytes, root, 0);
+        cad_builder_dep(b, CAD_NODE_START, v);
+        cad_builder_end(b, v);
         return;
     }
     if (!c->in_place)
-        cad_ab_copy(b, rbuf, cad_loc_add(sbuf, cad_ab_dsp(c, root)), cad_ab_cnt(c, root));
-    for (int k = 1; k < n && cad_ab_ok(b); k++) {
-        int i = cad_ab_mod((long long)root + k, n);
-        int s = cad_ab_send(b, cad_loc_add(sbuf, cad_ab_dsp(c, i)), cad_ab_cnt(c, i), i, 0);
-        cad_ab_dep(b, CAD_NODE_START, s);
-        cad_ab_end(b, s);
+        cad_builder_copy(b, rbuf, cad_loc_add(sbuf, cad_alg_dsp(c, root)), cad_alg_cnt(c, root));
+    for (int k = 1; k < n && cad_builder_ok(b); k++) {
+        int i = cad_alg_mod((long long)root + k, n);
+        int s = cad_builder_send(b, cad_loc_add(sbuf, cad_alg_dsp(c, i)), cad_alg_cnt(c, i), i, 0);
+        cad_builder_dep(b, CAD_NODE_START, s);
+        cad_builder_end(b, s);
     }
 }
 
@@ -75,8 +75,8 @@ struct tree {
 static struct tree tree_of(const struct cad_coll *c)
 {
     struct tree t = {.n = c->size, .root = c->root};
-    t.v = cad_ab_mod((long long)c->rank - c->root, c->size);
-    t.lim = cad_ab_lowbit(t.v, c->size);
+    t.v = cad_alg_mod((long long)c->rank - c->root, c->size);
+    t.lim = cad_alg_lowbit(t.v, c->size);
     t.size = t.v ? (t.lim < t.n - t.v ? t.lim : t.n - t.v) : t.n;
     t.w = t.n - t.root;
     return t;
@@ -84,7 +84,7 @@ static struct tree tree_of(const struct cad_coll *c)
 
 static int real(const struct tree *t, long long v)
 {
-    return cad_ab_mod(v + t->root, t->n);
+    return cad_alg_mod(v + t->root, t->n);
 }
 
 /* Numbers [a, e) as a message, or two when the range crosses the wrap and one end of it is
@@ -96,7 +96,7 @@ static long long split(const struct tree *t, long long a, long long e, int at_ro
 }
 
 /* Task context (builder), any context while planning. */
-void cad_alg_gather_binomial(struct cad_ab *b)
+void cad_alg_gather_binomial(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     struct tree t = tree_of(c);
@@ -104,17 +104,17 @@ void cad_alg_gather_binomial(struct cad_ab *b)
     struct cad_loc sbuf = cad_loc(CAD_B_SBUF, 0), rbuf = cad_loc(CAD_B_RBUF, 0);
     if (!t.v) { /* root: the children's ranges straight into rbuf */
         if (!c->in_place)
-            cad_ab_copy(b, cad_loc_add(rbuf, (uint64_t)c->rank * blk), sbuf, blk);
-        for (long long m = 1; m < t.n && cad_ab_ok(b); m <<= 1) {
+            cad_builder_copy(b, cad_loc_add(rbuf, (uint64_t)c->rank * blk), sbuf, blk);
+        for (long long m = 1; m < t.n && cad_builder_ok(b); m <<= 1) {
             long long e = m + (m < t.n - m ? m : t.n - m), mid = split(&t, m, e, 1);
-            int v = cad_ab_recv(b, cad_loc_add(rbuf, (uint64_t)real(&t, m) * blk),
-                                (uint64_t)(mid - m) * blk, real(&t, m), 0);
-            cad_ab_dep(b, CAD_NODE_START, v);
-            cad_ab_end(b, v);
+            int v = cad_builder_recv(b, cad_loc_add(rbuf, (uint64_t)real(&t, m) * blk),
+                                     (uint64_t)(mid - m) * blk, real(&t, m), 0);
+            cad_builder_dep(b, CAD_NODE_START, v);
+            cad_builder_end(b, v);
             if (mid < e) { /* numbers from w on are ranks from 0 on */
-                v = cad_ab_recv(b, rbuf, (uint64_t)(e - mid) * blk, real(&t, m), 1);
-                cad_ab_dep(b, CAD_NODE_START, v);
-                cad_ab_end(b, v);
+                v = cad_builder_recv(b, rbuf, (uint64_t)(e - mid) * blk, real(&t, m), 1);
+                cad_builder_dep(b, CAD_NODE_START, v);
+                cad_builder_end(b, v);
             }
         }
         return;
@@ -122,13 +122,13 @@ void cad_alg_gather_binomial(struct cad_ab *b)
     struct cad_loc src = sbuf;
     int first = -1, nrecv = 0;
     if (t.size > 1) { /* inner: own block, then each child's range at its place */
-        src = cad_ab_tmp(b, (uint64_t)t.size * blk);
-        cad_ab_copy(b, src, sbuf, blk);
-        for (long long m = 1; m < t.lim && t.v + m < t.n && cad_ab_ok(b); m <<= 1) {
+        src = cad_builder_tmp(b, (uint64_t)t.size * blk);
+        cad_builder_copy(b, src, sbuf, blk);
+        for (long long m = 1; m < t.lim && t.v + m < t.n && cad_builder_ok(b); m <<= 1) {
             long long cs = m < t.n - t.v - m ? m : t.n - t.v - m;
-            int v = cad_ab_recv(b, cad_loc_add(src, (uint64_t)m * blk), (uint64_t)cs * blk,
-                                real(&t, t.v + m), 0);
-            cad_ab_dep(b, CAD_NODE_START, v);
+            int v = cad_builder_recv(b, cad_loc_add(src, (uint64_t)m * blk), (uint64_t)cs * blk,
+                                     real(&t, t.v + m), 0);
+            cad_builder_dep(b, CAD_NODE_START, v);
             if (first < 0)
                 first = v;
             nrecv++;
@@ -141,18 +141,18 @@ void cad_alg_gather_binomial(struct cad_ab *b)
         long long a = piece ? mid : t.v, z = piece ? e : mid;
         if (piece && mid == e)
             break;
-        int s = cad_ab_send(b, cad_loc_add(src, (uint64_t)(a - t.v) * blk), (uint64_t)(z - a) * blk,
-                            parent, piece);
+        int s = cad_builder_send(b, cad_loc_add(src, (uint64_t)(a - t.v) * blk),
+                                 (uint64_t)(z - a) * blk, parent, piece);
         if (!nrecv)
-            cad_ab_dep(b, CAD_NODE_START, s);
+            cad_builder_dep(b, CAD_NODE_START, s);
         for (int j = 0; j < nrecv; j++)
-            cad_ab_dep(b, first + j, s);
-        cad_ab_end(b, s);
+            cad_builder_dep(b, first + j, s);
+        cad_builder_end(b, s);
     }
 }
 
 /* Task context (builder), any context while planning. */
-void cad_alg_scatter_binomial(struct cad_ab *b)
+void cad_alg_scatter_binomial(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     struct tree t = tree_of(c);
@@ -161,29 +161,29 @@ void cad_alg_scatter_binomial(struct cad_ab *b)
     int first = -1, nrecv = 0;
     if (!t.v) {
         if (!c->in_place)
-            cad_ab_copy(b, rbuf, cad_loc_add(sbuf, (uint64_t)c->rank * blk), blk);
+            cad_builder_copy(b, rbuf, cad_loc_add(sbuf, (uint64_t)c->rank * blk), blk);
     } else { /* own block into rbuf; the rest of the subtree into scratch */
         int parent = real(&t, t.v - t.lim);
-        int v = cad_ab_recv(b, rbuf, blk, parent, 0);
-        cad_ab_dep(b, CAD_NODE_START, v);
-        cad_ab_end(b, v);
+        int v = cad_builder_recv(b, rbuf, blk, parent, 0);
+        cad_builder_dep(b, CAD_NODE_START, v);
+        cad_builder_end(b, v);
         if (t.size > 1) {
             long long a = t.v + 1, e = t.v + t.size, mid = split(&t, a, e, t.v == t.lim);
-            src = cad_ab_tmp(b, (uint64_t)(t.size - 1) * blk);
-            first = cad_ab_recv(b, src, (uint64_t)(mid - a) * blk, parent, 1);
-            cad_ab_dep(b, CAD_NODE_START, first);
+            src = cad_builder_tmp(b, (uint64_t)(t.size - 1) * blk);
+            first = cad_builder_recv(b, src, (uint64_t)(mid - a) * blk, parent, 1);
+            cad_builder_dep(b, CAD_NODE_START, first);
             nrecv = 1;
             if (mid < e) {
-                v = cad_ab_recv(b, cad_loc_add(src, (uint64_t)(mid - a) * blk),
-                                (uint64_t)(e - mid) * blk, parent, 2);
-                cad_ab_dep(b, CAD_NODE_START, v);
+                v = cad_builder_recv(b, cad_loc_add(src, (uint64_t)(mid - a) * blk),
+                                     (uint64_t)(e - mid) * blk, parent, 2);
+                cad_builder_dep(b, CAD_NODE_START, v);
                 nrecv = 2;
             }
         }
     }
     /* Children, largest subtree first. Where number x's block is: the root's sbuf at
      * rank x's place; elsewhere scratch at x - v - 1. */
-    for (long long m = t.lim >> 1; m > 0 && cad_ab_ok(b); m >>= 1) {
+    for (long long m = t.lim >> 1; m > 0 && cad_builder_ok(b); m >>= 1) {
         if (t.v + m >= t.n)
             continue;
         long long x = t.v + m, cs = m < t.n - x ? m : t.n - x;
@@ -196,12 +196,12 @@ void cad_alg_scatter_binomial(struct cad_ab *b)
                 continue; /* no rest (a leaf), or no second run */
             struct cad_loc at = t.v ? cad_loc_add(src, (uint64_t)(from - t.v - 1) * blk)
                                     : cad_loc_add(sbuf, (uint64_t)real(&t, from) * blk);
-            int s = cad_ab_send(b, at, (uint64_t)(to - from) * blk, peer, piece);
+            int s = cad_builder_send(b, at, (uint64_t)(to - from) * blk, peer, piece);
             if (!nrecv)
-                cad_ab_dep(b, CAD_NODE_START, s);
+                cad_builder_dep(b, CAD_NODE_START, s);
             for (int j = 0; j < nrecv; j++)
-                cad_ab_dep(b, first + j, s);
-            cad_ab_end(b, s);
+                cad_builder_dep(b, first + j, s);
+            cad_builder_end(b, s);
         }
     }
 }

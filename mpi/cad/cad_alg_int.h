@@ -28,8 +28,8 @@ struct cad_seg {
     uint64_t len;
 };
 
-/* The build context. */
-struct cad_ab {
+/* The builder (cad_alg_builder.c): one rank's graph being counted (plan) or built. */
+struct cad_builder {
     struct cad_graph *g;      /* NULL: plan (count only) */
     const struct cad_coll *c; /* alg already chosen */
     struct cad_plan *p;       /* plan: the copies go here; build: NULL */
@@ -53,38 +53,38 @@ static inline struct cad_loc cad_loc_add(struct cad_loc l, uint64_t d)
     return l;
 }
 
-/* The builder calls (cad_alg_ab.c). Node calls return the node's index, or -1 once the
- * build failed; cad_ab_dep ignores negative indices, so builders need not check each
+/* The builder calls (cad_alg_builder.c). Node calls return the node's index, or -1 once the
+ * build failed; cad_builder_dep ignores negative indices, so builders need not check each
  * call. `k` is the message's tag offset from cad_coll.tag, below CAD_ALG_TAGS. */
-int cad_ab_send(struct cad_ab *b, struct cad_loc at, uint64_t len, int peer, long k);
-int cad_ab_recv(struct cad_ab *b, struct cad_loc at, uint64_t len, int peer, long k);
+int cad_builder_send(struct cad_builder *b, struct cad_loc at, uint64_t len, int peer, long k);
+int cad_builder_recv(struct cad_builder *b, struct cad_loc at, uint64_t len, int peer, long k);
 /* inout = in op inout over len bytes (len / esize elements of the collective's type). */
-int cad_ab_calc(struct cad_ab *b, struct cad_loc in, struct cad_loc inout, uint64_t len);
+int cad_builder_calc(struct cad_builder *b, struct cad_loc in, struct cad_loc inout, uint64_t len);
 /* `to` runs after `from`. */
-void cad_ab_dep(struct cad_ab *b, int from, int to);
-/* `node` ends this rank's part: connect it to END (nothing for START, see cad_ab_finish). */
-void cad_ab_end(struct cad_ab *b, int node);
+void cad_builder_dep(struct cad_builder *b, int from, int to);
+/* `node` ends this rank's part: connect it to END (nothing for START, see cad_builder_finish). */
+void cad_builder_end(struct cad_builder *b, int node);
 /* Close the graph: START -> END if nothing leads to END. */
-void cad_ab_finish(struct cad_ab *b);
+void cad_builder_finish(struct cad_builder *b);
 /* `len` bytes of scratch (8-byte aligned), for as long as the graph runs. */
-struct cad_loc cad_ab_tmp(struct cad_ab *b, uint64_t len);
+struct cad_loc cad_builder_tmp(struct cad_builder *b, uint64_t len);
 /* A local copy the library makes before the graph runs (nothing if empty or in place). */
-void cad_ab_copy(struct cad_ab *b, struct cad_loc dst, struct cad_loc src, uint64_t len);
-int cad_ab_fail(struct cad_ab *b, int code, const char *why);
-static inline int cad_ab_ok(const struct cad_ab *b)
+void cad_builder_copy(struct cad_builder *b, struct cad_loc dst, struct cad_loc src, uint64_t len);
+int cad_builder_fail(struct cad_builder *b, int code, const char *why);
+static inline int cad_builder_ok(const struct cad_builder *b)
 {
     return !b->err;
 }
 
 /* Rank arithmetic without overflow for any int size: x mod n in [0, n). */
-static inline int cad_ab_mod(long long x, int n)
+static inline int cad_alg_mod(long long x, int n)
 {
     long long m = x % n;
     return (int)(m < 0 ? m + n : m);
 }
 /* The lowest set bit of v > 0; for v == 0 the smallest power of two >= n (the root of a
  * binomial tree over n ranks has children below that). */
-static inline long long cad_ab_lowbit(long long v, int n)
+static inline long long cad_alg_lowbit(long long v, int n)
 {
     long long m = 1;
     if (!v) {
@@ -97,15 +97,15 @@ static inline long long cad_ab_lowbit(long long v, int n)
 
 /* v-variant geometry: rank i's block size and offset (the regular layout when the
  * arrays are NULL: `bytes` each, at i * bytes). */
-uint64_t cad_ab_cnt(const struct cad_coll *c, int i);
-uint64_t cad_ab_dsp(const struct cad_coll *c, int i);
-uint64_t cad_ab_rcnt(const struct cad_coll *c, int i);
-uint64_t cad_ab_rdsp(const struct cad_coll *c, int i);
+uint64_t cad_alg_cnt(const struct cad_coll *c, int i);
+uint64_t cad_alg_dsp(const struct cad_coll *c, int i);
+uint64_t cad_alg_rcnt(const struct cad_coll *c, int i);
+uint64_t cad_alg_rdsp(const struct cad_coll *c, int i);
 /* REDUCE_SCATTER: rank i's result block (counts[i], or bytes / size when NULL). */
-uint64_t cad_ab_rs_cnt(const struct cad_coll *c, int i);
+uint64_t cad_alg_rs_cnt(const struct cad_coll *c, int i);
 
 /* The reduction's input on this rank: rbuf when in place, sbuf otherwise. */
-struct cad_loc cad_ab_input(const struct cad_ab *b);
+struct cad_loc cad_builder_input(const struct cad_builder *b);
 
 /* The bcast chain's segment: CAD_ALG_CHUNK or c->chunk, raised so that the segments of
  * `bytes` fit in CAD_ALG_TAGS tags. */
@@ -113,30 +113,30 @@ uint64_t cad_alg_chain_chunk(const struct cad_coll *c);
 
 /* --- the algorithms, one rank's part each (the files say how and why) ----------------- */
 
-void cad_alg_barrier_dissem(struct cad_ab *b);
+void cad_alg_barrier_dissem(struct cad_builder *b);
 /* Binomial bcast of buf[0, len) from `root`, tags k; starts after `after`. */
-void cad_alg_bcast_tree(struct cad_ab *b, int root, struct cad_loc buf, uint64_t len, int k,
+void cad_alg_bcast_tree(struct cad_builder *b, int root, struct cad_loc buf, uint64_t len, int k,
                         int after);
-void cad_alg_bcast_chain(struct cad_ab *b);
+void cad_alg_bcast_chain(struct cad_builder *b);
 /* Binomial reduce of every rank's vector (c->bytes) to `troot`, whose result ends in the
  * segments acc[0..nacc) (in vector order); tags k. Returns the node after which this
  * rank's part is done (`after` if it has none). */
-int cad_alg_reduce_tree(struct cad_ab *b, int troot, struct cad_loc in, const struct cad_seg *acc,
-                        int nacc, int k, int after);
-void cad_alg_reduce_binomial(struct cad_ab *b);
-void cad_alg_allreduce_composite(struct cad_ab *b);
-void cad_alg_allreduce_recdbl(struct cad_ab *b);
-void cad_alg_allreduce_ring(struct cad_ab *b);
-void cad_alg_reduce_scatter_composite(struct cad_ab *b);
-void cad_alg_reduce_scatter_ring(struct cad_ab *b);
-void cad_alg_scan_linear(struct cad_ab *b);
-void cad_alg_scan_recdbl(struct cad_ab *b);
-void cad_alg_gather_linear(struct cad_ab *b);
-void cad_alg_gather_binomial(struct cad_ab *b);
-void cad_alg_scatter_linear(struct cad_ab *b);
-void cad_alg_scatter_binomial(struct cad_ab *b);
-void cad_alg_allgather_ring(struct cad_ab *b);
-void cad_alg_allgather_recdbl(struct cad_ab *b);
-void cad_alg_alltoall(struct cad_ab *b);
+int cad_alg_reduce_tree(struct cad_builder *b, int troot, struct cad_loc in,
+                        const struct cad_seg *acc, int nacc, int k, int after);
+void cad_alg_reduce_binomial(struct cad_builder *b);
+void cad_alg_allreduce_composite(struct cad_builder *b);
+void cad_alg_allreduce_recdbl(struct cad_builder *b);
+void cad_alg_allreduce_ring(struct cad_builder *b);
+void cad_alg_reduce_scatter_composite(struct cad_builder *b);
+void cad_alg_reduce_scatter_ring(struct cad_builder *b);
+void cad_alg_scan_linear(struct cad_builder *b);
+void cad_alg_scan_recdbl(struct cad_builder *b);
+void cad_alg_gather_linear(struct cad_builder *b);
+void cad_alg_gather_binomial(struct cad_builder *b);
+void cad_alg_scatter_linear(struct cad_builder *b);
+void cad_alg_scatter_binomial(struct cad_builder *b);
+void cad_alg_allgather_ring(struct cad_builder *b);
+void cad_alg_allgather_recdbl(struct cad_builder *b);
+void cad_alg_alltoall(struct cad_builder *b);
 
 #endif

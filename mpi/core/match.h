@@ -21,6 +21,7 @@
  */
 #ifndef MPI_MATCH_H
 #define MPI_MATCH_H
+#include "lockfree.h"
 #include <stdint.h>
 #include <stddef.h>
 
@@ -40,12 +41,12 @@ struct match_link {
 
 struct match_entry {
     struct match_key key;
-    uint64_t seq;                   /* order of posting / arrival */
-    struct match_link chain;        /* hash bucket, or the posted wildcard list */
-    struct match_link order;        /* unexpected messages: arrival order */
-    struct match_entry *inbox_next; /* match_rank.h's inbox */
-    uint8_t queued;                 /* 0 none, 1 posted, 2 unexpected */
-    uint8_t wild;                   /* posted with a wildcard */
+    uint64_t seq;            /* order of posting / arrival */
+    struct match_link chain; /* hash bucket, or the posted wildcard list */
+    struct match_link order; /* unexpected messages: arrival order */
+    struct lf_link inbox;    /* match_rank.h's inbox */
+    uint8_t queued;          /* 0 none, 1 posted, 2 unexpected */
+    uint8_t wild;            /* posted with a wildcard */
 };
 
 struct match_list {

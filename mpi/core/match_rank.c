@@ -1,22 +1,5 @@
-/* match_rank.c: see match_rank.h. */
+/* match_rank.c: see match_rank.h. The lock-free parts are lockfree.h's lf_box. */
 #include "match_rank.h"
-
-static int try_lock(struct match_rank *mr)
-{
-    return !__atomic_exchange_n(&mr->lock, 1, __ATOMIC_ACQUIRE);
-}
-
-static void lock(struct match_rank *mr)
-{
-    while (!try_lock(mr))
-        while (__atomic_load_n(&mr->lock, __ATOMIC_RELAXED))
-            __builtin_ia32_pause();
-}
-
-static void unlock(struct match_rank *mr)
-{
-    __atomic_store_n(&mr->lock, 0, __ATOMIC_RELEASE);
-}
 
 static struct match_entry *arrive_locked(struct match_rank *mr, struct match_entry *msg)
 {
@@ -26,42 +9,36 @@ static struct match_entry *arrive_locked(struct match_rank *mr, struct match_ent
     return recv;
 }
 
-/* Under the lock: take the whole inbox and match it in push order. */
+/* Under the lock: match the whole inbox in push order. */
 static void drain(struct match_rank *mr)
 {
-    struct match_entry *l =
-        __atomic_exchange_n(&mr->inbox, (struct match_entry *)0, __ATOMIC_ACQUIRE);
-    struct match_entry *fifo = 0;
-    while (l) { /* the stack is newest first: reverse it */
-        struct match_entry *next = l->inbox_next;
-        l->inbox_next = fifo;
-        fifo = l;
-        l = next;
-    }
-    while (fifo) {
-        struct match_entry *next = fifo->inbox_next;
+    struct lf_link *l = lf_take_all(&mr->box.inbox);
+    while (l) {
+        struct lf_link *next = l->next; /* l may be delivered, and reused, below */
         mr->deferred++;
-        arrive_locked(mr, fifo);
-        fifo = next;
+        arrive_locked(mr, container_of(l, struct match_entry, inbox));
+        l = next;
     }
 }
 
-/* Release, and take the lock back for whatever was pushed meanwhile. */
+/* Under the lock: release it, draining whatever was pushed until then. */
 static void release(struct match_rank *mr)
 {
-    for (;;) {
-        unlock(mr);
-        if (!__atomic_load_n(&mr->inbox, __ATOMIC_ACQUIRE) || !try_lock(mr))
-            return;
+    while (lf_box_unlock(&mr->box))
         drain(mr);
-    }
+}
+
+/* Task context: take the lock and drain (so earlier arrivals match first). */
+static void acquire(struct match_rank *mr)
+{
+    lf_box_lock(&mr->box);
+    drain(mr);
 }
 
 void match_rank_init(struct match_rank *mr, match_deliver_fn deliver, void *owner)
 {
     match_init(&mr->eng);
-    mr->lock = 0;
-    mr->inbox = 0;
+    mr->box = (struct lf_box){0};
     mr->deliver = deliver;
     mr->owner = owner;
     mr->direct = mr->deferred = 0;
@@ -70,20 +47,16 @@ void match_rank_init(struct match_rank *mr, match_deliver_fn deliver, void *owne
 /* Any context; see match_rank.h. */
 void match_rank_arrive(struct match_rank *mr, struct match_entry *msg)
 {
-    if (try_lock(mr)) {
+    if (lf_box_trylock(&mr->box)) {
         drain(mr); /* earlier arrivals first */
         mr->direct++;
         arrive_locked(mr, msg);
         release(mr);
         return;
     }
-    struct match_entry *head = __atomic_load_n(&mr->inbox, __ATOMIC_RELAXED);
-    do
-        msg->inbox_next = head;
-    while (!__atomic_compare_exchange_n(&mr->inbox, &head, msg, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
-    /* The holder may have released between our try and our push: try once more. */
-    if (try_lock(mr)) {
+    /* The holder sees msg when it releases; if it released before our push, we take
+     * the lock ourselves (lockfree.h: lf_box_push). */
+    if (lf_box_push(&mr->box, &msg->inbox) && lf_box_trylock(&mr->box)) {
         drain(mr);
         release(mr);
     }
@@ -92,8 +65,7 @@ void match_rank_arrive(struct match_rank *mr, struct match_entry *msg)
 /* Task context; see match_rank.h. */
 struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *recv)
 {
-    lock(mr);
-    drain(mr);
+    acquire(mr);
     struct match_entry *msg = match_post(&mr->eng, recv);
     if (msg)
         mr->deliver(mr, recv, msg);
@@ -104,8 +76,7 @@ struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *r
 /* Task context. */
 struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_key *k)
 {
-    lock(mr);
-    drain(mr);
+    acquire(mr);
     struct match_entry *m = match_probe(&mr->eng, k);
     release(mr);
     return m;
@@ -114,8 +85,7 @@ struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_k
 /* Task context. */
 int match_rank_cancel(struct match_rank *mr, struct match_entry *recv)
 {
-    lock(mr);
-    drain(mr);
+    acquire(mr);
     int r = match_cancel(&mr->eng, recv);
     release(mr);
     return r;
@@ -124,8 +94,7 @@ int match_rank_cancel(struct match_rank *mr, struct match_entry *recv)
 /* Task context; see match_rank.h. */
 void match_rank_lock(struct match_rank *mr)
 {
-    lock(mr);
-    drain(mr);
+    acquire(mr);
 }
 
 void match_rank_unlock(struct match_rank *mr)

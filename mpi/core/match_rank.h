@@ -11,7 +11,9 @@
  * in the order each producer pushed them, before anything newer) and looks at the inbox
  * again after releasing it, taking the lock back if something came in meanwhile. Every
  * pushed message is therefore drained by the next successful taker, and there always is
- * one: the pusher itself tries again after pushing.
+ * one: a pusher that sees the lock free after its push tries to take it. The lock and the
+ * inbox are an lf_box (lockfree.h), whose release is the full-barrier handshake that makes
+ * "the holder looks again" true on x86.
  *
  * Matches are handed to the rank's `deliver` callback under the lock, in match order.
  */
@@ -26,8 +28,7 @@ typedef void (*match_deliver_fn)(struct match_rank *mr, struct match_entry *recv
 
 struct match_rank {
     struct match_engine eng;
-    volatile uint32_t lock;
-    struct match_entry *volatile inbox; /* lock-free stack, linked through inbox_next */
+    struct lf_box box; /* the engine lock and the inbox (match_entry.inbox) */
     match_deliver_fn deliver;
     void *owner;
     uint64_t direct, deferred; /* arrivals matched at once / through the inbox */

@@ -69,6 +69,18 @@ struct mpe_req {
 /* How a graph progresses (mpe_cad.policy); mpix.h's UKMPI_CAD_PROGRESS explains each. */
 enum mpe_cad_policy { MPE_CAD_AUTO = 0, MPE_CAD_IPI, MPE_CAD_LOCAL, MPE_CAD_POLL };
 
+/* Per-rank message counters (ops->stats), for `make bench` and tests. */
+enum {
+    MPE_ST_LOCAL_SENDS, /* intra-node sends */
+    MPE_ST_BUFFERED,    /* ... of which buffered (eager, no receive posted yet) */
+    MPE_ST_NET_SENDS,   /* inter-node sends */
+    MPE_ST_RENDEZVOUS,  /* ... of which went RTS/CTS/DATA */
+    MPE_ST_DIRECT,      /* arrivals matched at once (match_rank.direct) */
+    MPE_ST_DEFERRED,    /* ... and through the inbox (match_rank.deferred) */
+    MPE_ST_DESCS,       /* intra-node descriptors this rank allocated */
+    MPE_ST_COUNT = 8
+};
+
 /* Per-rank CAD counters (cad_stats), the same indices as mpix.h's MPIX_CAD_*. */
 enum {
     MPE_CS_ISSUED,
@@ -103,12 +115,13 @@ struct mpe_cad {
     /* The engine's. */
     struct mpe_rank *self;
     int home_cpu;
-    volatile uint32_t lock;      /* try-lock of the run-side calls (cad.h "Concurrency") */
-    volatile uint32_t refs;      /* contexts that may still touch the run, see mpe_cad.c */
-    volatile uint32_t queued;    /* on a CPU's kick list */
-    volatile uint32_t done_head; /* completed nodes not yet told to the graph (index+1) */
+    /* The run's try-lock (cad.h "Concurrency"); its inbox holds the completed nodes not yet
+     * told to the graph (mpe_cad_node.done). */
+    struct lf_box box;
+    volatile uint32_t refs;   /* contexts that may still touch the run, see mpe_cad.c */
+    volatile uint32_t queued; /* on a CPU's kick list */
     volatile uint32_t finished;
-    struct mpe_cad *kick_next;
+    struct lf_link kick; /* a CPU's kick list */
     uint32_t nnodes;
 };
 
@@ -139,7 +152,7 @@ struct mpe_ops {
      * already happened since the last call). Callers re-check their condition. */
     void (*block)(void);
     /* Statistics: counters named for `make bench` and tests (see mpe_stats). */
-    void (*stats)(uint64_t out[8]);
+    void (*stats)(uint64_t out[MPE_ST_COUNT]);
     /* CAD graphs (mpe_cad.c). Bytes of a run for a graph of `nnodes` nodes. */
     size_t (*cad_bytes)(uint32_t nnodes);
     /* Validate (against the caller's partition) and start the graph: 0, or -MPE_EINVAL
@@ -152,12 +165,12 @@ struct mpe_ops {
     void (*cad_done)(struct mpe_cad *c, int node);
     /* Counters of mpix.h's MPIX_CAD_* for the calling rank; progress latency samples
      * (TSC cycles, see MPIX_Cad_latency): copies up to max, returns how many. */
-    void (*cad_stats)(uint64_t out[8]);
+    void (*cad_stats)(uint64_t out[MPE_CS_COUNT]);
     int (*cad_latency)(uint64_t *cycles, int max);
     uint64_t (*tsc_hz)(void);
 };
 
-/* The engine's table (mpe_node.c), exported to applications through the ABI. */
+/* The engine's table (mpe_ops.c), exported to applications through the ABI (uk_abi->mpi). */
 extern const struct mpe_ops mpe_ops;
 
 #endif

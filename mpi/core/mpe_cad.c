@@ -30,14 +30,17 @@
  * Lifetime. The library frees the run once req.done reads 1. `refs` counts contexts that
  * may still touch the run: a section of progress, a hook between push and kick, a place
  * on a kick list. Whoever drops the last reference of a finished graph sets req.done.
- * The try-lock follows match_rank.h's rule: a holder looks at the done stack again after
- * unlocking (sequentially consistent, so a pusher that saw the lock held is seen).
+ *
+ * The run lock and the done stack are one lf_box (lockfree.h): a completion pushes its node
+ * into the box's inbox, and kicks the run only if the box was free after the push; a
+ * holder looks at the inbox again when it releases (lf_box_unlock, the full-barrier
+ * handshake), so a completion that saw the box held is never lost.
  */
 #include "mpe_internal.h"
 #include "cad.h"
 #include <string.h>
 
-static struct mpe_cad *volatile kicks[MPE_MAX_CPUS];
+static struct lf_stack kicks[MPE_MAX_CPUS]; /* runs kicked to each CPU (mpe_cad.kick) */
 static volatile uint32_t in_engine[MPE_MAX_CPUS];
 
 #define RUN_HDR (((sizeof(struct mpe_cad) + 63) / 64) * 64)
@@ -68,23 +71,6 @@ static void run_put(struct mpe_cad *c)
     uint32_t one = 1;
     if (__atomic_compare_exchange_n(&c->finished, &one, 2, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
         mpe_complete(&c->req, 0);
-}
-
-static int try_lock(struct mpe_cad *c)
-{
-    return !__atomic_exchange_n(&c->lock, 1, __ATOMIC_SEQ_CST);
-}
-
-/* Task context of the owner: a holder elsewhere finishes its bounded section soon. */
-static void spin_lock(struct mpe_cad *c)
-{
-    while (!try_lock(c))
-        __builtin_ia32_pause();
-}
-
-static void unlock(struct mpe_cad *c)
-{
-    __atomic_exchange_n(&c->lock, 0, __ATOMIC_SEQ_CST); /* a full barrier, see above */
 }
 
 /* --- latency samples and counters --------------------------------------------------------- */
@@ -183,21 +169,13 @@ static void step(struct mpe_cad *c)
 {
     struct cad_graph *g = c->g;
     for (;;) {
-        uint32_t l = __atomic_exchange_n(&c->done_head, 0, __ATOMIC_SEQ_CST);
-        uint32_t fifo = 0;
-        while (l) { /* newest first: reverse */
-            struct mpe_cad_node *ns = node_state(c, l - 1);
-            uint32_t next = ns->next_done;
-            ns->next_done = fifo;
-            fifo = l;
-            l = next;
-        }
         uint64_t trig = 0;
-        for (; fifo; fifo = node_state(c, fifo - 1)->next_done) {
-            struct mpe_cad_node *ns = node_state(c, fifo - 1);
+        for (struct lf_link *l = lf_take_all(&c->box.inbox); l; l = l->next) {
+            struct mpe_cad_node *ns = container_of(l, struct mpe_cad_node, done);
+            uint32_t i = (uint32_t)(ns - node_state(c, 0));
             if (ns->irq_tsc && ns->req.kind == MPE_REQ_RECV)
                 trig = ns->irq_tsc;
-            if (cad_complete(g, (int)(fifo - 1)) == CAD_FINISHED)
+            if (cad_complete(g, (int)i) == CAD_FINISHED)
                 finish(c);
         }
         int i, any = 0;
@@ -206,20 +184,32 @@ static void step(struct mpe_cad *c)
             if (start(c, (uint32_t)i, trig) == CAD_FINISHED)
                 finish(c);
         }
-        if (!any && !__atomic_load_n(&c->done_head, __ATOMIC_SEQ_CST))
+        if (!any && lf_empty(&c->box.inbox))
             return;
     }
 }
 
-/* A safe point; the caller holds a reference. */
+/* Under the run lock: release it, stepping again for whatever completed meanwhile. */
+static void release(struct mpe_cad *c)
+{
+    while (lf_box_unlock(&c->box))
+        step(c);
+}
+
+/* Task context of the owner: a holder elsewhere finishes its bounded section soon. */
+static void acquire(struct mpe_cad *c)
+{
+    lf_box_lock(&c->box);
+}
+
+/* A safe point; the caller holds a reference. If another context holds the run, it sees
+ * our completions when it releases. */
 static void progress(struct mpe_cad *c)
 {
-    while (try_lock(c)) {
-        step(c);
-        unlock(c);
-        if (!__atomic_load_n(&c->done_head, __ATOMIC_SEQ_CST))
-            return;
-    }
+    if (!lf_box_trylock(&c->box))
+        return;
+    step(c);
+    release(c);
 }
 
 /* --- kicks ------------------------------------------------------------------------------- */
@@ -248,12 +238,8 @@ static void kick(struct mpe_cad *c)
     int me = plat_cpu(), cpu = pick_cpu(c, me);
     count(c->self, cpu != c->home_cpu ? MPE_CS_LOCAL : cpu == me ? MPE_CS_HOME : MPE_CS_IPI);
     run_get(c); /* the list's reference, dropped by the flush */
-    struct mpe_cad *head = __atomic_load_n(&kicks[cpu], __ATOMIC_RELAXED);
-    do
-        c->kick_next = head;
-    while (
-        !__atomic_compare_exchange_n(&kicks[cpu], &head, c, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
-    if (cpu != me && !head)
+    /* An IPI only when the list was empty: a non-empty list has one pending already. */
+    if (lf_push(&kicks[cpu], &c->kick) && cpu != me)
         plat_cad_ipi(cpu);
 }
 
@@ -267,13 +253,8 @@ void mpe_cad_node_done(struct mpe_req *r, int err)
     if (err && !c->req.err)
         c->req.err = err;
     ns->irq_tsc = plat_irq_tsc();
-    uint32_t head = __atomic_load_n(&c->done_head, __ATOMIC_RELAXED);
-    do
-        ns->next_done = head;
-    while (!__atomic_compare_exchange_n(&c->done_head, &head, i + 1, 1, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_RELAXED));
-    /* A holder of the lock sees the push when it looks again after unlocking. */
-    if (c->policy == MPE_CAD_POLL || !__atomic_load_n(&c->lock, __ATOMIC_SEQ_CST))
+    /* A holder of the run sees the push when it releases (lf_box_push). */
+    if (lf_box_push(&c->box, &ns->done) || c->policy == MPE_CAD_POLL)
         kick(c);
     run_put(c);
 }
@@ -284,24 +265,20 @@ void mpe_cad_flush(int from_irq)
     int me = plat_cpu(), budget = MPE_CAD_BUDGET;
     if (from_irq && __atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST))
         return; /* the interrupted task is in the engine: its mpe_leave flushes */
-    struct mpe_cad *l;
-    while ((l = __atomic_exchange_n(&kicks[me], (struct mpe_cad *)0, __ATOMIC_SEQ_CST))) {
-        struct mpe_cad *fifo = 0;
+    struct lf_link *l;
+    while ((l = lf_take_all(&kicks[me]))) {
         while (l) {
-            struct mpe_cad *next = l->kick_next;
-            l->kick_next = fifo;
-            fifo = l;
-            l = next;
-        }
-        while (fifo) {
-            struct mpe_cad *c = fifo;
-            fifo = c->kick_next;
-            __atomic_store_n(&c->queued, 0, __ATOMIC_SEQ_CST); /* later kicks queue again */
+            struct mpe_cad *c = container_of(l, struct mpe_cad, kick);
+            l = l->next; /* before c can be kicked (and relinked) again */
+            /* Later kicks queue again. Sequentially consistent: ordered before progress()
+             * reads the inbox, so a kicker that still saw queued == 1 pushed its node
+             * before this store and progress() sees the node. */
+            __atomic_store_n(&c->queued, 0, __ATOMIC_SEQ_CST);
             progress(c);
             run_put(c);
             budget--;
         }
-        if (from_irq && budget <= 0 && __atomic_load_n(&kicks[me], __ATOMIC_SEQ_CST)) {
+        if (from_irq && budget <= 0 && !lf_empty(&kicks[me])) {
             plat_cad_ipi(me); /* the rest after whatever else is pending here */
             return;
         }
@@ -323,8 +300,7 @@ void mpe_leave(void)
     for (;;) {
         if (__atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST) == 1)
             mpe_cad_flush(0);
-        if (__atomic_sub_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST) ||
-            !__atomic_load_n(&kicks[me], __ATOMIC_SEQ_CST))
+        if (__atomic_sub_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST) || lf_empty(&kicks[me]))
             return;
         __atomic_add_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST); /* kicked meanwhile */
     }
@@ -385,23 +361,23 @@ int mpe_cad_issue(struct mpe_cad *c)
     c->self = self;
     c->home_cpu = plat_task_cpu(self->task);
     c->nnodes = c->g->nnodes;
-    c->lock = c->queued = c->done_head = c->finished = 0;
+    c->box = (struct lf_box){0};
+    c->queued = c->finished = 0;
     c->refs = 1; /* this call's */
-    c->kick_next = 0;
+    c->kick.next = 0;
     memset(node_state(c, 0), 0, (size_t)c->nnodes * sizeof(struct mpe_cad_node));
     count(self, MPE_CS_ISSUED);
-    spin_lock(c);
+    acquire(c);
     rc = cad_issue(c->g);
     if (rc == CAD_FINISHED)
         finish(c);
     if (rc >= 0)
         step(c);
-    unlock(c);
+    release(c);
     if (rc < 0) { /* cad_validate passed, so only a graph still running gets here */
         c->refs = 0;
         return refuse(c, "graph: already running");
     }
-    progress(c);
     run_put(c);
     return 0;
 }
@@ -415,10 +391,9 @@ int mpe_cad_test(struct mpe_cad *c)
         count(c->self, MPE_CS_POLLED);
         progress(c);
     }
-    spin_lock(c);
+    acquire(c);
     int node = cad_next_deferred(c->g);
-    unlock(c);
-    progress(c); /* whatever was pushed while we held the lock */
+    release(c); /* steps whatever completed while we held the run */
     run_put(c);
     return node;
 }
@@ -426,19 +401,18 @@ int mpe_cad_test(struct mpe_cad *c)
 void mpe_cad_done(struct mpe_cad *c, int node)
 {
     run_get(c);
-    spin_lock(c);
+    acquire(c);
     if (cad_complete(c->g, node) == CAD_FINISHED)
         finish(c);
     step(c);
-    unlock(c);
-    progress(c);
+    release(c);
     run_put(c);
 }
 
-void mpe_cad_stats(uint64_t out[8])
+void mpe_cad_stats(uint64_t out[MPE_CS_COUNT])
 {
     struct mpe_rank *self = mpe_self();
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < MPE_CS_COUNT; i++)
         out[i] = __atomic_load_n(&self->cad[i], __ATOMIC_RELAXED);
 }
 

@@ -21,6 +21,7 @@
 #include "match_rank.h"
 #include "mpe.h"
 #include "mpe_plat.h"
+#include "mpe_transport.h"
 #include "mpe_wire.h"
 
 #define MPE_LOCAL_EAGER (16u << 10)
@@ -31,11 +32,8 @@
 #define MPE_NET_SLOTS   32
 #define MPE_RDV_HANDLES 1024 /* outstanding rendezvous per connection and direction */
 #define MPE_MAX_NODES   64
-#define MPE_MAX_CPUS    64   /* kick lists of mpe_cad.c, one per CPU */
 #define MPE_CAD_LAT     4096 /* progress latency samples kept per rank */
 #define MPE_CAD_BUDGET  64   /* runs one interrupt progresses before it re-raises itself */
-
-#define container_of(p, T, f) ((T *)((char *)(p) - __builtin_offsetof(T, f)))
 
 /* memcpy of a payload: MPI allows NULL buffers for 0 bytes, but memcpy's pointers must be
  * valid even then (C11 7.24.1; the compiler may assume them non-null afterwards). */
@@ -62,8 +60,9 @@ struct mpe_msg {
     struct mpe_conn *conn;   /* net */
     uint32_t handle;         /* net RTS: the sender's handle */
     int32_t src_world;
-    struct mpe_rank *from; /* local: the sender, whose free list it returns to */
-    struct mpe_msg *free_next;
+    struct mpe_rank *from;     /* local: the sender, whose free list it returns to */
+    struct mpe_msg *free_next; /* net: the connection's free descriptors (network lock) */
+    struct lf_link free;       /* local: the sender's free list (mpe_rank.free) */
     uint8_t inl[MPE_NET_INLINE];
 };
 
@@ -72,10 +71,10 @@ struct mpe_rank {
     int world;
     void *task; /* the rank's task: woken on arrivals */
     struct mpe_node *node;
-    struct mpe_msg *volatile free; /* local descriptors: pushed by anyone, popped by us */
-    uint32_t nmsgs;                /* local descriptors allocated by this sender */
+    struct lf_stack free; /* local descriptors (mpe_msg.free): pushed by anyone, popped by us */
+    uint32_t nmsgs;       /* local descriptors allocated by this sender */
     uint64_t local_sends, net_sends, buffered, rendezvous;
-    uint64_t cad[8];             /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
+    uint64_t cad[MPE_CS_COUNT];  /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
     uint64_t *cad_lat;           /* MPE_CAD_LAT progress latency samples, a ring */
     volatile uint32_t cad_lat_n; /* samples written ever */
     uint32_t cad_lat_read;       /* ... and read by the rank */
@@ -83,10 +82,10 @@ struct mpe_rank {
 
 /* The engine's state for one node of a running graph (after struct mpe_cad). */
 struct mpe_cad_node {
-    struct mpe_req req; /* SEND/RECV: the operation */
-    struct mpe_msg msg; /* intra-node SEND: its descriptor in the receiver's queues */
-    uint32_t next_done; /* the run's done stack (index + 1; 0 ends it) */
-    uint64_t irq_tsc;   /* entry TSC of the NIC interrupt that completed it, or 0 */
+    struct mpe_req req;  /* SEND/RECV: the operation */
+    struct mpe_msg msg;  /* intra-node SEND: its descriptor in the receiver's queues */
+    struct lf_link done; /* the run's inbox of completed nodes (mpe_cad.box) */
+    uint64_t irq_tsc;    /* entry TSC of the NIC interrupt that completed it, or 0 */
 };
 
 struct mpe_node {
@@ -97,10 +96,7 @@ struct mpe_node {
     volatile int finalizing; /* connections may close now without it being an error */
 };
 
-/* mpe_node.c */
-/* Task context (boot of the job): an engine for ranks first..first+count-1 of `size` on
- * node `id` of `nodes`. NULL if out of memory. */
-struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int count);
+/* mpe_node.c (and mpe_transport.h) */
 /* Any context: node of a world rank (ranks are placed in blocks, job.c's rule). */
 int mpe_node_of(const struct mpe_node *n, int world);
 /* Any context: the engine of a local world rank, or NULL. */
@@ -109,15 +105,10 @@ struct mpe_rank *mpe_local(struct mpe_node *n, int world);
 void mpe_complete(struct mpe_req *r, int err);
 /* Any context: under the receiver's engine lock, fill a receive's status from a message. */
 void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m);
-/* Set by the platform before the job's ranks start. */
-extern struct mpe_node *mpe_the_node;
 
-/* mpe_cad.c (CAD graphs) */
+/* mpe_cad.c (CAD graphs; mpe_cad_flush is in mpe_transport.h) */
 /* Any context, no lock taken: a CAD node's operation completed (mpe_complete's hook). */
 void mpe_cad_node_done(struct mpe_req *r, int err);
-/* Task context of an engine call, or interrupt context when the task this CPU interrupted
- * is not inside the engine: progress the graphs queued for this CPU (see mpe_cad.c). */
-void mpe_cad_flush(int from_irq);
 /* Task context: the engine calls of this CPU's task begin and end (the end flushes). */
 void mpe_enter(void);
 void mpe_leave(void);
@@ -125,7 +116,7 @@ size_t mpe_cad_bytes(uint32_t nnodes);
 int mpe_cad_issue(struct mpe_cad *c);
 int mpe_cad_test(struct mpe_cad *c);
 void mpe_cad_done(struct mpe_cad *c, int node);
-void mpe_cad_stats(uint64_t out[8]);
+void mpe_cad_stats(uint64_t out[MPE_CS_COUNT]);
 int mpe_cad_latency(uint64_t *cycles, int max);
 /* mpe_node.c: mpe_ops' entry points (mpe.h), without the enter/leave of mpe_ops.c. */
 int mpe_init(void);
@@ -134,7 +125,7 @@ int mpe_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uin
 int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, int tag);
 int mpe_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st);
 int mpe_cancel(struct mpe_req *r);
-void mpe_stats(uint64_t out[8]);
+void mpe_stats(uint64_t out[MPE_ST_COUNT]);
 /* mpe_node.c: the calling task's rank (fatal if it is not one of this node's). */
 struct mpe_rank *mpe_self(void);
 /* Any context: an intra-node send whose descriptor m the caller owns (no allocation, no
@@ -144,22 +135,15 @@ void mpe_local_send_desc(struct mpe_rank *self, struct mpe_rank *dst, struct mpe
 /* Under no engine lock, any context the CAD executor runs in: post a receive of `self`. */
 void mpe_post(struct mpe_rank *self, struct mpe_req *r);
 
-/* mpe_net.c (sending side and connection state) */
+/* mpe_net.c (sending side and connection state; and mpe_transport.h) */
+/* Task context (mpe_node_create): the connection to `peer`, HELLO queued; NULL: no memory. */
 struct mpe_conn *mpe_conn_create(struct mpe_node *n, int peer);
 int mpe_net_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r);
 /* Under the receiver's engine lock: receive r matched net message m. */
 void mpe_net_bind(struct mpe_msg *m, struct mpe_req *r);
-/* Under the network lock: the transport took data; send more. */
-void mpe_net_sent(struct mpe_conn *c);
-/* Under the network lock: bytes arrived from the peer (mpe_net_rx.c). */
-void mpe_net_rx(struct mpe_conn *c, const void *data, size_t len);
-/* Under the network lock: the transport failed (why: a short reason). */
-void mpe_net_failed(struct mpe_conn *c, const char *why);
 /* Task context: queue a header with no payload (BYE; HELLO is queued by mpe_conn_create). */
 void mpe_net_control(struct mpe_conn *c, int type, uint32_t aux, uint32_t aux2);
-/* Any context: has the peer said HELLO / BYE? */
+/* Any context: has the peer said HELLO? */
 int mpe_net_hello_seen(const struct mpe_conn *c);
-int mpe_net_bye_seen(const struct mpe_conn *c);
-int mpe_net_tx_idle(struct mpe_conn *c);
 
 #endif

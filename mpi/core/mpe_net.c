@@ -23,9 +23,10 @@
  */
 #include "mpe_internal.h"
 #include "mpe_net.h"
+#include "mpe_transport.h"
 #include <string.h>
 
-/* Task context (job start). */
+/* Task context (job start, mpe_node_create). */
 struct mpe_conn *mpe_conn_create(struct mpe_node *n, int peer)
 {
     struct mpe_conn *c = plat_alloc(sizeof *c);
@@ -60,18 +61,27 @@ int mpe_net_hello_seen(const struct mpe_conn *c)
     return c && c->hello_seen;
 }
 
-int mpe_net_bye_seen(const struct mpe_conn *c)
-{
-    return c && c->bye_seen;
-}
-
-/* Any context: nothing queued or half sent. */
-int mpe_net_tx_idle(struct mpe_conn *c)
+/* Any context; see mpe_transport.h. */
+int mpe_conn_done(struct mpe_conn *c)
 {
     int t = plat_net_lock();
     int idle = !c->cur.active && c->ctl_n == 0 && !c->data.head && !c->msgs.head;
+    int done = c->bye_seen && idle;
     plat_net_unlock(t);
-    return idle;
+    return done;
+}
+
+/* Under the network lock; see mpe_transport.h. */
+void mpe_conn_attach(struct mpe_conn *c, void *transport)
+{
+    c->transport = transport;
+    mpe_tx_pump(c); /* HELLO, and whatever was queued meanwhile */
+}
+
+/* Any context. */
+void *mpe_conn_transport(const struct mpe_conn *c)
+{
+    return c->transport;
 }
 
 static void q_push(struct mpe_reqq *q, struct mpe_req *r)
@@ -192,7 +202,7 @@ static int tx_next(struct mpe_conn *c)
 void mpe_tx_pump(struct mpe_conn *c)
 {
     struct mpe_tx *t = &c->cur;
-    if (c->failed || c->pumping)
+    if (c->failed || c->pumping || !c->transport) /* not attached yet: mpe_conn_attach pumps */
         return;
     c->pumping = 1; /* plat_net_send may call back into mpe_net_sent() */
     for (;;) {

@@ -10,16 +10,16 @@
  * and the receiver copies it once (rendezvous by address). No kernel entry, no interrupt.
  */
 #include "mpe_internal.h"
+#include "mpe_transport.h"
 #include <string.h>
-
-struct mpe_node *mpe_the_node;
 
 static void deliver(struct match_rank *mr, struct match_entry *recv, struct match_entry *msg);
 
-/* Task context (job start). */
+/* Task context (job start); see mpe_transport.h. */
 struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int count)
 {
-    if (nodes < 1 || nodes > MPE_MAX_NODES || count < 1)
+    if (nodes < 1 || nodes > MPE_MAX_NODES || id < 0 || id >= nodes || count < 1 || first < 0 ||
+        first + count > size)
         return 0;
     struct mpe_node *n = plat_alloc(sizeof *n);
     if (!n)
@@ -38,7 +38,31 @@ struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int cou
         r->world = first + i;
         r->node = n;
     }
+    for (int p = 0; p < nodes; p++)
+        if (p != id && !mpe_conn_create(n, p))
+            return 0;
     return n;
+}
+
+/* Any context. */
+int mpe_node_id(const struct mpe_node *n)
+{
+    return n->id;
+}
+
+/* Any context. */
+struct mpe_conn *mpe_node_conn(struct mpe_node *n, int peer)
+{
+    return peer >= 0 && peer < n->nodes ? n->conn[peer] : 0;
+}
+
+/* Task context (job end); see mpe_transport.h. */
+void mpe_node_finish(struct mpe_node *n)
+{
+    n->finalizing = 1;
+    for (int p = 0; p < n->nodes; p++)
+        if (p != n->id)
+            mpe_net_control(n->conn[p], MPE_W_BYE, 0, 0);
 }
 
 /* Any context: block placement as job.c does it (the first size%nodes nodes get one more). */
@@ -81,14 +105,12 @@ void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
         r->err = MPE_ETRUNCATE;
 }
 
-/* Task context (the descriptor's sender). Pop from our free list; pushes by receivers
- * may race with us but pops never do (only we pop), so a CAS loop is ABA-free. */
+/* Task context (the descriptor's sender): a descriptor from our free list (receivers push
+ * to it concurrently; only we pop: lf_pop_owner), or a new one. */
 static struct mpe_msg *msg_get(struct mpe_rank *self)
 {
-    struct mpe_msg *m = __atomic_load_n(&self->free, __ATOMIC_ACQUIRE);
-    while (m && !__atomic_compare_exchange_n(&self->free, &m, m->free_next, 0, __ATOMIC_ACQUIRE,
-                                             __ATOMIC_ACQUIRE))
-        ;
+    struct lf_link *l = lf_pop_owner(&self->free);
+    struct mpe_msg *m = l ? container_of(l, struct mpe_msg, free) : 0;
     if (!m) {
         if (self->nmsgs >= MPE_LOCAL_MSGS * 2)
             return 0;
@@ -112,11 +134,7 @@ static void msg_put(struct mpe_msg *m)
         return;
     if (m->data && m->data != m->inl)
         plat_free(m->data);
-    struct mpe_msg *head = __atomic_load_n(&owner->free, __ATOMIC_RELAXED);
-    do
-        m->free_next = head;
-    while (!__atomic_compare_exchange_n(&owner->free, &head, m, 1, __ATOMIC_RELEASE,
-                                        __ATOMIC_RELAXED));
+    lf_push(&owner->free, &m->free);
 }
 
 /* Under the receiver's lock, any context: a posted receive met an arrived message. A
@@ -199,7 +217,7 @@ static int local_send(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_re
 
 struct mpe_rank *mpe_self(void)
 {
-    struct mpe_node *n = mpe_the_node;
+    struct mpe_node *n = plat_node();
     struct mpe_rank *r = n ? mpe_local(n, plat_rank()) : 0;
     if (!r)
         plat_fatal("MPI engine called by a task that is not a rank of this node's job");
@@ -286,15 +304,18 @@ int mpe_cancel(struct mpe_req *r)
 }
 
 /* Task context. */
-void mpe_stats(uint64_t out[8])
+void mpe_stats(uint64_t out[MPE_ST_COUNT])
 {
     struct mpe_rank *self = mpe_self();
-    out[0] = self->local_sends;
-    out[1] = self->buffered;
-    out[2] = self->net_sends;
-    out[3] = self->rendezvous;
-    out[4] = self->mr.direct;
-    out[5] = self->mr.deferred;
-    out[6] = self->nmsgs;
-    out[7] = 0;
+    uint64_t st[MPE_ST_COUNT] = {
+        [MPE_ST_LOCAL_SENDS] = self->local_sends,
+        [MPE_ST_BUFFERED] = self->buffered,
+        [MPE_ST_NET_SENDS] = self->net_sends,
+        [MPE_ST_RENDEZVOUS] = self->rendezvous,
+        [MPE_ST_DIRECT] = self->mr.direct,
+        [MPE_ST_DEFERRED] = self->mr.deferred,
+        [MPE_ST_DESCS] = self->nmsgs,
+    };
+    for (int i = 0; i < MPE_ST_COUNT; i++)
+        out[i] = st[i];
 }

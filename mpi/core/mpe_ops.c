@@ -54,7 +54,7 @@ static void op_block(void)
     plat_block();
 }
 
-static void op_stats(uint64_t out[8])
+static void op_stats(uint64_t out[MPE_ST_COUNT])
 {
     mpe_stats(out);
 }

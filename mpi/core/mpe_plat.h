@@ -8,6 +8,17 @@
 #include <stdint.h>
 
 struct mpe_conn;
+struct mpe_node;
+
+/* The most CPUs the engine keeps per-CPU state for: plat_cpu() is below it. A platform
+ * with more CPUs raises it for its build (the unikernel asserts its MAX_CPUS fits). */
+#ifndef MPE_MAX_CPUS
+#define MPE_MAX_CPUS 64
+#endif
+
+/* Any context: the engine of the node the caller runs on (the one the platform made with
+ * mpe_node_create, mpe_transport.h), or NULL before there is one. */
+struct mpe_node *plat_node(void);
 
 /* Task context: the calling task, as a token for plat_wake(). */
 void *plat_task(void);
@@ -18,6 +29,8 @@ int plat_rank(void);
 void plat_wake(void *task);
 /* Task context: sleep (the CPU halts) until plat_wake() of this task. */
 void plat_block(void);
+/* Any context: a hint inside a spin-wait loop (x86: pause), nothing else. */
+void plat_relax(void);
 /* Task context only (never from an interrupt): zeroed memory, or NULL. */
 void *plat_alloc(size_t n);
 void plat_free(void *p);
@@ -27,7 +40,7 @@ void plat_free(void *p);
 int plat_net_lock(void);
 void plat_net_unlock(int token);
 /* Under the network lock: queue up to `len` bytes on the node-pair connection's
- * transport (copied). Returns the bytes taken (0: no room now, mpe_net_sent() follows),
+ * transport (copied; mpe_conn_transport(c) is the platform's handle, NULL until attached). Returns the bytes taken (0: no room now, mpe_net_sent() follows),
  * or negative when the transport has failed. */
 long plat_net_send(struct mpe_conn *c, const void *data, size_t len);
 /* CAD progress (mpe_cad.c). Any context: this CPU (< MPE_MAX_CPUS), and a task's CPU

@@ -74,6 +74,12 @@ static inline void impi_put64(uint8_t *p, uint64_t v)
 #define IMPI_MAX_PROCS     65536 /* per client; bounds label arrays */
 #define IMPI_MAX_HOSTS     1024  /* per client */
 
+/* Sizes of the startup protocol's pieces that have no codec function of their own. */
+#define IMPI_AUTH_REPLY_LEN     8 /* the server's AUTH reply: Int4 which, Int4 len, no header */
+#define IMPI_AUTH_KEY_LEN       8 /* the client's Int8 key after a KEY reply: no header */
+#define IMPI_INT4_LEN           4 /* AUTH's and IMPI's whole payload; the label a COLL starts with */
+#define IMPI_COLL_REPLY_HDR_LEN 16 /* impi_coll_reply_hdr's: header, label, client mask */
+
 /* Direction of a startup command: the length rules differ (a COLL reply has a mask). */
 enum impi_dir { IMPI_TO_SERVER = 0, IMPI_TO_CLIENT = 1 };
 
@@ -144,7 +150,7 @@ int impi_auth_reply_get(const uint8_t *in, uint32_t *which);
 /* Any context: pick the method for a client's mask and the server's allowed mask: KEY is
  * preferred when both offer it. IMPI_E_BAD_VALUE when they share none. */
 int impi_auth_choose(uint32_t client_mask, uint32_t server_mask, uint32_t *which);
-/* Any context: write the 16 bytes that start a COLL reply: header, label, client mask.
+/* Any context: write the IMPI_COLL_REPLY_HDR_LEN bytes that start a COLL reply: header, label, client mask.
  * datalen is the concatenated client data that the caller sends next. */
 void impi_coll_reply_hdr(uint8_t *out, uint32_t label, uint32_t mask, uint32_t datalen);
 

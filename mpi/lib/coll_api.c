@@ -7,6 +7,10 @@
 #include "coll_impl.h"
 #include <stdlib.h>
 
+/* check()'s root for the collectives that have none: a value no MPI rank constant
+ * (MPI_ROOT, MPI_PROC_NULL, ...) takes, so that a root argument never passes as "none". */
+#define NOROOT (-100)
+
 /* Checks common to every collective: the library is up, the communicator is live, the
  * root (if any: root != NOROOT means "check it") names a rank. */
 static int check(MPI_Comm c, int root, const char *fn)
@@ -15,7 +19,7 @@ static int check(MPI_Comm c, int root, const char *fn)
         return MPI_ERR_OTHER;
     if (!comm_valid(c))
         return MPI_ERR_COMM;
-    if (root != -100 && (root < 0 || root >= c->size))
+    if (root != NOROOT && (root < 0 || root >= c->size))
         return MPI_ERR_ROOT;
     return MPI_SUCCESS;
 }
@@ -25,7 +29,6 @@ static int check_buf(int count, MPI_Datatype dt)
     return count < 0 ? MPI_ERR_COUNT : dt_check(dt);
 }
 
-#define NOROOT (-100)
 #define CHECK(c, root, fn)                                                                         \
     do {                                                                                           \
         int rc_ = check(c, root, fn);                                                              \

@@ -37,7 +37,6 @@ struct coll_req {
     void *owned;     /* the description's count arrays (malloc), freed with the request */
 };
 
-void coll_init_env(void);
 struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes, int nunpack,
                             int *err);
 void *coll_temp(struct coll_req *q, size_t bytes);

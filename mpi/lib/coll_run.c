@@ -251,7 +251,7 @@ int coll_poll(MPI_Request r)
 int coll_finish(MPI_Request r)
 {
     struct coll_req *q = r->coll;
-    int rc = q->err ? q->err : q->run->req.err ? MPI_ERR_OTHER : MPI_SUCCESS;
+    int rc = q->err ? q->err : err_engine_class(q->run->req.err);
     for (int i = 0; i < q->nun; i++) {
         struct coll_unpack *u = &q->un[i];
         dt_unpack(u->packed, u->bytes, u->user, u->count, u->dt);
@@ -302,6 +302,9 @@ int MPIX_Cad_start(struct cad_graph *g, size_t bytes, MPI_Comm comm, MPI_Request
      * ours; the program chooses the tags. */
     return err_raise(comm, coll_issue_graph(q, g, req), "MPIX_Cad_start");
 }
+
+_Static_assert((int)MPIX_CAD_NSTATS == (int)MPE_CS_COUNT,
+               "mpix.h and the engine count CAD stats alike");
 
 int MPIX_Cad_stats(uint64_t out[MPIX_CAD_NSTATS])
 {

@@ -135,6 +135,27 @@ int err_raise(MPI_Comm comm, int code, const char *fn)
     return code;
 }
 
+/* Any context; see mpi_impl.h. */
+int err_engine_class(int e)
+{
+    switch (e) {
+    case MPE_OK:
+        return MPI_SUCCESS;
+    case MPE_ETRUNCATE:
+        return MPI_ERR_TRUNCATE;
+    case MPE_ERANK:
+        return MPI_ERR_RANK;
+    case MPE_ENOMEM:
+        return MPI_ERR_NO_MEM;
+    case MPE_EINVAL: /* a graph the validator refused: the caller's argument */
+        return MPI_ERR_ARG;
+    case MPE_EPEER: /* MPI-3.1 has no class for a lost peer: "known, not in this list" */
+        return MPI_ERR_OTHER;
+    default: /* a code the engine does not define: our inconsistency */
+        return MPI_ERR_INTERN;
+    }
+}
+
 /* Task context. */
 int err_unimplemented(const char *fn)
 {

@@ -10,94 +10,73 @@
  * handles (MPI_INT, MPI_SUM, MPI_COMM_WORLD, ...) are addresses of library globals, and
  * the NULL handles are (T)0. Objects made at run time come from the rank's own malloc.
  *
- * Module prefixes: dt_ datatypes (dtype.c), op_ reductions (op.c), grp_ groups (group.c),
- * err_ error classes and handlers (errh.c), comm_ communicators (comm.c), req_ requests
- * and point-to-point (p2p.c, req.c), coll_ collectives (coll.c).
+ * One section per file, in file-name order, each declaring what that file defines.
+ * Module prefixes: bsend_ buffered sends (bsend.c), coll_ collectives (coll_*.c), comm_
+ * communicators (comm.c), dt_ datatypes (dtype*.c), err_ error classes and handlers
+ * (errh.c), grp_ groups (group.c), mpi_ the link to the engine (init.c), op_ reductions
+ * (op.c), p2p_ point-to-point (p2p.c), req_ requests (req.c). Files with more to share
+ * among themselves have their own header: coll_impl.h, dtype_impl.h, op_impl.h.
  */
 #ifndef MPI_IMPL_H
 #define MPI_IMPL_H
+#include "mpe.h"
 #include "mpi.h"
 #include <stddef.h>
 #include <stdint.h>
 
-/* --- datatypes (dtype.c) ------------------------------------------------------------ */
+struct coll_req;
 
-/* Task context. MPI_SUCCESS, or MPI_ERR_TYPE for a null, freed or uncommitted type. */
-int dt_check(MPI_Datatype dt);
-/* Bytes of data in one element (MPI_Type_size). */
-size_t dt_size(MPI_Datatype dt);
-/* Extent and lower bound of one element. */
-MPI_Aint dt_extent(MPI_Datatype dt);
-MPI_Aint dt_lb(MPI_Datatype dt);
-/* 1 if `count` elements starting at buf occupy exactly the bytes
- * [buf + lb, buf + lb + count * size) with no gaps, so they can be sent without packing. */
-int dt_contig(MPI_Datatype dt);
-/* Pack `count` elements from `buf` into `out` (count * dt_size bytes, caller's buffer). */
-void dt_pack(const void *buf, int count, MPI_Datatype dt, void *out);
-/* Unpack the first `bytes` bytes of packed data `in` into `count` elements at `buf`;
- * bytes <= count * dt_size; a trailing partial basic element is not written. */
-void dt_unpack(const void *in, size_t bytes, void *buf, int count, MPI_Datatype dt);
-/* The basic type every element of dt is made of, if there is exactly one (for the
- * predefined reductions), else MPI_DATATYPE_NULL. */
-MPI_Datatype dt_basic(MPI_Datatype dt);
-/* Added by the datatype module. Task context, like everything in this file.
- * True lower bound and true extent: the span of the data bytes themselves, from
- * buf + dt_true_lb, for temporary buffers (count elements need
- * dt_true_extent + (count - 1) * dt_extent bytes from there). */
-MPI_Aint dt_true_lb(MPI_Datatype dt);
-MPI_Aint dt_true_extent(MPI_Datatype dt);
-/* Types are reference counted: MPI_Type_free drops the user's reference, a derived type
- * holds one on each inner type, and an operation that outlives its call (a pending
- * request) takes one with dt_retain and drops it with dt_release when done, so the type
- * stays valid even if the user frees it meanwhile. Predefined types ignore both. */
-void dt_retain(MPI_Datatype dt);
-void dt_release(MPI_Datatype dt);
+/* bsend.c */
 
-/* --- reductions (op.c) -------------------------------------------------------------- */
+/* MPI_Bsend's block in the attached buffer is free again. */
+void bsend_release(void *block);
 
-/* inout[i] = in[i] op inout[i] for `count` elements of dt (MPI's order: `in` is the
- * earlier operand). MPI_SUCCESS, or MPI_ERR_OP when op is not defined on dt.
- * Layout (op.c): both buffers are laid out as `count` elements of dt in user memory,
- * exactly as MPI_Reduce_local's, gaps included: for a non-contiguous dt op_apply visits
- * the runs of basic elements the type is made of and leaves the gaps untouched; user
- * functions get the buffers, count and dt unchanged. For data that is packed (as it
- * arrives from the network), use op_apply_packed instead.
- * MPI_REPLACE (copies the data bytes) and MPI_NO_OP work on every type, for one-sided
- * accumulate; op_check rejects them for reductions. */
-int op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
-/* Added by the reduction module. The same on packed data: both buffers hold
- * count * dt_size(dt) bytes as dt_pack produces them. Predefined ops run directly on the
- * packed basic elements; user ops get the data unpacked into temporaries laid out as dt
- * (malloc; MPI_ERR_NO_MEM if that fails) and the result packed back. */
-int op_apply_packed(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
-int op_commutative(MPI_Op op);
-/* MPI_SUCCESS, or MPI_ERR_OP (null/freed op) / MPI_ERR_TYPE (predefined op, type it is
- * not defined on). Collectives call it before moving any data. */
-int op_check(MPI_Op op, MPI_Datatype dt);
-/* Added by the reduction module: a pending non-blocking reduction holds its op like
- * dt_retain holds a type (MPI_Op_free may come first). Predefined ops ignore both. */
-void op_retain(MPI_Op op);
-void op_release(MPI_Op op);
+/* coll_api.c */
 
-/* --- groups (group.c) --------------------------------------------------------------- */
+/* Task context: MPI_Allreduce of one int with MPI_MAX on comm (context agreement). */
+int coll_allreduce_max_int(int *v, MPI_Comm comm);
+/* Task context: MPI_Allgather of n ints per rank on comm; all[] holds n * size. */
+int coll_allgather_ints(const int *mine, int n, int *all, MPI_Comm comm);
 
-struct mpi_group_s {
-    int size;
-    int refs;   /* freed when it drops to 0; predefined groups never are */
-    int *world; /* world[i]: MPI_COMM_WORLD rank of the group's rank i */
-};
-/* A new group of n ranks (world[] left for the caller to fill); NULL if out of memory. */
-MPI_Group grp_new(int n);
-void grp_retain(MPI_Group g);
-void grp_release(MPI_Group g);
-/* Rank of world rank w in g, or MPI_UNDEFINED. */
-int grp_rank_of(MPI_Group g, int w);
-/* Added by the group module. MPI_GROUP_EMPTY (size 0) is a predefined group: retain and
- * release ignore it, and group operations with an empty result return it. Another group
- * that is not from grp_new (a static world group, say) must have a reference its owner
- * never drops. MPI_Group_rank answers with mpi_comm_world_.rank, the caller's world rank. */
+/* coll_nb.c */
 
-/* --- communicators (comm.c) ---------------------------------------------------------- */
+/* Task context. Start a collective as a CAD graph (arguments checked by the caller):
+ * MPI error class, *req the collective's request (REQ_COLL). */
+int coll_ibarrier(MPI_Comm c, MPI_Request *req);
+int coll_ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *req);
+int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm c, MPI_Request *req);
+int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
+                    MPI_Request *req);
+int coll_iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
+               MPI_Comm c, MPI_Request *req);
+int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                         MPI_Op op, MPI_Comm c, MPI_Request *req);
+
+/* coll_nbv.c */
+
+/* Task context, like coll_nb.c's. coll_igs: gather (1) or scatter (0), regular (v 0:
+ * `rcount`/`scount` per rank) or v; `manydt` is the type of the root's many blocks. */
+int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
+             int rcount, const int *counts, const int *displs, MPI_Datatype rdt,
+             MPI_Datatype manydt, int root, MPI_Comm c, MPI_Request *req);
+int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                    const int *counts, const int *displs, MPI_Datatype rdt, MPI_Comm c,
+                    MPI_Request *req);
+int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts, const int *rdispls,
+                   MPI_Datatype rdt, MPI_Comm c, MPI_Request *req);
+
+/* coll_run.c */
+
+/* Task context: run what the rank must run for a REQ_COLL (user ops); 1 once complete.
+ * coll_finish then unpacks and frees it: MPI error class. */
+int coll_poll(MPI_Request r);
+int coll_finish(MPI_Request r);
+/* From MPI_Init: UKMPI_CAD_PROGRESS, UKMPI_COLL_<KIND>, UKMPI_COLL_CHUNK. */
+void coll_init_env(void);
+
+/* comm.c */
 
 struct mpi_comm_s {
     int rank, size;    /* this rank's rank in the communicator, and its size */
@@ -115,21 +94,132 @@ int comm_init_world(int rank, int size);
 /* 1 if comm is a live communicator (not NULL, not freed). */
 int comm_valid(MPI_Comm comm);
 
-/* --- requests, point-to-point (req.c, p2p.c) ----------------------------------------- */
+/* dtype.c */
 
-#include "mpe.h"
+/* Task context. MPI_SUCCESS, or MPI_ERR_TYPE for a null, freed or uncommitted type. */
+int dt_check(MPI_Datatype dt);
+/* Bytes of data in one element (MPI_Type_size). */
+size_t dt_size(MPI_Datatype dt);
+/* Extent and lower bound of one element. */
+MPI_Aint dt_extent(MPI_Datatype dt);
+MPI_Aint dt_lb(MPI_Datatype dt);
+/* True lower bound and true extent: the span of the data bytes themselves, from
+ * buf + dt_true_lb, for temporary buffers (count elements need
+ * dt_true_extent + (count - 1) * dt_extent bytes from there). */
+MPI_Aint dt_true_lb(MPI_Datatype dt);
+MPI_Aint dt_true_extent(MPI_Datatype dt);
+/* 1 if `count` elements starting at buf occupy exactly the bytes
+ * [buf + lb, buf + lb + count * size) with no gaps, so they can be sent without packing. */
+int dt_contig(MPI_Datatype dt);
+/* The basic type every element of dt is made of, if there is exactly one (for the
+ * predefined reductions), else MPI_DATATYPE_NULL. */
+MPI_Datatype dt_basic(MPI_Datatype dt);
+/* Types are reference counted: MPI_Type_free drops the user's reference, a derived type
+ * holds one on each inner type, and an operation that outlives its call (a pending
+ * request) takes one with dt_retain and drops it with dt_release when done, so the type
+ * stays valid even if the user frees it meanwhile. Predefined types ignore both. */
+void dt_retain(MPI_Datatype dt);
+void dt_release(MPI_Datatype dt);
+
+/* dtype_flat.c */
+
+/* Pack `count` elements from `buf` into `out` (count * dt_size bytes, caller's buffer). */
+void dt_pack(const void *buf, int count, MPI_Datatype dt, void *out);
+/* Unpack the first `bytes` bytes of packed data `in` into `count` elements at `buf`;
+ * bytes <= count * dt_size; a trailing partial basic element is not written. */
+void dt_unpack(const void *in, size_t bytes, void *buf, int count, MPI_Datatype dt);
+
+/* errh.c */
+
+/* Report error `code` raised by MPI function `fn` ("MPI_Send") on `comm` (NULL: the
+ * world's handler): MPI_ERRORS_ARE_FATAL prints "MPI error in <fn>: <string>" and aborts
+ * the job; MPI_ERRORS_RETURN does nothing; user handlers are called. Returns code, so
+ * functions end with `return err_raise(comm, rc, "MPI_X");`. MPI_SUCCESS passes through. */
+int err_raise(MPI_Comm comm, int code, const char *fn);
+/* Any context. The MPI error class of engine error `e`: 0 or a positive MPE_E* code (as in
+ * mpe_req.err; negate the negative return values of the engine's calls). */
+int err_engine_class(int e);
+/* For functions the library does not implement: prints "MPI_X is not implemented" and
+ * aborts the job (a silent wrong answer is worse). */
+int err_unimplemented(const char *fn) __attribute__((noreturn));
+/* An error handler object is reference counted like a type: a communicator holds one on
+ * its errh (comm_ takes it with err_retain when it sets or copies errh, drops it with
+ * err_release when freeing the communicator); predefined handlers ignore both. A NULL
+ * comm->errh counts as MPI_ERRORS_ARE_FATAL. */
+void err_retain(MPI_Errhandler h);
+void err_release(MPI_Errhandler h);
+
+/* group.c */
+
+/* MPI_GROUP_EMPTY (size 0) is a predefined group: retain and release ignore it, and group
+ * operations with an empty result return it. Another group that is not from grp_new (a
+ * static world group, say) must have a reference its owner never drops. MPI_Group_rank
+ * answers with mpi_comm_world_.rank, the caller's world rank. */
+struct mpi_group_s {
+    int size;
+    int refs;   /* freed when it drops to 0; predefined groups never are */
+    int *world; /* world[i]: MPI_COMM_WORLD rank of the group's rank i */
+};
+/* A new group of n ranks (world[] left for the caller to fill); NULL if out of memory. */
+MPI_Group grp_new(int n);
+void grp_retain(MPI_Group g);
+void grp_release(MPI_Group g);
+/* Rank of world rank w in g, or MPI_UNDEFINED. */
+int grp_rank_of(MPI_Group g, int w);
+
+/* init.c */
 
 /* The node's engine (the kernel's, through the ABI table); set by MPI_Init. */
 extern const struct mpe_ops *mpi_engine;
 /* 1 between MPI_Init and MPI_Finalize; else reports `fn` called outside and aborts. */
 int mpi_ready(const char *fn);
-void mpi_abort_hook(int code) __attribute__((noreturn));
 /* Task context: one step of a wait loop (poll briefly, then sleep until woken);
  * `*since` starts at 0 for each wait. */
 void mpi_idle(uint64_t *since);
+/* End the whole job with exit code `code` (what MPI_Abort(MPI_COMM_WORLD, code) does).
+ * Must not return. Host tests provide a stub. */
+void mpi_abort_hook(int code) __attribute__((noreturn));
+
+/* op.c */
+
+/* inout[i] = in[i] op inout[i] for `count` elements of dt (MPI's order: `in` is the
+ * earlier operand). MPI_SUCCESS, or MPI_ERR_OP when op is not defined on dt.
+ * Layout: both buffers are laid out as `count` elements of dt in user memory,
+ * exactly as MPI_Reduce_local's, gaps included: for a non-contiguous dt op_apply visits
+ * the runs of basic elements the type is made of and leaves the gaps untouched; user
+ * functions get the buffers, count and dt unchanged. For data that is packed (as it
+ * arrives from the network), use op_apply_packed instead.
+ * MPI_REPLACE (copies the data bytes) and MPI_NO_OP work on every type, for one-sided
+ * accumulate; op_check rejects them for reductions. */
+int op_apply(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
+/* The same on packed data: both buffers hold count * dt_size(dt) bytes as dt_pack
+ * produces them. Predefined ops run directly on the packed basic elements; user ops get
+ * the data unpacked into temporaries laid out as dt (malloc; MPI_ERR_NO_MEM if that
+ * fails) and the result packed back. */
+int op_apply_packed(MPI_Op op, const void *in, void *inout, int count, MPI_Datatype dt);
+int op_commutative(MPI_Op op);
+/* MPI_SUCCESS, or MPI_ERR_OP (null/freed op) / MPI_ERR_TYPE (predefined op, type it is
+ * not defined on). Collectives call it before moving any data. */
+int op_check(MPI_Op op, MPI_Datatype dt);
+/* A pending non-blocking reduction holds its op like dt_retain holds a type (MPI_Op_free
+ * may come first). Predefined ops ignore both. */
+void op_retain(MPI_Op op);
+void op_release(MPI_Op op);
+
+/* p2p.c */
+
+/* Task context. Start a send or receive on comm's point-to-point context (ctxoff 0) or
+ * its collective context (ctxoff 1). MPI error class, *req set. */
+int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+              int ctxoff, int flags, MPI_Request *req);
+int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, int ctxoff,
+              MPI_Request *req);
+/* Start an inactive persistent request again. */
+int p2p_start(MPI_Request r);
+
+/* req.c */
 
 enum req_kind { REQ_SEND = 1, REQ_RECV, REQ_NULL_PROC, REQ_COLL };
-struct coll_req;
 
 struct mpi_req_s {
     struct mpe_req e; /* the engine's part: the engine writes it until e.done */
@@ -151,78 +241,13 @@ struct mpi_req_s {
     struct coll_req *coll;  /* REQ_COLL: the running collective (coll_run.c) */
 };
 
-/* Task context. Start a send or receive on comm's point-to-point context (ctxoff 0) or
- * its collective context (ctxoff 1, used by coll.c). MPI error class, *req set. */
-int p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-              int ctxoff, int flags, MPI_Request *req);
-int p2p_irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm, int ctxoff,
-              MPI_Request *req);
-/* Task context. Wait for *req, fill st (may be NULL), release it; MPI error class. */
-int req_wait(MPI_Request *req, MPI_Status *st);
-int req_waitall(int n, MPI_Request *reqs);
+/* Task context. A zeroed request (recycled or malloc), NULL if out of memory. */
 MPI_Request req_alloc(void);
 /* Give back a request that was never started. */
 void req_discard(MPI_Request r);
-/* Start an inactive persistent request again. */
-int p2p_start(MPI_Request r);
-/* MPI_Bsend's block in the attached buffer is free again (bsend.c). */
-void bsend_release(void *block);
+/* Task context. Wait for *req, fill st (may be NULL), release it; MPI error class. */
+int req_wait(MPI_Request *req, MPI_Status *st);
 /* From MPI_Finalize: wait for requests the program freed while they were active. */
 void req_finalize(void);
-
-/* --- collectives (coll_api.c, coll_nb.c, coll_nbv.c, coll_run.c) -------------------- */
-
-/* Task context. Start a collective as a CAD graph (arguments checked by the caller):
- * MPI error class, *req the collective's request (REQ_COLL). coll_igs: gather (1) or
- * scatter (0), regular (v 0: `rcount`/`scount` per rank) or v; `manydt` is the
- * type of the root's many blocks. */
-int coll_ibarrier(MPI_Comm c, MPI_Request *req);
-int coll_ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *req);
-int coll_ireduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                 MPI_Comm c, MPI_Request *req);
-int coll_iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-                    MPI_Request *req);
-int coll_iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int exclusive,
-               MPI_Comm c, MPI_Request *req);
-int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
-                         MPI_Op op, MPI_Comm c, MPI_Request *req);
-int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-             int rcount, const int *counts, const int *displs, MPI_Datatype rdt,
-             MPI_Datatype manydt, int root, MPI_Comm c, MPI_Request *req);
-int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                    const int *counts, const int *displs, MPI_Datatype rdt, MPI_Comm c,
-                    MPI_Request *req);
-int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
-                   MPI_Datatype sdt, void *rbuf, int rcount, const int *rcounts, const int *rdispls,
-                   MPI_Datatype rdt, MPI_Comm c, MPI_Request *req);
-/* Task context: run what the rank must run for a REQ_COLL (user ops); 1 once complete.
- * coll_finish then unpacks and frees it: MPI error class. */
-int coll_poll(MPI_Request r);
-int coll_finish(MPI_Request r);
-/* Task context: MPI_Allreduce of one int with MPI_MAX on comm (context agreement). */
-int coll_allreduce_max_int(int *v, MPI_Comm comm);
-int coll_allgather_ints(const int *mine, int n, int *all, MPI_Comm comm);
-/* From MPI_Init: UKMPI_CAD_PROGRESS, UKMPI_COLL_<KIND>, UKMPI_COLL_CHUNK. */
-void coll_init_env(void);
-
-/* --- errors (errh.c) ---------------------------------------------------------------- */
-
-/* Report error `code` raised by MPI function `fn` ("MPI_Send") on `comm` (NULL: the
- * world's handler): MPI_ERRORS_ARE_FATAL prints "MPI error in <fn>: <string>" and aborts
- * the job; MPI_ERRORS_RETURN does nothing; user handlers are called. Returns code, so
- * functions end with `return err_raise(comm, rc, "MPI_X");`. MPI_SUCCESS passes through. */
-int err_raise(MPI_Comm comm, int code, const char *fn);
-/* For functions the library does not implement: prints "MPI_X is not implemented" and
- * aborts the job (a silent wrong answer is worse). */
-int err_unimplemented(const char *fn) __attribute__((noreturn));
-/* Added by the error module. An error handler object is reference counted like a type:
- * a communicator holds one on its errh (comm_ takes it with err_retain when it sets or
- * copies errh, drops it with err_release when freeing the communicator); predefined
- * handlers ignore both. A NULL comm->errh counts as MPI_ERRORS_ARE_FATAL. */
-void err_retain(MPI_Errhandler h);
-void err_release(MPI_Errhandler h);
-/* Implemented by the init module: end the whole job with exit code `code` (what
- * MPI_Abort(MPI_COMM_WORLD, code) does). Must not return. Host tests provide a stub. */
-void mpi_abort_hook(int code) __attribute__((noreturn));
 
 #endif

@@ -18,22 +18,6 @@ static int check_comm_dt(MPI_Comm comm, int count, MPI_Datatype dt)
     return dt_check(dt);
 }
 
-static int engine_err(int e)
-{
-    switch (e) {
-    case 0:
-        return MPI_SUCCESS;
-    case MPE_ETRUNCATE:
-        return MPI_ERR_TRUNCATE;
-    case MPE_ERANK:
-        return MPI_ERR_RANK;
-    case MPE_ENOMEM:
-        return MPI_ERR_NO_MEM;
-    default:
-        return MPI_ERR_OTHER;
-    }
-}
-
 /* Task context: the checks every send, receive and probe makes; `wild` allows
  * MPI_ANY_SOURCE and MPI_ANY_TAG (receives and probes). */
 static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
@@ -86,7 +70,7 @@ static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt
     }
     rc = mpi_engine->isend(&r->e, data, bytes, comm->group->world[dest], comm->ctx + ctxoff,
                            comm->rank, tag, flags);
-    return rc ? engine_err(-rc) : MPI_SUCCESS;
+    return err_engine_class(-rc);
 }
 
 /* Task context: start receive r (fresh, or an inactive persistent one). */
@@ -108,7 +92,7 @@ static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int 
         data = r->tmp;
     }
     rc = mpi_engine->irecv(&r->e, data, bytes, comm->ctx + ctxoff, src, tag);
-    return rc ? engine_err(-rc) : MPI_SUCCESS;
+    return err_engine_class(-rc);
 }
 
 /* Task context; see mpi_impl.h. On error nothing is left allocated. */
@@ -295,7 +279,8 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
     return probe_status(src, tag, comm, st, flag);
 }
 
-/* Sleeps between looks: every arrival for this rank wakes it (mpe_ops.block). */
+/* Task context. Waits between looks like a request wait (mpi_idle: spins, then sleeps;
+ * every arrival for this rank wakes it). */
 int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     if (!mpi_ready("MPI_Probe"))

@@ -2,9 +2,10 @@
  * req.c: requests: completion (wait and test in all their forms), cancel, free,
  * persistent requests.
  *
- * Waiting never spins: a rank that finds nothing complete sleeps in the engine's block()
+ * Waiting spins briefly, then sleeps (mpi_idle, init.c): a rank that finds nothing
+ * complete polls for UKMPI_SPIN_NS (50 us by default), then sleeps in the engine's block()
  * (its CPU halts) until the engine completes one of its requests or a message arrives for
- * it, then looks again. MPI_Test* only look.
+ * it, and looks again. MPI_Test* only look.
  */
 #include "mpi_impl.h"
 #include <stdlib.h>
@@ -47,17 +48,12 @@ static int done(MPI_Request r)
     return __atomic_load_n(&r->e.done, __ATOMIC_ACQUIRE) != 0;
 }
 
-static int engine_class(int e)
-{
-    return e == 0 ? MPI_SUCCESS : e == MPE_ETRUNCATE ? MPI_ERR_TRUNCATE : MPI_ERR_OTHER;
-}
-
 /* A request completed: unpack, fill the status, and release it (or, for a persistent
  * one, make it inactive). Returns the request's MPI error class. */
 static int finish(MPI_Request *rp, MPI_Status *st)
 {
     MPI_Request r = *rp;
-    int rc = r->kind == REQ_COLL ? coll_finish(r) : engine_class(r->e.err);
+    int rc = r->kind == REQ_COLL ? coll_finish(r) : err_engine_class(r->e.err);
     if (r->kind == REQ_RECV && r->tmp) {
         dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
     }
@@ -135,17 +131,6 @@ int req_wait(MPI_Request *rp, MPI_Status *st)
     while (!done(*rp))
         mpi_idle(&since);
     return finish(rp, st);
-}
-
-int req_waitall(int n, MPI_Request *reqs)
-{
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < n; i++) {
-        int e = req_wait(&reqs[i], MPI_STATUS_IGNORE);
-        if (e != MPI_SUCCESS)
-            rc = e;
-    }
-    return rc;
 }
 
 void req_finalize(void)
@@ -313,7 +298,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
     if (*flag && st) {
         st->MPI_SOURCE = req->kind == REQ_RECV ? req->e.src : MPI_ANY_SOURCE;
         st->MPI_TAG = req->kind == REQ_RECV ? req->e.tag : MPI_ANY_TAG;
-        st->MPI_ERROR = engine_class(req->e.err);
+        st->MPI_ERROR = err_engine_class(req->e.err);
         st->mpi_cancelled_ = req->e.cancelled;
         st->mpi_count_ = req->kind == REQ_RECV ? req->e.count : 0;
     }

@@ -3,11 +3,12 @@
  * job with "MPI_X is not implemented": programs that use them still compile and link, and
  * a run that reaches one stops loudly instead of going on with a wrong answer.
  *
- * Implementing one of these means deleting it here. The last section holds functions
- * that belong to the point-to-point and collective modules (whose owners implement all
- * of theirs) but were not in their first list; they are weak, so that a real definition
- * replaces them without a clash. (Beware that with static archives, a weak definition
- * already linked stops the linker from pulling in a member just for that name.)
+ * Implementing one of these means deleting it here and from the README's "Not
+ * implemented" list (tests/docs/unimpl.sh checks that both name the same functions). The
+ * last section holds functions of the point-to-point and collective families; they are
+ * weak, so that a real definition in p2p.c, req.c or coll_api.c replaces them without a
+ * clash. (Beware that with static archives, a weak definition already linked stops the
+ * linker from pulling in a member just for that name.)
  */
 #include "mpi_impl.h"
 
@@ -44,7 +45,6 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return err_unimplemented("MPI_Comm_idup");
 }
 
-/* Task context. */
 /* Task context. */
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -380,9 +380,8 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     return err_unimplemented("MPI_Compare_and_swap");
 }
 
-/* --- owned by point-to-point and collectives, not implemented yet: weak --- */
+/* --- point-to-point and collectives: weak --- */
 
-/* Task context. */
 /* Task context. */
 __attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
                                          int dest, int tag, MPI_Comm comm, MPI_Request *request)

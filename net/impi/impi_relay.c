@@ -15,31 +15,55 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-struct relay R;
+struct relay relay;
 
-/* Trunk control records (relay to relay only; not IMPI): 4-byte type, 4-byte length. */
+/* Trunk control records (relay to relay only; not IMPI): 4-byte type, 4-byte length, then
+ * the fields, each a big-endian 4-byte integer (CT_INT_LEN) or a byte string after its
+ * length. */
 #define CT_HELO 0x48454c4fu /* secondary -> master: index, priv ip/port, glob ip/port */
 #define CT_TRKS 0x54524b53u /* master -> secondary: K and every trunk's addresses */
 #define CT_JOB  0x4a4f4220u /* master -> secondary: nclients, A's client rank */
 #define CT_LABL 0x4c41424cu /* master -> secondary: label, A's data, the server's reply */
 #define CT_TEND 0x54454e44u /* master -> secondary: tables complete */
 
+/* Sizes: the header (type, length) and one integer field. */
+#define CT_HDR_LEN              8
+#define CT_INT_LEN              4
+/* One trunk's addresses: priv ip, priv port, glob ip, glob port. */
+#define CT_TRUNK_LEN            (4 * CT_INT_LEN)
+/* CT_HELO: the index, then its trunk's addresses. CT_TRKS: K, then K trunks' addresses. */
+#define CT_HELO_LEN             (CT_INT_LEN + CT_TRUNK_LEN)
+#define CT_TRKS_LEN(k)          (CT_INT_LEN + CT_TRUNK_LEN * (uint32_t)(k))
+/* CT_JOB: nclients, A's client rank. */
+#define CT_JOB_LEN              (2 * CT_INT_LEN)
+/* CT_LABL: label, A's data length, A's data, the reply's length, the reply. */
+#define CT_LABL_LEN(alen, rlen) (3 * CT_INT_LEN + (alen) + (rlen))
+/* The longest record there is: a CT_LABL of two startup commands' payloads. */
+#define CT_MAX_LEN              CT_LABL_LEN(IMPI_MAX_CMD_LEN, IMPI_MAX_CMD_LEN)
+
+/* The command line (parse_args); the ports are updated to the ones bound when 0 asked
+ * the kernel to choose. */
 static struct {
-    uint32_t priv_ip, glob_ip, server_ip, ctrl_ip;
+    uint32_t priv_ip, glob_ip, server_ip;
     uint16_t client_port, server_port, ctrl_port;
-    uint32_t auth_mask, server_auth_mask;
+    uint32_t auth_mask, server_auth_mask; /* methods accepted from A, offered to the server */
     uint64_t key, server_key;
-    int helos;
+} opts;
+
+/* The relayed startup: the master between client A and the real server, and the trunks'
+ * registration. */
+static struct {
+    int helos; /* master: secondaries registered so far */
     enum { CL_AUTH, CL_KEY, CL_RUN } cl;
     enum { SV_AUTH, SV_RUN } sv;
-    struct impi_label_seq aseq;
+    struct impi_label_seq aseq; /* client A's labels, checked in LAM's order */
     struct impi_client_shape ashape;
-    uint8_t *adata[IMPI_NLABELS];
+    uint8_t *adata[IMPI_NLABELS]; /* A's submission per label (malloc), for the reply */
     uint32_t alen[IMPI_NLABELS];
     bool client_fini, server_fini_sent;
-    struct rconn *lclient;
-    double last;
-} O;
+    struct rconn *lclient; /* master: A's listener, watched once every trunk registered */
+    double last;           /* time of the last event, for the stall limit */
+} startup;
 
 /* Main thread: see impi_relay_run.h. */
 void relay_fail(const char *fmt, ...)
@@ -63,7 +87,7 @@ struct rconn *relay_conn_new(int fd, enum rkind kind, const char *name)
     impi_conn_init(&rc->c, fd, name);
     rc->kind = kind;
     rc->host = -1;
-    if (fd >= 0 && impi_conn_watch(&rc->c, R.ep, rc))
+    if (fd >= 0 && impi_conn_watch(&rc->c, relay.ep, rc))
         relay_fail("epoll: %s", strerror(errno));
     return rc;
 }
@@ -73,17 +97,53 @@ void relay_send(struct rconn *rc, const void *p, size_t n)
 {
     if (impi_conn_send(&rc->c, p, n))
         relay_fail("out of memory");
-    if (rc->c.fd >= 0 && !rc->connecting && impi_conn_flush(&rc->c, R.ep, rc))
+    if (rc->c.fd >= 0 && !rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
         relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
+}
+
+/* Any context: write a record field at p, return where the next one goes. */
+static uint8_t *ct_put32(uint8_t *p, uint32_t v)
+{
+    impi_put32(p, v);
+    return p + CT_INT_LEN;
+}
+static uint8_t *ct_put_bytes(uint8_t *p, const void *d, uint32_t n)
+{
+    memcpy(p, d, n);
+    return p + n;
+}
+
+/* Any context: read a record field at *p (inside the record: callers checked the length)
+ * and move *p past it. */
+static uint32_t ct_get32(const uint8_t **p)
+{
+    uint32_t v = impi_get32(*p);
+    *p += CT_INT_LEN;
+    return v;
+}
+
+/* Any context: a trunk's addresses (CT_TRUNK_LEN bytes). */
+static uint8_t *ct_put_trunk(uint8_t *p, const struct relay_trunk *t)
+{
+    p = ct_put32(p, t->priv_ip);
+    p = ct_put32(p, t->priv_port);
+    p = ct_put32(p, t->glob_ip);
+    return ct_put32(p, t->glob_port);
+}
+static void ct_get_trunk(const uint8_t **p, struct relay_trunk *t)
+{
+    t->priv_ip = ct_get32(p);
+    t->priv_port = (uint16_t)ct_get32(p);
+    t->glob_ip = ct_get32(p);
+    t->glob_port = (uint16_t)ct_get32(p);
 }
 
 /* Sends a trunk control record to one secondary. */
 static void ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n)
 {
-    uint8_t h[8];
-    impi_put32(h, type);
-    impi_put32(h + 4, n);
-    relay_send(rc, h, 8);
+    uint8_t h[CT_HDR_LEN];
+    ct_put32(ct_put32(h, type), n);
+    relay_send(rc, h, sizeof h);
     if (n)
         relay_send(rc, p, n);
 }
@@ -91,16 +151,16 @@ static void ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n
 /* Sends a record to every secondary. */
 static void ctrl_all(uint32_t type, const void *p, uint32_t n)
 {
-    for (int k = 1; k < R.m.K; k++)
-        ctrl_send(R.ctrl[k], type, p, n);
+    for (int k = 1; k < relay.m.K; k++)
+        ctrl_send(relay.ctrl[k], type, p, n);
 }
 
 /* Sends an IMPI startup command to a peer. */
 static void cmd_send(struct rconn *rc, uint32_t cmd, const void *p, uint32_t n)
 {
-    uint8_t h[8];
+    uint8_t h[IMPI_CMD_HDR_LEN];
     impi_cmd_put(h, cmd, n);
-    relay_send(rc, h, 8);
+    relay_send(rc, h, sizeof h);
     if (n)
         relay_send(rc, p, n);
 }
@@ -108,10 +168,10 @@ static void cmd_send(struct rconn *rc, uint32_t cmd, const void *p, uint32_t n)
 /* The tables are complete: print them and start the host connections. */
 static void tables_done(void)
 {
-    int e = relay_map_finish(&R.m);
+    int e = relay_map_finish(&relay.m);
     if (e)
         relay_fail("incomplete startup tables: %s", impi_strerror(e));
-    relay_map_print(&R.m, R.self, stdout);
+    relay_map_print(&relay.m, relay.self, stdout);
     relay_start_dance();
 }
 
@@ -120,31 +180,31 @@ static void on_label_reply(const uint8_t *p, uint32_t n)
 {
     uint32_t label = impi_get32(p);
     const struct impi_label_info *li = impi_label_lookup(label);
-    if (!li || !O.adata[li->order])
+    if (!li || !startup.adata[li->order])
         relay_fail("server: reply for label 0x%04x that client A did not submit", label);
     int i = li->order, e;
-    if ((e = relay_map_label(&R.m, label, O.adata[i], O.alen[i], p, n)))
+    if ((e = relay_map_label(&relay.m, label, startup.adata[i], startup.alen[i], p, n)))
         relay_fail("server: bad %s reply: %s", li->name, impi_strerror(e));
-    size_t cap = 64 + (size_t)n + O.alen[i] + 16u * (IMPI_MAX_PROCS + RELAY_MAX_TRUNKS);
+    size_t cap = 64 + (size_t)n + startup.alen[i] + 16u * (IMPI_MAX_PROCS + RELAY_MAX_TRUNKS);
     uint8_t *out = malloc(cap);
     uint32_t olen;
     if (!out)
         relay_fail("out of memory");
-    if ((e = relay_private_reply(&R.m, label, O.adata[i], O.alen[i], p, n, out, (uint32_t)cap,
-                                 &olen)))
+    if ((e = relay_private_reply(&relay.m, label, startup.adata[i], startup.alen[i], p, n, out,
+                                 (uint32_t)cap, &olen)))
         relay_fail("cannot build the private %s reply: %s", li->name, impi_strerror(e));
-    relay_send(R.client, out, olen);
+    relay_send(relay.client, out, olen);
     free(out);
-    if (R.m.K > 1) { /* record: label, alen, a, rlen, reply */
-        uint32_t rl = 12 + O.alen[i] + n;
-        uint8_t *r = malloc(rl);
+    if (relay.m.K > 1) {
+        uint32_t rl = CT_LABL_LEN(startup.alen[i], n);
+        uint8_t *r = malloc(rl), *q = r;
         if (!r)
             relay_fail("out of memory");
-        impi_put32(r, label);
-        impi_put32(r + 4, O.alen[i]);
-        memcpy(r + 8, O.adata[i], O.alen[i]);
-        impi_put32(r + 8 + O.alen[i], n);
-        memcpy(r + 12 + O.alen[i], p, n);
+        q = ct_put32(q, label);
+        q = ct_put32(q, startup.alen[i]);
+        q = ct_put_bytes(q, startup.adata[i], startup.alen[i]);
+        q = ct_put32(q, n);
+        ct_put_bytes(q, p, n);
         ctrl_all(CT_LABL, r, rl);
         free(r);
     }
@@ -157,19 +217,19 @@ static void server_input(struct rconn *rc)
     for (;;) {
         const uint8_t *d = impi_conn_data(&rc->c);
         size_t n = impi_conn_avail(&rc->c);
-        if (O.sv == SV_AUTH) {
+        if (startup.sv == SV_AUTH) {
             uint32_t which;
-            if (n < 8)
+            if (n < IMPI_AUTH_REPLY_LEN)
                 break;
             if (impi_auth_reply_get(d, &which))
                 relay_fail("server: bad AUTH reply");
-            impi_conn_consume(&rc->c, 8);
+            impi_conn_consume(&rc->c, IMPI_AUTH_REPLY_LEN);
             if (which == IMPI_AUTH_KEY) {
-                uint8_t k[8];
-                impi_put64(k, O.server_key);
-                relay_send(rc, k, 8);
+                uint8_t k[IMPI_AUTH_KEY_LEN];
+                impi_put64(k, opts.server_key);
+                relay_send(rc, k, sizeof k);
             }
-            O.sv = SV_RUN;
+            startup.sv = SV_RUN;
             impi_log(1, "server: authenticated (%s)", which ? "KEY" : "NONE");
             continue;
         }
@@ -179,88 +239,91 @@ static void server_input(struct rconn *rc)
             break;
         if (e)
             relay_fail("server: %s", impi_strerror(e));
-        if (n < 8 + (size_t)c.len)
+        if (n < IMPI_CMD_HDR_LEN + (size_t)c.len)
             break;
-        const uint8_t *p = d + 8;
+        const uint8_t *p = d + IMPI_CMD_HDR_LEN;
         if (c.cmd == IMPI_CMD_IMPI) {
-            R.m.nclients = (int)impi_get32(p);
-            if (R.m.nclients != 2)
+            relay.m.nclients = (int)impi_get32(p);
+            if (relay.m.nclients != 2)
                 relay_fail("the job has %d clients; this relay supports 2-client jobs "
                            "(one private cluster, one external client)",
-                           R.m.nclients);
-            R.m.ext = 1 - R.m.me;
-            uint8_t j[8];
-            impi_put32(j, (uint32_t)R.m.nclients);
-            impi_put32(j + 4, (uint32_t)R.m.me);
-            ctrl_all(CT_JOB, j, 8);
-            cmd_send(R.client, IMPI_CMD_IMPI, p, 4);
+                           relay.m.nclients);
+            relay.m.ext = 1 - relay.m.me;
+            uint8_t j[CT_JOB_LEN];
+            ct_put32(ct_put32(j, (uint32_t)relay.m.nclients), (uint32_t)relay.m.me);
+            ctrl_all(CT_JOB, j, sizeof j);
+            cmd_send(relay.client, IMPI_CMD_IMPI, p, IMPI_INT4_LEN);
         } else if (c.cmd == IMPI_CMD_COLL) {
             on_label_reply(p, c.len);
         } else if (c.cmd == IMPI_CMD_DONE) {
             ctrl_all(CT_TEND, NULL, 0);
             tables_done();
-            cmd_send(R.client, IMPI_CMD_DONE, NULL, 0);
+            cmd_send(relay.client, IMPI_CMD_DONE, NULL, 0);
         } else {
             relay_fail("server: unexpected command 0x%08x", c.cmd);
         }
-        impi_conn_consume(&rc->c, 8 + c.len);
+        impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
     }
     if (rc->c.eof) {
-        if (!O.server_fini_sent)
+        if (!startup.server_fini_sent)
             relay_fail("the server closed its connection");
-        impi_conn_close(&rc->c, R.ep);
+        impi_conn_close(&rc->c, relay.ep);
     }
 }
 
 /* Master: one command from client A (the relay plays the server). */
 static void client_cmd(struct rconn *rc, const struct impi_cmd *c, const uint8_t *p)
 {
-    if (O.cl == CL_AUTH) {
+    if (startup.cl == CL_AUTH) {
         uint32_t which, mask = impi_get32(p);
         if (c->cmd != IMPI_CMD_AUTH)
             relay_fail("client A: expected AUTH first");
-        if (impi_auth_choose(mask, O.auth_mask, &which))
+        if (impi_auth_choose(mask, opts.auth_mask, &which))
             relay_fail("client A: no common authentication method (mask 0x%x)", mask);
-        uint8_t r[8];
+        uint8_t r[IMPI_AUTH_REPLY_LEN];
         impi_auth_reply_put(r, which);
-        relay_send(rc, r, 8);
-        O.cl = which == IMPI_AUTH_KEY ? CL_KEY : CL_RUN;
+        relay_send(rc, r, sizeof r);
+        startup.cl = which == IMPI_AUTH_KEY ? CL_KEY : CL_RUN;
         return;
     }
     int e;
     switch (c->cmd) {
     case IMPI_CMD_IMPI:
-        R.m.me = (int)impi_get32(p);
-        if (R.m.me < 0 || R.m.me > 1)
-            relay_fail("client A: rank %d; this relay supports 2-client jobs", R.m.me);
-        cmd_send(R.server, IMPI_CMD_IMPI, p, 4);
+        relay.m.me = (int)impi_get32(p);
+        if (relay.m.me < 0 || relay.m.me > 1)
+            relay_fail("client A: rank %d; this relay supports 2-client jobs", relay.m.me);
+        cmd_send(relay.server, IMPI_CMD_IMPI, p, IMPI_INT4_LEN);
         break;
     case IMPI_CMD_COLL: {
-        uint32_t label = impi_get32(p), glen;
-        if ((e = impi_coll_check(&O.aseq, &O.ashape, label, p + 4, c->len - 4)))
+        /* label, then the client's data for it */
+        uint32_t label = impi_get32(p), glen, dlen = c->len - IMPI_INT4_LEN;
+        const uint8_t *data = p + IMPI_INT4_LEN;
+        if ((e = impi_coll_check(&startup.aseq, &startup.ashape, label, data, dlen)))
             relay_fail("client A: bad COLL label 0x%04x: %s", label, impi_strerror(e));
         int i = impi_label_lookup(label)->order;
-        O.alen[i] = c->len - 4;
-        O.adata[i] = malloc(O.alen[i] + 1);
-        size_t cap = 64 + 16u * ((size_t)O.ashape.nprocs + RELAY_MAX_TRUNKS) + O.alen[i];
+        startup.alen[i] = dlen;
+        startup.adata[i] = malloc(startup.alen[i] + 1);
+        size_t cap =
+            64 + 16u * ((size_t)startup.ashape.nprocs + RELAY_MAX_TRUNKS) + startup.alen[i];
         uint8_t *g = malloc(cap);
-        if (!O.adata[i] || !g)
+        if (!startup.adata[i] || !g)
             relay_fail("out of memory");
-        memcpy(O.adata[i], p + 4, O.alen[i]);
+        memcpy(startup.adata[i], data, dlen);
         impi_put32(g, label);
-        if ((e = relay_to_global(&R.m, label, p + 4, O.alen[i], g + 4, (uint32_t)cap - 4, &glen)))
+        if ((e = relay_to_global(&relay.m, label, data, dlen, g + IMPI_INT4_LEN,
+                                 (uint32_t)cap - IMPI_INT4_LEN, &glen)))
             relay_fail("cannot translate %s: %s", impi_label_at(i)->name, impi_strerror(e));
-        cmd_send(R.server, IMPI_CMD_COLL, g, glen + 4);
+        cmd_send(relay.server, IMPI_CMD_COLL, g, glen + IMPI_INT4_LEN);
         free(g);
         break;
     }
     case IMPI_CMD_DONE:
-        cmd_send(R.server, IMPI_CMD_DONE, NULL, 0);
+        cmd_send(relay.server, IMPI_CMD_DONE, NULL, 0);
         break;
     case IMPI_CMD_FINI:
-        O.client_fini = true;
-        O.server_fini_sent = true;
-        cmd_send(R.server, IMPI_CMD_FINI, NULL, 0);
+        startup.client_fini = true;
+        startup.server_fini_sent = true;
+        cmd_send(relay.server, IMPI_CMD_FINI, NULL, 0);
         impi_log(1, "client A: FINI (forwarded to the server)");
         break;
     default:
@@ -274,13 +337,13 @@ static void client_input(struct rconn *rc)
     for (;;) {
         const uint8_t *d = impi_conn_data(&rc->c);
         size_t n = impi_conn_avail(&rc->c);
-        if (O.cl == CL_KEY) {
-            if (n < 8)
+        if (startup.cl == CL_KEY) {
+            if (n < IMPI_AUTH_KEY_LEN)
                 break;
-            if (impi_get64(d) != O.key)
+            if (impi_get64(d) != opts.key)
                 relay_fail("client A: wrong authentication key");
-            impi_conn_consume(&rc->c, 8);
-            O.cl = CL_RUN;
+            impi_conn_consume(&rc->c, IMPI_AUTH_KEY_LEN);
+            startup.cl = CL_RUN;
             continue;
         }
         struct impi_cmd c;
@@ -289,18 +352,62 @@ static void client_input(struct rconn *rc)
             break;
         if (e)
             relay_fail("client A: %s", impi_strerror(e));
-        if (n < 8 + (size_t)c.len)
+        if (n < IMPI_CMD_HDR_LEN + (size_t)c.len)
             break;
-        client_cmd(rc, &c, d + 8);
-        impi_conn_consume(&rc->c, 8 + c.len);
+        client_cmd(rc, &c, d + IMPI_CMD_HDR_LEN);
+        impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
     }
     if (rc->c.eof) {
         if (impi_conn_avail(&rc->c))
             relay_fail("client A: %s", impi_strerror(IMPI_E_TRUNCATED));
-        if (!O.client_fini)
+        if (!startup.client_fini)
             relay_fail("client A disconnected before FINI");
-        impi_conn_close(&rc->c, R.ep);
+        impi_conn_close(&rc->c, relay.ep);
     }
+}
+
+/* Master: secondary rc registers (CT_HELO); once every one has, the trunk table goes to
+ * all of them and client A may connect. */
+static void on_helo(struct rconn *rc, const uint8_t *p)
+{
+    int k = (int)ct_get32(&p);
+    if (k < 1 || k >= relay.m.K || relay.ctrl[k])
+        relay_fail("trunk control: bad or duplicate trunk index %d", k);
+    relay.ctrl[k] = rc;
+    ct_get_trunk(&p, &relay.m.tr[k]);
+    impi_log(1, "trunk %d registered", k);
+    if (++startup.helos < relay.m.K - 1)
+        return;
+    uint8_t t[CT_TRKS_LEN(RELAY_MAX_TRUNKS)], *q = ct_put32(t, (uint32_t)relay.m.K);
+    for (int j = 0; j < relay.m.K; j++)
+        q = ct_put_trunk(q, &relay.m.tr[j]);
+    ctrl_all(CT_TRKS, t, CT_TRKS_LEN(relay.m.K));
+    impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient); /* now A may come */
+}
+
+/* Secondary: the trunk table (CT_TRKS, len >= CT_INT_LEN bytes). */
+static void on_trunks(const uint8_t *p, uint32_t len)
+{
+    relay.m.K = (int)ct_get32(&p);
+    if (relay.m.K <= relay.self || relay.m.K > RELAY_MAX_TRUNKS || len != CT_TRKS_LEN(relay.m.K))
+        relay_fail("trunk control: bad trunk table");
+    for (int j = 0; j < relay.m.K; j++)
+        ct_get_trunk(&p, &relay.m.tr[j]);
+}
+
+/* Secondary: one label of the startup tables (CT_LABL, len >= CT_LABL_LEN(0, 0)). */
+static void on_label(const uint8_t *p, uint32_t len)
+{
+    uint32_t label = ct_get32(&p), al = ct_get32(&p), rl;
+    if (al > len - CT_LABL_LEN(0, 0))
+        relay_fail("trunk control: bad label record");
+    const uint8_t *a = p;
+    p += al;
+    if ((rl = ct_get32(&p)) != len - CT_LABL_LEN(al, 0))
+        relay_fail("trunk control: bad label record");
+    int e = relay_map_label(&relay.m, label, a, al, p, rl);
+    if (e)
+        relay_fail("trunk control: label 0x%04x: %s", label, impi_strerror(e));
 }
 
 /* Either end of a trunk control link. */
@@ -309,68 +416,35 @@ static void ctrl_input(struct rconn *rc)
     for (;;) {
         const uint8_t *d = impi_conn_data(&rc->c);
         size_t n = impi_conn_avail(&rc->c);
-        if (n < 8)
+        if (n < CT_HDR_LEN)
             break;
-        uint32_t type = impi_get32(d), len = impi_get32(d + 4);
-        if (len > IMPI_MAX_CMD_LEN * 2 + 64)
+        uint32_t type = ct_get32(&d), len = ct_get32(&d);
+        if (len > CT_MAX_LEN)
             relay_fail("trunk control: impossible record length %u", len);
-        if (n < 8 + (size_t)len)
+        if (n < CT_HDR_LEN + (size_t)len)
             break;
-        const uint8_t *p = d + 8;
-        if (type == CT_HELO && R.self == 0 && len == 20) {
-            int k = (int)impi_get32(p);
-            if (k < 1 || k >= R.m.K || R.ctrl[k])
-                relay_fail("trunk control: bad or duplicate trunk index %d", k);
-            R.ctrl[k] = rc;
-            R.m.tr[k].priv_ip = impi_get32(p + 4);
-            R.m.tr[k].priv_port = (uint16_t)impi_get32(p + 8);
-            R.m.tr[k].glob_ip = impi_get32(p + 12);
-            R.m.tr[k].glob_port = (uint16_t)impi_get32(p + 16);
-            impi_log(1, "trunk %d registered", k);
-            if (++O.helos == R.m.K - 1) {
-                uint8_t t[4 + 16 * RELAY_MAX_TRUNKS];
-                impi_put32(t, (uint32_t)R.m.K);
-                for (int j = 0; j < R.m.K; j++) {
-                    impi_put32(t + 4 + 16 * j, R.m.tr[j].priv_ip);
-                    impi_put32(t + 8 + 16 * j, R.m.tr[j].priv_port);
-                    impi_put32(t + 12 + 16 * j, R.m.tr[j].glob_ip);
-                    impi_put32(t + 16 + 16 * j, R.m.tr[j].glob_port);
-                }
-                ctrl_all(CT_TRKS, t, 4 + 16 * (uint32_t)R.m.K);
-                impi_conn_watch(&O.lclient->c, R.ep, O.lclient); /* now A may come */
-            }
-        } else if (type == CT_TRKS && R.self > 0 && len >= 4) {
-            R.m.K = (int)impi_get32(p);
-            if (R.m.K <= R.self || R.m.K > RELAY_MAX_TRUNKS || len != 4 + 16u * (uint32_t)R.m.K)
-                relay_fail("trunk control: bad trunk table");
-            for (int j = 0; j < R.m.K; j++) {
-                R.m.tr[j].priv_ip = impi_get32(p + 4 + 16 * j);
-                R.m.tr[j].priv_port = (uint16_t)impi_get32(p + 8 + 16 * j);
-                R.m.tr[j].glob_ip = impi_get32(p + 12 + 16 * j);
-                R.m.tr[j].glob_port = (uint16_t)impi_get32(p + 16 + 16 * j);
-            }
-        } else if (type == CT_JOB && R.self > 0 && len == 8) {
-            R.m.nclients = (int)impi_get32(p);
-            R.m.me = (int)impi_get32(p + 4);
-            R.m.ext = 1 - R.m.me;
-        } else if (type == CT_LABL && R.self > 0 && len >= 12) {
-            uint32_t label = impi_get32(p), al = impi_get32(p + 4), rl;
-            if (al > len - 12 || (rl = impi_get32(p + 8 + al)) != len - 12 - al)
-                relay_fail("trunk control: bad label record");
-            int e = relay_map_label(&R.m, label, p + 8, al, p + 12 + al, rl);
-            if (e)
-                relay_fail("trunk control: label 0x%04x: %s", label, impi_strerror(e));
-        } else if (type == CT_TEND && R.self > 0) {
+        bool master = relay.self == 0;
+        if (type == CT_HELO && master && len == CT_HELO_LEN) {
+            on_helo(rc, d);
+        } else if (type == CT_TRKS && !master && len >= CT_INT_LEN) {
+            on_trunks(d, len);
+        } else if (type == CT_JOB && !master && len == CT_JOB_LEN) {
+            relay.m.nclients = (int)ct_get32(&d);
+            relay.m.me = (int)ct_get32(&d);
+            relay.m.ext = 1 - relay.m.me;
+        } else if (type == CT_LABL && !master && len >= CT_LABL_LEN(0, 0)) {
+            on_label(d, len);
+        } else if (type == CT_TEND && !master) {
             tables_done();
         } else {
             relay_fail("trunk control: unexpected record 0x%08x", type);
         }
-        impi_conn_consume(&rc->c, 8 + len);
+        impi_conn_consume(&rc->c, CT_HDR_LEN + len);
     }
     if (rc->c.eof) {
-        if (!R.dance_started)
+        if (!relay.dance_started)
             relay_fail("trunk control link closed before the tables were complete");
-        impi_conn_close(&rc->c, R.ep);
+        impi_conn_close(&rc->c, relay.ep);
     }
 }
 
@@ -387,12 +461,12 @@ static void on_listen(struct rconn *lc)
             return;
         impi_sock_setup(fd);
         if (lc->kind == K_LISTEN_CLIENT) {
-            if (R.client) {
+            if (relay.client) {
                 impi_log(0, "rejecting a second client connection");
                 close(fd);
                 continue;
             }
-            R.client = relay_conn_new(fd, K_CLIENT, "client A");
+            relay.client = relay_conn_new(fd, K_CLIENT, "client A");
             impi_log(1, "client A connected");
         } else {
             relay_conn_new(fd, K_CTRL, "trunk control");
@@ -432,13 +506,13 @@ static struct rconn *listen_on(uint32_t ip, uint16_t *port, enum rkind kind, con
     return relay_conn_new(fd, kind, name);
 }
 
-/* Parses the command line into O and R. */
+/* Parses the command line into opts and relay. */
 static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *trunk_of_port)
 {
-    R.m.K = 1;
-    R.timeout = 60;
-    O.auth_mask = 1u << IMPI_AUTH_NONE;
-    O.server_auth_mask = 1u << IMPI_AUTH_NONE;
+    relay.m.K = 1;
+    relay.timeout = 60;
+    opts.auth_mask = 1u << IMPI_AUTH_NONE;
+    opts.server_auth_mask = 1u << IMPI_AUTH_NONE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-v")) {
@@ -449,44 +523,197 @@ static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *t
             usage();
         i++;
         if (!strcmp(a, "-private")) {
-            if (impi_parse_ip(v, &O.priv_ip))
+            if (impi_parse_ip(v, &opts.priv_ip))
                 usage();
         } else if (!strcmp(a, "-global")) {
-            if (impi_parse_ip(v, &O.glob_ip))
+            if (impi_parse_ip(v, &opts.glob_ip))
                 usage();
         } else if (!strcmp(a, "-server")) {
-            if (impi_parse_ipport(v, &O.server_ip, &O.server_port))
+            if (impi_parse_ipport(v, &opts.server_ip, &opts.server_port))
                 usage();
         } else if (!strcmp(a, "-trunk-of")) {
             if (impi_parse_ipport(v, trunk_of_ip, trunk_of_port))
                 usage();
         } else if (!strcmp(a, "-trunk-index"))
-            R.self = atoi(v);
+            relay.self = atoi(v);
         else if (!strcmp(a, "-trunks"))
-            R.m.K = atoi(v);
+            relay.m.K = atoi(v);
         else if (!strcmp(a, "-trunk-port"))
-            O.ctrl_port = (uint16_t)atoi(v);
+            opts.ctrl_port = (uint16_t)atoi(v);
         else if (!strcmp(a, "-port"))
-            O.client_port = (uint16_t)atoi(v);
+            opts.client_port = (uint16_t)atoi(v);
         else if (!strcmp(a, "-auth"))
-            O.auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
+            opts.auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
         else if (!strcmp(a, "-key"))
-            O.key = strtoull(v, NULL, 10);
+            opts.key = strtoull(v, NULL, 10);
         else if (!strcmp(a, "-server-auth"))
-            O.server_auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
+            opts.server_auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
         else if (!strcmp(a, "-server-key"))
-            O.server_key = strtoull(v, NULL, 10);
+            opts.server_key = strtoull(v, NULL, 10);
         else if (!strcmp(a, "-timeout"))
-            R.timeout = atof(v);
+            relay.timeout = atof(v);
         else
             usage();
     }
-    if (!O.priv_ip || !O.glob_ip || R.m.K < 1 || R.m.K > RELAY_MAX_TRUNKS)
+    if (!opts.priv_ip || !opts.glob_ip || relay.m.K < 1 || relay.m.K > RELAY_MAX_TRUNKS)
         usage();
-    if (R.self == 0 && !O.server_ip)
+    if (relay.self == 0 && !opts.server_ip)
         usage();
-    if (R.self > 0 && !*trunk_of_ip)
+    if (relay.self > 0 && !*trunk_of_ip)
         usage();
+}
+
+/* Main thread: the process-wide state before any socket: the name in log lines, epoll,
+ * the startup tables' "not known yet" shapes. */
+static void setup(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    static char pname[32];
+    snprintf(pname, sizeof pname, "impi-relay[%d]", relay.self);
+    impi_progname = pname;
+    relay.ep = epoll_create1(EPOLL_CLOEXEC);
+    for (int c = 0; c < IMPI_MAX_CLIENTS; c++)
+        relay.m.gshape[c].nhosts = relay.m.gshape[c].nprocs = -1;
+    startup.ashape.nhosts = startup.ashape.nprocs = -1;
+}
+
+/* Main thread: our gateway hosts listen first, as their ports go into the tables; returns
+ * this trunk's entry, filled. */
+static struct relay_trunk *listen_gateways(void)
+{
+    struct relay_trunk *me = &relay.m.tr[relay.self];
+    me->priv_ip = opts.priv_ip;
+    me->glob_ip = opts.glob_ip;
+    struct rconn *lp = listen_on(opts.priv_ip, &me->priv_port, K_LISTEN_PRIV, "private gateway");
+    struct rconn *lg = listen_on(opts.glob_ip, &me->glob_port, K_LISTEN_GLOB, "global gateway");
+    lp->side = SIDE_IN;
+    lg->side = SIDE_OUT;
+    return me;
+}
+
+/* Main thread: wrap fd, a non-blocking connect in progress; on_connected completes it
+ * when epoll reports the socket writable. */
+static struct rconn *conn_connecting(int fd, enum rkind kind, const char *name)
+{
+    struct rconn *rc = relay_conn_new(fd, kind, name);
+    rc->connecting = true;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = rc};
+    epoll_ctl(relay.ep, EPOLL_CTL_MOD, fd, &ev);
+    rc->c.want_out = true;
+    return rc;
+}
+
+/* Main thread, secondary relay: connect to the master at ip:port and register this trunk
+ * (index and gateway addresses, CT_HELO). */
+static void join_master(const struct relay_trunk *me, uint32_t ip, uint16_t port)
+{
+    int fd = impi_connect(0, ip, port);
+    if (fd < 0)
+        relay_fail("cannot reach the master relay at %s:%u", impi_ipstr(ip), port);
+    relay.ctrl_master = conn_connecting(fd, K_CTRL, "trunk master");
+    uint8_t h[CT_HELO_LEN];
+    ct_put_trunk(ct_put32(h, (uint32_t)relay.self), me);
+    ctrl_send(relay.ctrl_master, CT_HELO, h, sizeof h);
+    printf("trunk %d ready: private %s:%u global %s:%u\n", relay.self, impi_ipstr(me->priv_ip),
+           me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
+}
+
+/* Main thread, master relay: connect to the real server (AUTH first), open client A's
+ * listener and, with secondaries, the trunk control listener; print where they listen. */
+static void start_master(void)
+{
+    int fd = impi_connect(opts.glob_ip, opts.server_ip, opts.server_port);
+    if (fd < 0)
+        relay_fail("cannot connect to the server %s:%u: %s", impi_ipstr(opts.server_ip),
+                   opts.server_port, strerror(errno));
+    relay.server = conn_connecting(fd, K_SERVER, "server");
+    uint8_t m[IMPI_INT4_LEN];
+    impi_put32(m, opts.server_auth_mask);
+    cmd_send(relay.server, IMPI_CMD_AUTH, m, sizeof m);
+    /* Client A is let in only when every trunk has registered (its tables need all
+     * the trunks' addresses): until then its listening socket is not watched. */
+    int lfd = impi_listen(opts.priv_ip, &opts.client_port);
+    if (lfd < 0)
+        relay_fail("cannot listen on %s:%u: %s", impi_ipstr(opts.priv_ip), opts.client_port,
+                   strerror(errno));
+    startup.lclient = calloc(1, sizeof *startup.lclient);
+    impi_conn_init(&startup.lclient->c, lfd, "client listener");
+    startup.lclient->kind = K_LISTEN_CLIENT;
+    if (relay.m.K > 1)
+        listen_on(opts.priv_ip, &opts.ctrl_port, K_LISTEN_CTRL, "trunk control");
+    else
+        impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient);
+    printf("%s:%u\n", impi_ipstr(opts.priv_ip), opts.client_port);
+    if (relay.m.K > 1)
+        printf("trunk control %s:%u\n", impi_ipstr(opts.priv_ip), opts.ctrl_port);
+}
+
+/* Input buffered per connection at most: twice the largest startup command
+ * (IMPI_MAX_CMD_LEN), so that one always fits whole. */
+#define CONN_BUF_MAX (8u << 20)
+
+/* Main thread: one epoll event (`events`) on connection rc. */
+static void on_event(struct rconn *rc, uint32_t events)
+{
+    if (rc->c.fd < 0)
+        return;
+    if (rc->kind <= K_LISTEN_CTRL) {
+        on_listen(rc);
+        return;
+    }
+    if (events & (EPOLLOUT | EPOLLERR) && rc->connecting)
+        on_connected(rc);
+    if (!rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
+        relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        return;
+    if (impi_conn_read(&rc->c, CONN_BUF_MAX))
+        relay_fail("%s: %s", rc->c.name, strerror(errno));
+    switch (rc->kind) {
+    case K_CLIENT:
+        client_input(rc);
+        break;
+    case K_SERVER:
+        server_input(rc);
+        break;
+    case K_CTRL:
+        ctrl_input(rc);
+        break;
+    default:
+        relay_host_input(rc);
+    }
+}
+
+/* Main thread: true once every host connection has finished (relay_hosts_finished closes
+ * the drained ones) and, on the master, client A's FINI has reached the server. */
+static bool finished(void)
+{
+    if (!relay_hosts_finished())
+        return false;
+    return relay.self > 0 || (startup.client_fini && !impi_conn_pending(&relay.server->c));
+}
+
+#define MAX_EVENTS 32   /* epoll events taken per wait */
+#define TICK_MS    1000 /* the longest wait: the stall limit is checked this often */
+
+/* Main thread: the event loop, until finished(); fails the job if the startup stalls. */
+static void run(void)
+{
+    startup.last = impi_now();
+    while (!finished()) {
+        struct epoll_event evs[MAX_EVENTS];
+        int n = epoll_wait(relay.ep, evs, MAX_EVENTS, TICK_MS);
+        if (n < 0 && errno != EINTR)
+            relay_fail("epoll_wait: %s", strerror(errno));
+        for (int i = 0; i < n; i++)
+            on_event(evs[i].data.ptr, evs[i].events);
+        if (n > 0)
+            startup.last = impi_now();
+        /* Stall limit for the startup and the dance only: a running job may be silent. */
+        if (!relay.dance_started && relay.timeout > 0 && impi_now() - startup.last > relay.timeout)
+            relay_fail("startup stalled for %.0f s", relay.timeout);
+    }
 }
 
 /* Main thread: parse options, listen, run the event loop until every FINI is done. */
@@ -494,122 +721,16 @@ int main(int argc, char **argv)
 {
     uint32_t tof_ip = 0;
     uint16_t tof_port = 0;
-    signal(SIGPIPE, SIG_IGN);
-    setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv, &tof_ip, &tof_port);
-    static char pname[32];
-    snprintf(pname, sizeof pname, "impi-relay[%d]", R.self);
-    impi_progname = pname;
-    R.ep = epoll_create1(EPOLL_CLOEXEC);
-    for (int c = 0; c < IMPI_MAX_CLIENTS; c++)
-        R.m.gshape[c].nhosts = R.m.gshape[c].nprocs = -1;
-    O.ashape.nhosts = O.ashape.nprocs = -1;
-
-    /* Our gateway hosts listen first: their ports go into the tables. */
-    struct relay_trunk *me = &R.m.tr[R.self];
-    me->priv_ip = O.priv_ip;
-    me->glob_ip = O.glob_ip;
-    struct rconn *lp = listen_on(O.priv_ip, &me->priv_port, K_LISTEN_PRIV, "private gateway");
-    struct rconn *lg = listen_on(O.glob_ip, &me->glob_port, K_LISTEN_GLOB, "global gateway");
-    lp->side = SIDE_IN;
-    lg->side = SIDE_OUT;
-
-    if (R.self > 0) {
-        int fd = impi_connect(0, tof_ip, tof_port);
-        R.ctrl_master = relay_conn_new(fd, K_CTRL, "trunk master");
-        if (fd < 0)
-            relay_fail("cannot reach the master relay at %s:%u", impi_ipstr(tof_ip), tof_port);
-        R.ctrl_master->connecting = true;
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = R.ctrl_master};
-        epoll_ctl(R.ep, EPOLL_CTL_MOD, fd, &ev);
-        R.ctrl_master->c.want_out = true;
-        uint8_t h[20];
-        impi_put32(h, (uint32_t)R.self);
-        impi_put32(h + 4, me->priv_ip);
-        impi_put32(h + 8, me->priv_port);
-        impi_put32(h + 12, me->glob_ip);
-        impi_put32(h + 16, me->glob_port);
-        ctrl_send(R.ctrl_master, CT_HELO, h, 20);
-        printf("trunk %d ready: private %s:%u global %s:%u\n", R.self, impi_ipstr(me->priv_ip),
-               me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
-    } else {
-        int fd = impi_connect(O.glob_ip, O.server_ip, O.server_port);
-        if (fd < 0)
-            relay_fail("cannot connect to the server %s:%u: %s", impi_ipstr(O.server_ip),
-                       O.server_port, strerror(errno));
-        R.server = relay_conn_new(fd, K_SERVER, "server");
-        R.server->connecting = true;
-        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = R.server};
-        epoll_ctl(R.ep, EPOLL_CTL_MOD, fd, &ev);
-        R.server->c.want_out = true;
-        uint8_t m[4];
-        impi_put32(m, O.server_auth_mask);
-        cmd_send(R.server, IMPI_CMD_AUTH, m, 4);
-        /* Client A is let in only when every trunk has registered (its tables need all
-         * the trunks' addresses): until then its listening socket is not watched. */
-        int lfd = impi_listen(O.priv_ip, &O.client_port);
-        if (lfd < 0)
-            relay_fail("cannot listen on %s:%u: %s", impi_ipstr(O.priv_ip), O.client_port,
-                       strerror(errno));
-        O.lclient = calloc(1, sizeof *O.lclient);
-        impi_conn_init(&O.lclient->c, lfd, "client listener");
-        O.lclient->kind = K_LISTEN_CLIENT;
-        if (R.m.K > 1)
-            listen_on(O.priv_ip, &O.ctrl_port, K_LISTEN_CTRL, "trunk control");
-        else
-            impi_conn_watch(&O.lclient->c, R.ep, O.lclient);
-        printf("%s:%u\n", impi_ipstr(O.priv_ip), O.client_port);
-        if (R.m.K > 1)
-            printf("trunk control %s:%u\n", impi_ipstr(O.priv_ip), O.ctrl_port);
-    }
+    setup();
+    struct relay_trunk *me = listen_gateways();
+    if (relay.self > 0)
+        join_master(me, tof_ip, tof_port);
+    else
+        start_master();
     impi_log(1, "private gateway %s:%u, global gateway %s:%u", impi_ipstr(me->priv_ip),
              me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
-
-    O.last = impi_now();
-    for (;;) {
-        bool done = relay_hosts_finished();
-        if (done && (R.self > 0 || (O.client_fini && !impi_conn_pending(&R.server->c))))
-            break;
-        struct epoll_event evs[32];
-        int n = epoll_wait(R.ep, evs, 32, 1000);
-        if (n < 0 && errno != EINTR)
-            relay_fail("epoll_wait: %s", strerror(errno));
-        for (int i = 0; i < n; i++) {
-            struct rconn *rc = evs[i].data.ptr;
-            if (rc->c.fd < 0)
-                continue;
-            if (rc->kind <= K_LISTEN_CTRL) {
-                on_listen(rc);
-                continue;
-            }
-            if (evs[i].events & (EPOLLOUT | EPOLLERR) && rc->connecting)
-                on_connected(rc);
-            if (!rc->connecting && impi_conn_flush(&rc->c, R.ep, rc))
-                relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
-            if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-                if (impi_conn_read(&rc->c, 8u << 20))
-                    relay_fail("%s: %s", rc->c.name, strerror(errno));
-                switch (rc->kind) {
-                case K_CLIENT:
-                    client_input(rc);
-                    break;
-                case K_SERVER:
-                    server_input(rc);
-                    break;
-                case K_CTRL:
-                    ctrl_input(rc);
-                    break;
-                default:
-                    relay_host_input(rc);
-                }
-            }
-        }
-        if (n > 0)
-            O.last = impi_now();
-        /* Stall limit for the startup and the dance only: a running job may be silent. */
-        if (!R.dance_started && R.timeout > 0 && impi_now() - O.last > R.timeout)
-            relay_fail("startup stalled for %.0f s", R.timeout);
-    }
+    run();
     relay_print_stats();
     impi_log(1, "all host connections finished; exiting");
     return 0;

@@ -26,10 +26,10 @@ static int base(int c, bool glob)
 {
     int b = 0;
     for (int k = 0; k < c; k++) {
-        if (k == R.m.me)
-            b += glob ? R.m.K : R.m.in.nhosts;
+        if (k == relay.m.me)
+            b += glob ? relay.m.K : relay.m.in.nhosts;
         else
-            b += glob ? R.m.out.nhosts : R.m.K;
+            b += glob ? relay.m.out.nhosts : relay.m.K;
     }
     return b;
 }
@@ -37,13 +37,14 @@ static int base(int c, bool glob)
 /* This relay's own host index on side s. */
 static int my_index(enum rside s)
 {
-    return s == SIDE_OUT ? base(R.m.me, true) + R.self : base(R.m.ext, false) + R.self;
+    return s == SIDE_OUT ? base(relay.m.me, true) + relay.self
+                         : base(relay.m.ext, false) + relay.self;
 }
 
 /* Host index of real host h on side s (A's hosts in the private view, B's in the global). */
 static int host_index(enum rside s, int h)
 {
-    return s == SIDE_OUT ? base(R.m.ext, true) + h : base(R.m.me, false) + h;
+    return s == SIDE_OUT ? base(relay.m.ext, true) + h : base(relay.m.me, false) + h;
 }
 
 /* Any context: "private" or "global", for messages. */
@@ -56,8 +57,8 @@ static const char *side_name(enum rside s)
  * connection only from the address that host advertised (spec §4). */
 static void host_connect(struct rconn *rc)
 {
-    const struct relay_side *sd = rc->side == SIDE_IN ? &R.m.in : &R.m.out;
-    const struct relay_trunk *t = &R.m.tr[R.self];
+    const struct relay_side *sd = rc->side == SIDE_IN ? &relay.m.in : &relay.m.out;
+    const struct relay_trunk *t = &relay.m.tr[relay.self];
     uint32_t src = rc->side == SIDE_IN ? t->priv_ip : t->glob_ip;
     int fd = impi_connect(src, sd->ip[rc->host], sd->port[rc->host]);
     if (fd < 0)
@@ -69,7 +70,7 @@ static void host_connect(struct rconn *rc)
     if (impi_conn_send(&rc->c, idx, 4))
         relay_fail("out of memory");
     struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN | EPOLLRDHUP, .data.ptr = rc};
-    epoll_ctl(R.ep, EPOLL_CTL_ADD, fd, &ev);
+    epoll_ctl(relay.ep, EPOLL_CTL_ADD, fd, &ev);
     rc->c.want_out = true;
     impi_log(1, "%s: connecting as host %d", rc->c.name, my_index(rc->side));
 }
@@ -77,11 +78,11 @@ static void host_connect(struct rconn *rc)
 /* Tries to identify a pending accepted connection by its 4-byte host index. */
 static void identify(struct rconn *p)
 {
-    if (!R.m.complete || impi_conn_avail(&p->c) < 4)
+    if (!relay.m.complete || impi_conn_avail(&p->c) < 4)
         return;
     enum rside s = p->side;
     int idx = (int)impi_get32(impi_conn_data(&p->c));
-    int nh = s == SIDE_IN ? R.m.in.nhosts : R.m.out.nhosts, h = -1;
+    int nh = s == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts, h = -1;
     for (int k = 0; k < nh; k++)
         if (host_index(s, k) == idx)
             h = k;
@@ -89,7 +90,7 @@ static void identify(struct rconn *p)
         relay_fail("%s gateway: a connection announced host index %d, which is no host that "
                    "connects to us",
                    side_name(s), idx);
-    struct rconn *slot = R.hosts[s][h];
+    struct rconn *slot = relay.hosts[s][h];
     if (slot->c.fd >= 0)
         relay_fail("%s: connected twice", slot->c.name);
     /* Adopt the socket into the slot that may already hold queued packets. */
@@ -108,7 +109,7 @@ static void identify(struct rconn *p)
     }
     slot->c.eof = p->c.eof;
     struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT, .data.ptr = slot};
-    epoll_ctl(R.ep, EPOLL_CTL_MOD, slot->c.fd, &ev);
+    epoll_ctl(relay.ep, EPOLL_CTL_MOD, slot->c.fd, &ev);
     slot->c.want_out = true;
     p->c.fd = -1; /* the pending object is dead; it is never freed (events may name it) */
     impi_conn_close(&p->c, -1);
@@ -121,12 +122,12 @@ static void identify(struct rconn *p)
 void relay_start_dance(void)
 {
     for (int s = 0; s < 2; s++) {
-        const struct relay_side *sd = s == SIDE_IN ? &R.m.in : &R.m.out;
-        R.hosts[s] = calloc((size_t)sd->nhosts, sizeof *R.hosts[s]);
-        size_t np = (size_t)(s == SIDE_IN ? R.m.out.nprocs : R.m.in.nprocs);
-        R.st.dest_pkts[s] = calloc(np, sizeof(uint64_t));
-        R.st.dest_data[s] = calloc(np, sizeof(uint64_t));
-        if (!R.hosts[s] || !R.st.dest_pkts[s] || !R.st.dest_data[s])
+        const struct relay_side *sd = s == SIDE_IN ? &relay.m.in : &relay.m.out;
+        relay.hosts[s] = calloc((size_t)sd->nhosts, sizeof *relay.hosts[s]);
+        size_t np = (size_t)(s == SIDE_IN ? relay.m.out.nprocs : relay.m.in.nprocs);
+        relay.st.dest_pkts[s] = calloc(np, sizeof(uint64_t));
+        relay.st.dest_data[s] = calloc(np, sizeof(uint64_t));
+        if (!relay.hosts[s] || !relay.st.dest_pkts[s] || !relay.st.dest_data[s])
             relay_fail("out of memory");
         for (int h = 0; h < sd->nhosts; h++) {
             char name[64];
@@ -139,27 +140,29 @@ void relay_start_dance(void)
             rc->kind = K_HOST;
             rc->side = (enum rside)s;
             rc->host = h;
-            R.hosts[s][h] = rc;
+            relay.hosts[s][h] = rc;
             /* The higher-indexed host connects to the lower one (spec §4). */
             if (host_index((enum rside)s, h) < my_index((enum rside)s))
                 host_connect(rc);
         }
     }
-    R.fc.ackmark = R.m.in.ackmark < R.m.out.ackmark ? R.m.in.ackmark : R.m.out.ackmark;
-    R.fc.hiwater = R.m.in.hiwater < R.m.out.hiwater ? R.m.in.hiwater : R.m.out.hiwater;
-    if (impi_flow_cfg_check(&R.fc))
-        relay_fail("flow control: ackmark %u / hiwater %u", R.fc.ackmark, R.fc.hiwater);
-    size_t pairs = (size_t)R.m.in.nprocs * (size_t)R.m.out.nprocs;
+    relay.fc.ackmark =
+        relay.m.in.ackmark < relay.m.out.ackmark ? relay.m.in.ackmark : relay.m.out.ackmark;
+    relay.fc.hiwater =
+        relay.m.in.hiwater < relay.m.out.hiwater ? relay.m.in.hiwater : relay.m.out.hiwater;
+    if (impi_flow_cfg_check(&relay.fc))
+        relay_fail("flow control: ackmark %u / hiwater %u", relay.fc.ackmark, relay.fc.hiwater);
+    size_t pairs = (size_t)relay.m.in.nprocs * (size_t)relay.m.out.nprocs;
     if (pairs > (64u << 20))
         relay_fail("%zu proc pairs: too many for the flow-control tables", pairs);
-    R.rx[SIDE_IN] = calloc(pairs, sizeof *R.rx[SIDE_IN]);
-    R.rx[SIDE_OUT] = calloc(pairs, sizeof *R.rx[SIDE_OUT]);
-    if (!R.rx[SIDE_IN] || !R.rx[SIDE_OUT])
+    relay.rx[SIDE_IN] = calloc(pairs, sizeof *relay.rx[SIDE_IN]);
+    relay.rx[SIDE_OUT] = calloc(pairs, sizeof *relay.rx[SIDE_OUT]);
+    if (!relay.rx[SIDE_IN] || !relay.rx[SIDE_OUT])
         relay_fail("out of memory");
-    R.dance_started = true;
-    for (int i = 0; i < R.npending; i++)
-        if (R.pending[i]->c.fd >= 0)
-            identify(R.pending[i]);
+    relay.dance_started = true;
+    for (int i = 0; i < relay.npending; i++)
+        if (relay.pending[i]->c.fd >= 0)
+            identify(relay.pending[i]);
 }
 
 /* Main thread: see impi_relay_run.h. */
@@ -170,14 +173,14 @@ void relay_gateway_accept(struct rconn *lc)
         if (fd < 0)
             return;
         impi_sock_setup(fd);
-        if (R.npending == (int)(sizeof R.pending / sizeof R.pending[0]))
+        if (relay.npending == (int)(sizeof relay.pending / sizeof relay.pending[0]))
             relay_fail("too many host connections");
         char name[64];
         snprintf(name, sizeof name, "unidentified %s host", side_name(lc->side));
         struct rconn *p = relay_conn_new(fd, K_HOST, name);
         p->side = lc->side;
         p->host = -1;
-        R.pending[R.npending++] = p;
+        relay.pending[relay.npending++] = p;
     }
 }
 
@@ -185,7 +188,7 @@ void relay_gateway_accept(struct rconn *lc)
  * nothing more can come for side s through this relay). */
 static void fini_side(enum rside s)
 {
-    const struct relay_side *sd = s == SIDE_IN ? &R.m.in : &R.m.out;
+    const struct relay_side *sd = s == SIDE_IN ? &relay.m.in : &relay.m.out;
     struct impi_proc z;
     memset(&z, 0, sizeof z);
     z.pid = -1;
@@ -194,7 +197,7 @@ static void fini_side(enum rside s)
     uint8_t b[IMPI_PKT_HDR_LEN];
     impi_pkt_encode(&f, b);
     for (int h = 0; h < sd->nhosts; h++) {
-        struct rconn *rc = R.hosts[s][h];
+        struct rconn *rc = relay.hosts[s][h];
         if (rc->fini_tx)
             continue;
         rc->fini_tx = true;
@@ -211,9 +214,9 @@ static void on_fini(struct rconn *rc)
         relay_fail("%s: second FINI", rc->c.name);
     rc->fini_rx = true;
     impi_log(1, "%s: got FINI", rc->c.name);
-    const struct relay_side *sd = rc->side == SIDE_IN ? &R.m.in : &R.m.out;
+    const struct relay_side *sd = rc->side == SIDE_IN ? &relay.m.in : &relay.m.out;
     for (int h = 0; h < sd->nhosts; h++)
-        if (!R.hosts[rc->side][h]->fini_rx)
+        if (!relay.hosts[rc->side][h]->fini_rx)
             return;
     fini_side(rc->side == SIDE_IN ? SIDE_OUT : SIDE_IN);
 }
@@ -225,44 +228,44 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
     struct rconn *out;
     int32_t i, j;
     if (rc->side == SIDE_IN) {
-        if ((i = relay_in_by_real(&R.m, &p->src)) < 0)
+        if ((i = relay_in_by_real(&relay.m, &p->src)) < 0)
             relay_fail("%s: %s packet from unknown source proc %s:%lld", rc->c.name,
                        impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->src.hostid)),
                        (long long)p->src.pid);
-        if ((j = relay_out_by_private(&R.m, &p->dest)) < 0)
+        if ((j = relay_out_by_private(&relay.m, &p->dest)) < 0)
             relay_fail("%s: %s packet to unknown destination proc %s:%lld", rc->c.name,
                        impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->dest.hostid)),
                        (long long)p->dest.pid);
-        relay_global_id(&R.m, i, &src);
-        dest = R.m.out.proc[j];
-        out = R.hosts[SIDE_OUT][R.m.out.proc_host[j]];
+        relay_global_id(&relay.m, i, &src);
+        dest = relay.m.out.proc[j];
+        out = relay.hosts[SIDE_OUT][relay.m.out.proc_host[j]];
     } else {
-        if ((j = relay_out_by_real(&R.m, &p->src)) < 0)
+        if ((j = relay_out_by_real(&relay.m, &p->src)) < 0)
             relay_fail("%s: %s packet from unknown source proc %s:%lld", rc->c.name,
                        impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->src.hostid)),
                        (long long)p->src.pid);
-        if ((i = relay_in_by_global(&R.m, &p->dest)) < 0)
+        if ((i = relay_in_by_global(&relay.m, &p->dest)) < 0)
             relay_fail("%s: %s packet to unknown destination proc %s:%lld", rc->c.name,
                        impi_pkt_type_name(p->type), impi_ipstr(impi_hostid_ipv4(p->dest.hostid)),
                        (long long)p->dest.pid);
-        relay_private_id(&R.m, j, &src);
-        dest = R.m.in.proc[i];
-        out = R.hosts[SIDE_IN][R.m.in.proc_host[i]];
+        relay_private_id(&relay.m, j, &src);
+        dest = relay.m.in.proc[i];
+        out = relay.hosts[SIDE_IN][relay.m.in.proc_host[i]];
     }
     if (p->type == IMPI_PK_PROTOACK) {
         /* A LAM receiver acknowledging what the relay delivered: the relay never holds
          * packets back on hiwater towards a receiver (TCP backpressure and the queue
          * limit do), so the credit has no use; and with trunking it would often reach a
          * relay that did not send the data (LAM routes it to the owner of the source). */
-        R.st.acks_dropped[rc->side]++;
+        relay.st.acks_dropped[rc->side]++;
         return;
     }
     if (rc->side == SIDE_IN) {
-        R.st.dest_pkts[SIDE_IN][j]++;
-        R.st.dest_data[SIDE_IN][j] += impi_pkt_has_payload(p->type);
+        relay.st.dest_pkts[SIDE_IN][j]++;
+        relay.st.dest_data[SIDE_IN][j] += impi_pkt_has_payload(p->type);
     } else {
-        R.st.dest_pkts[SIDE_OUT][i]++;
-        R.st.dest_data[SIDE_OUT][i] += impi_pkt_has_payload(p->type);
+        relay.st.dest_pkts[SIDE_OUT][i]++;
+        relay.st.dest_data[SIDE_OUT][i] += impi_pkt_has_payload(p->type);
     }
     if (out->fini_tx)
         relay_fail("%s: packet for %s after its FINI", rc->c.name, out->c.name);
@@ -277,29 +280,29 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
      * meaningful end to end because every packet of a message takes the same path. */
     impi_proc_put(o, IMPI_OFF_SRC, &src);
     impi_proc_put(o, IMPI_OFF_DEST, &dest);
-    R.st.pkts[rc->side]++;
-    R.st.bytes[rc->side] += fr;
+    relay.st.pkts[rc->side]++;
+    relay.st.bytes[rc->side] += fr;
     impi_log(3, "%s: %s A%d %s B%d len %u msglen %llu srq %llu drq %llu tag %d queued %zu",
              rc->side == SIDE_IN ? "A->B" : "B->A", impi_pkt_type_name(p->type),
              rc->side == SIDE_IN ? i : i, rc->side == SIDE_IN ? "->" : "<-", j, p->len,
              (unsigned long long)p->msglen, (unsigned long long)p->srqid,
              (unsigned long long)p->drqid, p->tag, impi_conn_pending(&out->c));
-    if (out->c.fd >= 0 && !out->connecting && impi_conn_flush(&out->c, R.ep, out))
+    if (out->c.fd >= 0 && !out->connecting && impi_conn_flush(&out->c, relay.ep, out))
         relay_fail("%s: send failed: %s", out->c.name, strerror(errno));
     /* Acknowledge the sender once per ackmark packets of this pair, on the connection the
      * data came in on, with the ids as the sender knows them (swapped). LAM accepts a
      * PROTOACK from any host connection: it matches the proc pair, not the socket. */
-    size_t pair = rc->side == SIDE_IN ? (size_t)i * (size_t)R.m.out.nprocs + (size_t)j
-                                      : (size_t)j * (size_t)R.m.in.nprocs + (size_t)i;
+    size_t pair = rc->side == SIDE_IN ? (size_t)i * (size_t)relay.m.out.nprocs + (size_t)j
+                                      : (size_t)j * (size_t)relay.m.in.nprocs + (size_t)i;
     bool due;
-    impi_flow_received(&R.fc, &R.rx[rc->side][pair], p->type, &due);
+    impi_flow_received(&relay.fc, &relay.rx[rc->side][pair], p->type, &due);
     if (due) {
         struct impi_pkt a;
         uint8_t b[IMPI_PKT_HDR_LEN];
         impi_pkt_control(&a, IMPI_PK_PROTOACK, &p->dest, &p->src);
         impi_pkt_encode(&a, b);
         relay_send(rc, b, sizeof b);
-        R.st.acks_sent[rc->side]++;
+        relay.st.acks_sent[rc->side]++;
     }
 }
 
@@ -316,7 +319,7 @@ void relay_host_input(struct rconn *rc)
         struct impi_pkt p;
         size_t fr;
         const uint8_t *d = impi_conn_data(&rc->c);
-        int e = impi_frame(d, impi_conn_avail(&rc->c), R.m.maxlen, &p, &fr);
+        int e = impi_frame(d, impi_conn_avail(&rc->c), relay.m.maxlen, &p, &fr);
         if (e == IMPI_E_AGAIN)
             break;
         if (e)
@@ -338,21 +341,21 @@ void relay_host_input(struct rconn *rc)
     }
     if (rc->fini_rx && rc->fini_tx && !impi_conn_pending(&rc->c) && rc->c.fd >= 0) {
         impi_log(1, "%s: FINI both ways; closing", rc->c.name);
-        impi_conn_close(&rc->c, R.ep);
+        impi_conn_close(&rc->c, relay.ep);
     }
 }
 
 /* Main thread: see impi_relay_run.h. */
 bool relay_hosts_finished(void)
 {
-    if (!R.dance_started)
+    if (!relay.dance_started)
         return false;
     for (int s = 0; s < 2; s++) {
-        int nh = s == SIDE_IN ? R.m.in.nhosts : R.m.out.nhosts;
+        int nh = s == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts;
         for (int h = 0; h < nh; h++) {
-            struct rconn *rc = R.hosts[s][h];
+            struct rconn *rc = relay.hosts[s][h];
             if (rc->fini_rx && rc->fini_tx && !impi_conn_pending(&rc->c) && rc->c.fd >= 0)
-                impi_conn_close(&rc->c, R.ep);
+                impi_conn_close(&rc->c, relay.ep);
             if (rc->c.fd >= 0 || !rc->fini_rx || !rc->fini_tx)
                 return false;
         }
@@ -363,25 +366,27 @@ bool relay_hosts_finished(void)
 /* Main thread: see impi_relay_run.h. */
 void relay_print_stats(void)
 {
-    if (!R.dance_started)
+    if (!relay.dance_started)
         return;
     printf("impi-relay[%d]: forwarded private->global %llu packets %llu bytes, "
            "global->private %llu packets %llu bytes\n",
-           R.self, (unsigned long long)R.st.pkts[SIDE_IN], (unsigned long long)R.st.bytes[SIDE_IN],
-           (unsigned long long)R.st.pkts[SIDE_OUT], (unsigned long long)R.st.bytes[SIDE_OUT]);
+           relay.self, (unsigned long long)relay.st.pkts[SIDE_IN],
+           (unsigned long long)relay.st.bytes[SIDE_IN], (unsigned long long)relay.st.pkts[SIDE_OUT],
+           (unsigned long long)relay.st.bytes[SIDE_OUT]);
     printf("impi-relay[%d]: flow control per hop (ackmark %u, hiwater %u): PROTOACKs sent to "
            "private %llu, to external %llu; consumed from private %llu, from external %llu\n",
-           R.self, R.fc.ackmark, R.fc.hiwater, (unsigned long long)R.st.acks_sent[SIDE_IN],
-           (unsigned long long)R.st.acks_sent[SIDE_OUT],
-           (unsigned long long)R.st.acks_dropped[SIDE_IN],
-           (unsigned long long)R.st.acks_dropped[SIDE_OUT]);
-    for (int32_t j = 0; j < R.m.out.nprocs; j++)
-        printf("impi-relay[%d]: to external proc %d: %llu packets, %llu data packets\n", R.self, j,
-               (unsigned long long)R.st.dest_pkts[SIDE_IN][j],
-               (unsigned long long)R.st.dest_data[SIDE_IN][j]);
-    for (int32_t i = 0; i < R.m.in.nprocs; i++)
-        printf("impi-relay[%d]: to private proc %d: %llu packets, %llu data packets\n", R.self, i,
-               (unsigned long long)R.st.dest_pkts[SIDE_OUT][i],
-               (unsigned long long)R.st.dest_data[SIDE_OUT][i]);
+           relay.self, relay.fc.ackmark, relay.fc.hiwater,
+           (unsigned long long)relay.st.acks_sent[SIDE_IN],
+           (unsigned long long)relay.st.acks_sent[SIDE_OUT],
+           (unsigned long long)relay.st.acks_dropped[SIDE_IN],
+           (unsigned long long)relay.st.acks_dropped[SIDE_OUT]);
+    for (int32_t j = 0; j < relay.m.out.nprocs; j++)
+        printf("impi-relay[%d]: to external proc %d: %llu packets, %llu data packets\n", relay.self,
+               j, (unsigned long long)relay.st.dest_pkts[SIDE_IN][j],
+               (unsigned long long)relay.st.dest_data[SIDE_IN][j]);
+    for (int32_t i = 0; i < relay.m.in.nprocs; i++)
+        printf("impi-relay[%d]: to private proc %d: %llu packets, %llu data packets\n", relay.self,
+               i, (unsigned long long)relay.st.dest_pkts[SIDE_OUT][i],
+               (unsigned long long)relay.st.dest_data[SIDE_OUT][i]);
     fflush(stdout);
 }

@@ -49,7 +49,7 @@ struct relay {
     int npending;
     bool dance_started, all_done;
 };
-extern struct relay R;
+extern struct relay relay;
 
 /* Main thread: end the job with a message (closes every connection, exits 1). */
 void relay_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

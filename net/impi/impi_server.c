@@ -18,6 +18,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#define MAX_EVENTS   16   /* epoll events taken per wait */
+#define TICK_MS      1000 /* the longest wait: the stall limit is checked this often */
+/* Input buffered per client at most: a whole command of the largest size, header and all,
+ * with room to spare. */
+#define CONN_BUF_MAX (IMPI_MAX_CMD_LEN + 64)
+
 enum cstate { C_AUTH, C_KEY, C_IMPI, C_RUN };
 
 struct client {
@@ -32,6 +38,7 @@ struct client {
     bool done, fini;
 };
 
+/* This server: its options and the job's startup. */
 static struct {
     int n;              /* clients expected */
     uint32_t auth_mask; /* methods we accept */
@@ -46,7 +53,7 @@ static struct {
     bool replied[IMPI_NLABELS];
     bool done_sent;
     int nfini;
-} S;
+} server;
 
 /* Main thread: end the job (all connections closed, exit 1) with a message. */
 static void __attribute__((noreturn)) fail(const char *fmt, ...)
@@ -59,15 +66,15 @@ static void fail(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     impi_log(0, "error: %s; ending the job", msg);
-    for (int i = 0; i < S.nconn; i++)
-        impi_conn_close(&S.cl[i].c, S.ep);
+    for (int i = 0; i < server.nconn; i++)
+        impi_conn_close(&server.cl[i].c, server.ep);
     exit(1);
 }
 
 /* Main thread: queue bytes to a client and try to send them now. */
 static void csend(struct client *k, const void *p, size_t n)
 {
-    if (impi_conn_send(&k->c, p, n) || impi_conn_flush(&k->c, S.ep, k))
+    if (impi_conn_send(&k->c, p, n) || impi_conn_flush(&k->c, server.ep, k))
         fail("%s: cannot send: %s", k->c.name, strerror(errno));
 }
 
@@ -80,55 +87,55 @@ static bool past_label(const struct client *k, int i)
 /* Main thread: answer every label that all clients have settled, then DONE. */
 static void progress(void)
 {
-    if (S.nranked < S.n)
+    if (server.nranked < server.n)
         return;
-    if (!S.size_sent) {
-        uint8_t m[12];
-        impi_cmd_put(m, IMPI_CMD_IMPI, 4);
-        impi_put32(m + 8, (uint32_t)S.n);
-        for (int r = 0; r < S.n; r++)
-            csend(S.by_rank[r], m, sizeof m);
-        S.size_sent = true;
-        impi_log(1, "all %d clients in; sent IMPI size", S.n);
+    if (!server.size_sent) {
+        uint8_t m[IMPI_CMD_HDR_LEN + IMPI_INT4_LEN];
+        impi_cmd_put(m, IMPI_CMD_IMPI, IMPI_INT4_LEN);
+        impi_put32(m + IMPI_CMD_HDR_LEN, (uint32_t)server.n);
+        for (int r = 0; r < server.n; r++)
+            csend(server.by_rank[r], m, sizeof m);
+        server.size_sent = true;
+        impi_log(1, "all %d clients in; sent IMPI size", server.n);
     }
     /* LAM blocks on each label's reply (spec §3.4), so labels are answered in order. */
     for (int i = 0; i < IMPI_NLABELS; i++) {
-        if (S.replied[i])
+        if (server.replied[i])
             continue;
         uint32_t mask = 0, total = 0;
-        for (int r = 0; r < S.n; r++) {
-            if (!past_label(S.by_rank[r], i))
+        for (int r = 0; r < server.n; r++) {
+            if (!past_label(server.by_rank[r], i))
                 return;
-            if (S.by_rank[r]->has_label[i]) {
+            if (server.by_rank[r]->has_label[i]) {
                 mask |= 1u << r;
-                total += S.by_rank[r]->label_len[i];
+                total += server.by_rank[r]->label_len[i];
             }
         }
-        S.replied[i] = true;
+        server.replied[i] = true;
         if (!mask)
             continue;
-        uint8_t h[16];
+        uint8_t h[IMPI_COLL_REPLY_HDR_LEN];
         impi_coll_reply_hdr(h, impi_label_at(i)->label, mask, total);
-        for (int r = 0; r < S.n; r++) {
-            struct client *k = S.by_rank[r];
+        for (int r = 0; r < server.n; r++) {
+            struct client *k = server.by_rank[r];
             if (!k->has_label[i])
                 continue;
             csend(k, h, sizeof h);
-            for (int q = 0; q < S.n; q++)
-                if (S.by_rank[q]->has_label[i])
-                    csend(k, S.by_rank[q]->label_data[i], S.by_rank[q]->label_len[i]);
+            for (int q = 0; q < server.n; q++)
+                if (server.by_rank[q]->has_label[i])
+                    csend(k, server.by_rank[q]->label_data[i], server.by_rank[q]->label_len[i]);
         }
         impi_log(1, "answered %s (mask 0x%x, %u bytes)", impi_label_at(i)->name, mask, total);
     }
-    if (!S.done_sent) {
-        for (int r = 0; r < S.n; r++)
-            if (!S.by_rank[r]->done)
+    if (!server.done_sent) {
+        for (int r = 0; r < server.n; r++)
+            if (!server.by_rank[r]->done)
                 return;
-        uint8_t m[8];
+        uint8_t m[IMPI_CMD_HDR_LEN];
         impi_cmd_put(m, IMPI_CMD_DONE, 0);
-        for (int r = 0; r < S.n; r++)
-            csend(S.by_rank[r], m, sizeof m);
-        S.done_sent = true;
+        for (int r = 0; r < server.n; r++)
+            csend(server.by_rank[r], m, sizeof m);
+        server.done_sent = true;
         impi_log(1, "startup complete; sent DONE");
     }
 }
@@ -143,12 +150,12 @@ static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *
         uint32_t which, cm = impi_get32(p);
         if (k->st != C_AUTH)
             fail("%s: AUTH repeated", k->c.name);
-        if (impi_auth_choose(cm, S.auth_mask, &which))
+        if (impi_auth_choose(cm, server.auth_mask, &which))
             fail("%s: no common authentication method (client mask 0x%x, server 0x%x)", k->c.name,
-                 cm, S.auth_mask);
-        uint8_t r[8];
+                 cm, server.auth_mask);
+        uint8_t r[IMPI_AUTH_REPLY_LEN];
         impi_auth_reply_put(r, which);
-        csend(k, r, 8);
+        csend(k, r, sizeof r);
         k->st = which == IMPI_AUTH_KEY ? C_KEY : C_IMPI;
         impi_log(1, "%s: auth mask 0x%x, chose %s", k->c.name, cm,
                  which == IMPI_AUTH_KEY ? "KEY" : "NONE");
@@ -158,13 +165,13 @@ static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *
         int32_t r = (int32_t)impi_get32(p);
         if (k->st != C_IMPI)
             fail("%s: IMPI command out of place", k->c.name);
-        if (r < 0 || r >= S.n)
-            fail("%s: client rank %d outside 0..%d", k->c.name, r, S.n - 1);
-        if (S.by_rank[r])
+        if (r < 0 || r >= server.n)
+            fail("%s: client rank %d outside 0..%d", k->c.name, r, server.n - 1);
+        if (server.by_rank[r])
             fail("%s: client rank %d claimed twice", k->c.name, r);
         k->rank = r;
-        S.by_rank[r] = k;
-        S.nranked++;
+        server.by_rank[r] = k;
+        server.nranked++;
         k->st = C_RUN;
         snprintf(k->c.name, sizeof k->c.name, "client %d", r);
         impi_log(1, "%s registered", k->c.name);
@@ -194,11 +201,11 @@ static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *
         impi_log(1, "%s: DONE", k->c.name);
         break;
     case IMPI_CMD_FINI:
-        if (!S.done_sent || k->fini)
+        if (!server.done_sent || k->fini)
             fail("%s: FINI out of place", k->c.name);
         k->fini = true;
-        S.nfini++;
-        impi_log(1, "%s: FINI (%d of %d)", k->c.name, S.nfini, S.n);
+        server.nfini++;
+        impi_log(1, "%s: FINI (%d of %d)", k->c.name, server.nfini, server.n);
         break;
     }
 }
@@ -209,12 +216,12 @@ static void on_input(struct client *k)
     for (;;) {
         const uint8_t *d = impi_conn_data(&k->c);
         size_t n = impi_conn_avail(&k->c);
-        if (k->st == C_KEY) { /* the key is 8 raw bytes without a header (spec §3.2) */
-            if (n < 8)
+        if (k->st == C_KEY) { /* the key: raw bytes without a header (spec §3.2) */
+            if (n < IMPI_AUTH_KEY_LEN)
                 break;
-            if (impi_get64(d) != S.key)
+            if (impi_get64(d) != server.key)
                 fail("%s: wrong authentication key", k->c.name);
-            impi_conn_consume(&k->c, 8);
+            impi_conn_consume(&k->c, IMPI_AUTH_KEY_LEN);
             k->st = C_IMPI;
             continue;
         }
@@ -232,7 +239,7 @@ static void on_input(struct client *k)
     }
     if (k->c.eof) {
         if (k->fini && impi_conn_avail(&k->c) == 0) {
-            impi_conn_close(&k->c, S.ep);
+            impi_conn_close(&k->c, server.ep);
             return;
         }
         if (impi_conn_avail(&k->c))
@@ -245,22 +252,22 @@ static void on_input(struct client *k)
 static void on_accept(void)
 {
     for (;;) {
-        int fd = accept4(S.lfd, NULL, NULL, SOCK_CLOEXEC);
+        int fd = accept4(server.lfd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             return;
-        if (S.nconn >= S.n) {
-            impi_log(0, "rejecting an extra connection (all %d clients are in)", S.n);
+        if (server.nconn >= server.n) {
+            impi_log(0, "rejecting an extra connection (all %d clients are in)", server.n);
             close(fd);
             continue;
         }
         impi_sock_setup(fd);
-        struct client *k = &S.cl[S.nconn++];
+        struct client *k = &server.cl[server.nconn++];
         char name[32];
-        snprintf(name, sizeof name, "connection %d", S.nconn);
+        snprintf(name, sizeof name, "connection %d", server.nconn);
         impi_conn_init(&k->c, fd, name);
         k->rank = -1;
         k->shape.nhosts = k->shape.nprocs = -1;
-        impi_conn_watch(&k->c, S.ep, k);
+        impi_conn_watch(&k->c, server.ep, k);
         impi_log(1, "%s accepted", name);
     }
 }
@@ -296,8 +303,8 @@ int main(int argc, char **argv)
     uint32_t host = 0;
     uint16_t port = 0;
     impi_progname = "impi-server";
-    S.auth_mask = 1u << IMPI_AUTH_NONE;
-    S.timeout = 60;
+    server.auth_mask = 1u << IMPI_AUTH_NONE;
+    server.timeout = 60;
     bool key_set = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -308,46 +315,46 @@ int main(int argc, char **argv)
         else if (!v)
             usage();
         else if (!strcmp(a, "-server") && ++i)
-            S.n = atoi(v);
+            server.n = atoi(v);
         else if (!strcmp(a, "-port") && ++i)
             port = (uint16_t)atoi(v);
         else if (!strcmp(a, "-host") && ++i) {
             if (impi_parse_ip(v, &host))
                 usage();
         } else if (!strcmp(a, "-auth") && ++i) {
-            if (!(S.auth_mask = parse_auth(v)))
+            if (!(server.auth_mask = parse_auth(v)))
                 usage();
         } else if (!strcmp(a, "-key") && ++i) {
-            S.key = strtoull(v, NULL, 10); /* LAM reads IMPI_AUTH_KEY with atoll: decimal */
+            server.key = strtoull(v, NULL, 10); /* LAM reads IMPI_AUTH_KEY with atoll: decimal */
             key_set = true;
         } else if (!strcmp(a, "-timeout") && ++i)
-            S.timeout = atof(v);
+            server.timeout = atof(v);
         else
             usage();
     }
-    if (S.n < 1 || S.n > IMPI_MAX_CLIENTS)
+    if (server.n < 1 || server.n > IMPI_MAX_CLIENTS)
         usage();
-    if ((S.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set) {
+    if ((server.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set) {
         fprintf(stderr, "impi-server: -auth key needs -key K\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
-    S.cl = calloc((size_t)S.n, sizeof *S.cl);
-    S.ep = epoll_create1(EPOLL_CLOEXEC);
-    S.lfd = impi_listen(host, &port);
-    if (S.lfd < 0) {
+    server.cl = calloc((size_t)server.n, sizeof *server.cl);
+    server.ep = epoll_create1(EPOLL_CLOEXEC);
+    server.lfd = impi_listen(host, &port);
+    if (server.lfd < 0) {
         impi_log(0, "error: cannot listen on %s:%u: %s", impi_ipstr(host), port, strerror(errno));
         return 1;
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-    epoll_ctl(S.ep, EPOLL_CTL_ADD, S.lfd, &ev);
+    epoll_ctl(server.ep, EPOLL_CTL_ADD, server.lfd, &ev);
     printf("%s:%u\n", impi_ipstr(host ? host : impi_default_ip()), port);
     fflush(stdout);
-    impi_log(1, "waiting for %d clients", S.n);
+    impi_log(1, "waiting for %d clients", server.n);
     double last = impi_now();
-    while (S.nfini < S.n) {
-        struct epoll_event evs[16];
-        int n = epoll_wait(S.ep, evs, 16, 1000);
+    while (server.nfini < server.n) {
+        struct epoll_event evs[MAX_EVENTS];
+        int n = epoll_wait(server.ep, evs, MAX_EVENTS, TICK_MS);
         if (n < 0 && errno != EINTR)
             fail("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++) {
@@ -358,10 +365,10 @@ int main(int argc, char **argv)
             }
             if (k->c.fd < 0)
                 continue;
-            if (evs[i].events & EPOLLOUT && impi_conn_flush(&k->c, S.ep, k))
+            if (evs[i].events & EPOLLOUT && impi_conn_flush(&k->c, server.ep, k))
                 fail("%s: send failed: %s", k->c.name, strerror(errno));
             if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
-                if (impi_conn_read(&k->c, IMPI_MAX_CMD_LEN + 64))
+                if (impi_conn_read(&k->c, CONN_BUF_MAX))
                     fail("%s: %s", k->c.name, strerror(errno));
                 on_input(k);
             }
@@ -370,10 +377,10 @@ int main(int argc, char **argv)
         progress();
         /* The stall limit applies to the startup only: once DONE is out, a job may
          * legitimately keep its server sockets silent for as long as it runs. */
-        if (!S.done_sent && S.timeout > 0 && impi_now() - last > S.timeout)
+        if (!server.done_sent && server.timeout > 0 && impi_now() - last > server.timeout)
             fail("startup stalled for %.0f s (%d of %d clients connected, %d registered)",
-                 S.timeout, S.nconn, S.n, S.nranked);
+                 server.timeout, server.nconn, server.n, server.nranked);
     }
-    impi_log(1, "all %d clients sent FINI; exiting", S.n);
+    impi_log(1, "all %d clients sent FINI; exiting", server.n);
     return 0;
 }

@@ -14,7 +14,14 @@
 #include "net_internal.h"
 #include "uk/ksock.h"
 #include "lwip/tcp.h"
-#include "lwip/priv/tcp_priv.h" /* TCP_SLOW_INTERVAL, for the initial SYN timeout */
+/* lwIP internals used here, each because lwIP has no API for it:
+ *   tcp_priv.h's TCP_SLOW_INTERVAL and pcb->rto: the initial SYN retransmission timeout
+ *     (ksock_connect shortens it; lwIP offers no setter);
+ *   pcb->tmr: lwIP stamps it with tcp_ticks on every segment from the peer, including
+ *     pure ACKs and zero-window probe answers that reach no callback; it is the only
+ *     "last heard" clock that sees a slow but live peer (ks_lwip_poll).
+ * Both fields are in lwIP 2.1's public struct tcp_pcb; a new lwIP is checked here. */
+#include "lwip/priv/tcp_priv.h"
 #include "lwip_port.h"
 #include "uk/console.h"
 #include "uk/time.h"

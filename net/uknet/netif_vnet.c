@@ -16,10 +16,14 @@
 #include <string.h>
 #include "net_internal.h"
 #include "drivers/vnet.h"
-#include "arch/x86_64/lapic.h"
+/* Two x86 headers, for what the kernel has no arch-neutral header for yet: the NIC's
+ * vector number and irq_register() (trap.h), and the TSC the interrupt entry stamped
+ * (percpu.h: irq_entry_tsc, the start of the interrupt-to-callback latency). This file is
+ * the glue of a board with a PCI virtio NIC on an x86 machine. */
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 #include "kernel/bootinfo.h"
+#include "kernel/smp.h"
 #include "kernel/fmt.h"
 #include "kernel/timer.h"
 #include "lwip/etharp.h"
@@ -33,6 +37,7 @@
 #include "uk/cpu.h"
 #include "uk/time.h"
 
+#define NET_RX_CPU      0   /* the CPU the NIC interrupts (and its self-IPI) go to */
 #define NET_RX_BUDGET   64  /* frames per interrupt before yielding (self-IPI) */
 #define NET_TIMER_HZ    100 /* sys_check_timeouts() rate; CPU 0 ticks at least this fast */
 #define NET_LAT_SAMPLES 4096
@@ -102,7 +107,7 @@ static void net_rx_irq(struct trapframe *tf)
         return; /* before the netif exists: the first timer tick drains the ring */
     lwip_lock();
     net_rx_entry = net_rx_cur = entry;
-    net_rx_cpu = this_cpu()->id;
+    net_rx_cpu = cpu_id();
     vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
     net_rx_cpu = -1;
     net_rx_entry = net_rx_cur = 0;
@@ -110,7 +115,7 @@ static void net_rx_irq(struct trapframe *tf)
     if (net_rx_tail)
         net_rx_tail();
     if (more) /* delivered after our EOI, behind anything already pending */
-        lapic_send_ipi(this_cpu()->apic_id, VEC_VNET_RX);
+        ipi_send(cpu_id(), VEC_VNET_RX);
 }
 
 /* Interrupt context (LAPIC timer), on every CPU whose timer ticks. lwIP's timers run on
@@ -136,7 +141,7 @@ static void net_timer_tick(int cpu)
     if (net_rx_tail)
         net_rx_tail();
     if (more) /* continue on the CPU that owns the NIC vector */
-        lapic_send_ipi(percpu[0].apic_id, VEC_VNET_RX);
+        ipi_send(NET_RX_CPU, VEC_VNET_RX);
 }
 
 /* Boot, once. */
@@ -146,7 +151,7 @@ int net_init(void)
         return 0;
     /* The handler first: the device may interrupt as soon as it sees the RX ring. */
     irq_register(VEC_VNET_RX, net_rx_irq);
-    if (vnet_init(VEC_VNET_RX, percpu[0].apic_id) != 0)
+    if (vnet_init(VEC_VNET_RX, NET_RX_CPU) != 0)
         return -1;
     if (net_node_parse(&net_self) != 0)
         return -2;
@@ -204,7 +209,7 @@ uint64_t net_rx_irq_entry_take(void)
 /* Any context. */
 uint64_t net_rx_irq_entry(void)
 {
-    return net_rx_cpu == this_cpu()->id ? net_rx_cur : 0;
+    return net_rx_cpu == cpu_id() ? net_rx_cur : 0;
 }
 
 void net_set_rx_tail(void (*fn)(void))

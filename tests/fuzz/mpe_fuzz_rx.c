@@ -64,7 +64,7 @@ static void setup(void)
     struct host_cfg cfg = {.cap = 4096, .solo = 2};
     struct mpe_wire hello = {.type = MPE_W_HELLO, .aux = 0, .aux2 = MF_SIZE};
     uint8_t b[MPE_WIRE_HDR];
-    host_world_create(MF_NODES, MF_SIZE, &cfg, 1);
+    host_world_create(MF_NODES, MF_SIZE, &cfg);
     mpe_wire_encode(&hello, b);
     host_inject(1, 0, b, sizeof b); /* node 1 expects sequence number 1 next */
     host_init_all();

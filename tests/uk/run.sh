@@ -10,11 +10,13 @@
 #   smp:     CPUs (default 1)          mem:     memory (default 512M)
 #   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
+#   host_cpus: host CPUs QEMU may use (taskset -c LIST): vCPUs sharing one host core preempt
+#            each other at arbitrary points, as on a loaded host
 #   env:     NAME=VALUE in every rank's environment (app cases; repeatable), e.g.
 #            "env: UKMPI_CAD_PROGRESS=poll"; reaches the ranks through qemu/ukrun --env
 #            (job.conf in the initrd). Without an UKMPI_SPIN_NS entry, ukrun sets
-#            UKMPI_SPIN_NS=0 when nodes x smp exceeds the host's cores: a case that is
-#            about spinning sets it itself.
+#            UKMPI_SPIN_NS=0 when nodes x smp exceeds the host CPUs it may use (nproc,
+#            so host_cpus counts): a case that is about spinning sets it itself.
 #   exit:    expected guest exit code (default 0)
 #   expect:  an extended regex some console line must match (repeatable, checked in order)
 #   reject:  an extended regex no console line may match (repeatable)
@@ -30,6 +32,7 @@ for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
     test= app= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    host_cpus=
     expects=() rejects=() envs=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
@@ -40,6 +43,7 @@ for c in tests/uk/cases/*.case; do
         args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
+        host_cpus) host_cpus=$val ;;
         env)
             if [[ ! $val =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]]; then
                 echo "FAIL $name: env: wants NAME=VALUE (no spaces), not '$val' in $c"
@@ -59,12 +63,14 @@ for c in tests/uk/cases/*.case; do
     append="test=$test"
     [ -n "$targs" ] && append="$append targs=$targs"
     log=$logdir/$name.log
+    pin=()
+    [ -n "$host_cpus" ] && pin=(taskset -c "$host_cpus")
     if [ -n "$app" ]; then
         # shellcheck disable=SC2086
-        qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" --timeout "$timeout" \
-            "${envs[@]}" "$B/apps/$app" $targs >"$log" 2>&1
+        "${pin[@]}" qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" \
+            --timeout "$timeout" "${envs[@]}" "$B/apps/$app" $targs >"$log" 2>&1
     else
-        qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
+        "${pin[@]}" qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
             --append "$append" "$img" >"$log" 2>&1
     fi
     rc=$?

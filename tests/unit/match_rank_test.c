@@ -78,7 +78,7 @@ UT_TEST(match_rank_concurrent_order)
     UT_EQ(delivered_count, NPROD * PER);
     UT_EQ(mr.eng.nunexp, 0);
     UT_EQ(mr.eng.nposted, 0);
-    UT_ASSERT(mr.inbox == 0);
+    UT_ASSERT(lf_empty(&mr.box.inbox));
 }
 
 /* The inbox path on its own, deterministically: arrivals while the lock is held (as when an
@@ -91,19 +91,19 @@ UT_TEST(match_rank_inbox_order)
     memset(m, 0, sizeof m);
     memset(r, 0, sizeof r);
     match_rank_init(&mr, deliver, 0);
-    mr.lock = 1; /* "a task holds the engine" */
+    mr.box.lock = 1; /* "a task holds the engine" */
     for (int i = 0; i < 3; i++) {
         m[i].n = i;
         m[i].e.key = (struct match_key){1, 0, 3};
         match_rank_arrive(&mr, &m[i].e);
     }
     UT_EQ(mr.deferred, 0);
-    UT_ASSERT(mr.inbox == &m[2].e);
-    mr.lock = 0; /* the holder leaves without looking (worst case): the next taker drains */
+    UT_ASSERT(mr.box.inbox.head == &m[2].e.inbox);
+    mr.box.lock = 0; /* the holder leaves without looking (worst case): the next taker drains */
     for (int i = 0; i < 3; i++) {
         r[i].e.key = (struct match_key){1, MATCH_ANY_SOURCE, MATCH_ANY_TAG};
         UT_ASSERT(match_rank_post(&mr, &r[i].e) == &m[i].e);
     }
     UT_EQ(mr.deferred, 3);
-    UT_ASSERT(mr.inbox == 0);
+    UT_ASSERT(lf_empty(&mr.box.inbox));
 }

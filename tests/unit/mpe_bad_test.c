@@ -22,7 +22,7 @@ static struct {
 static void victim(int hello)
 {
     host_fail_hook = mt_host_failed;
-    UT_EQ(host_world_create(2, 4, 0, hello), 0);
+    UT_EQ(host_world_create(2, 4, 0), 0);
     if (hello) {
         host_init_all();
         host_pump_all();

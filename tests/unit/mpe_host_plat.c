@@ -1,15 +1,16 @@
 /* mpe_host_plat.c: see mpe_host_plat.h. Single-threaded: every function runs on the
  * test's (or the fuzzer's) thread; "interrupt context" is a flag, not a real interrupt. */
 #include "mpe_host_plat.h"
-#include "mpe_net.h"
+#include "mpe.h" /* the ranks' entry points (mpe_ops), as the ABI exports them */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One direction of a node pair: a ring buffer. */
+/* One direction of a node pair: a ring buffer (the connection's transport). */
 struct pipe {
+    int from, to;
     uint8_t *buf;
     size_t head, len;
     int want_room; /* a send was short: call mpe_net_sent once bytes leave */
@@ -34,7 +35,8 @@ static struct {
     uint32_t rnd;
     struct mpe_node *node[HOST_MAX_NODES];
     struct pipe pipe[HOST_MAX_NODES][HOST_MAX_NODES];
-} W;
+    int cur_node; /* whose engine runs now (plat_node): the rank's, or the interrupted one */
+} sim;
 
 static struct task tasks[HOST_MAX_RANKS];
 static int cur_rank;
@@ -104,6 +106,11 @@ int plat_rank(void)
     return cur_rank;
 }
 
+void plat_relax(void)
+{
+    __builtin_ia32_pause();
+}
+
 void plat_wake(void *task)
 {
     struct task *t = task;
@@ -118,14 +125,18 @@ void plat_block(void)
 {
     if (in_irq || lock_depth)
         host_fail("plat_block in interrupt context or under the network lock");
-    int rank = cur_rank;
-    struct mpe_node *n = mpe_the_node;
+    int rank = cur_rank, node = sim.cur_node;
     while (!tasks[rank].pending)
         if (!host_pump())
             host_fail("deadlock: rank %d blocks and nothing can move", rank);
     tasks[rank].pending = 0;
     cur_rank = rank;
-    mpe_the_node = n;
+    sim.cur_node = node;
+}
+
+struct mpe_node *plat_node(void)
+{
+    return sim.live ? sim.node[sim.cur_node] : 0;
 }
 
 /* One CPU: every rank's home, so CAD progress never needs an IPI. */
@@ -223,19 +234,19 @@ void plat_net_unlock(int token)
 
 static struct pipe *pipe_of(int from, int to)
 {
-    if (!W.live || from < 0 || to < 0 || from >= W.nodes || to >= W.nodes || from == to)
+    if (!sim.live || from < 0 || to < 0 || from >= sim.nodes || to >= sim.nodes || from == to)
         host_fail("no pipe from node %d to node %d", from, to);
-    return &W.pipe[from][to];
+    return &sim.pipe[from][to];
 }
 
 long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
 {
     if (!lock_depth)
         host_fail("plat_net_send without the network lock");
-    struct pipe *p = pipe_of(c->node->id, c->peer);
+    struct pipe *p = mpe_conn_transport(c);
     if (p->broken)
         return -1;
-    size_t cap = W.cfg.cap, n = cap - p->len < len ? cap - p->len : len;
+    size_t cap = sim.cfg.cap, n = cap - p->len < len ? cap - p->len : len;
     for (size_t i = 0; i < n; i++)
         p->buf[(p->head + p->len + i) % cap] = ((const uint8_t *)data)[i];
     p->len += n;
@@ -251,8 +262,8 @@ void plat_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    snprintf(host_fatal_msg, sizeof host_fatal_msg, "node %d: %s",
-             mpe_the_node ? mpe_the_node->id : -1, why);
+    struct mpe_node *n = plat_node();
+    snprintf(host_fatal_msg, sizeof host_fatal_msg, "node %d: %s", n ? mpe_node_id(n) : -1, why);
     if (!catch_env)
         host_fail("unexpected plat_fatal: %s", host_fatal_msg);
     longjmp(*catch_env, 1);
@@ -262,23 +273,23 @@ void plat_fatal(const char *fmt, ...)
 
 int host_node_of(int world)
 {
-    int base = W.size / W.nodes, extra = W.size % W.nodes, big = extra * (base + 1);
+    int base = sim.size / sim.nodes, extra = sim.size % sim.nodes, big = extra * (base + 1);
     return world < big ? world / (base + 1) : extra + (world - big) / base;
 }
 
 struct mpe_node *host_node(int id)
 {
-    if (!W.live || id < 0 || id >= W.nodes)
+    if (!sim.live || id < 0 || id >= sim.nodes)
         host_fail("no node %d", id);
-    return W.node[id];
+    return sim.node[id];
 }
 
 struct mpe_conn *host_conn(int node, int peer)
 {
     pipe_of(node, peer);
-    if (!W.node[node])
+    if (!sim.node[node])
         host_fail("node %d runs no engine", node);
-    return W.node[node]->conn[peer];
+    return mpe_node_conn(sim.node[node], peer);
 }
 
 void host_world_destroy(void)
@@ -289,78 +300,70 @@ void host_world_destroy(void)
     unhold(1);
     for (int i = 0; i < HOST_MAX_NODES; i++)
         for (int j = 0; j < HOST_MAX_NODES; j++)
-            free(W.pipe[i][j].buf);
-    memset(&W, 0, sizeof W);
+            free(sim.pipe[i][j].buf);
+    memset(&sim, 0, sizeof sim);
     memset(tasks, 0, sizeof tasks);
-    mpe_the_node = 0;
     cur_rank = in_irq = lock_depth = 0;
 }
 
-/* Node i's engine, for ranks first..first+count-1, with a connection to every peer. */
+/* Node i's engine, for ranks first..first+count-1, its connections attached to the pipes
+ * (connected from the start: their HELLOs go out now, or on the first pump). */
 static int node_start(int i, int first, int count)
 {
-    struct mpe_node *n = W.node[i] = mpe_node_create(i, W.nodes, W.size, first, count);
+    struct mpe_node *n = sim.node[i] = mpe_node_create(i, sim.nodes, sim.size, first, count);
     if (!n)
         return -1;
-    for (int p = 0; p < W.nodes; p++) {
+    sim.cur_node = i;
+    for (int p = 0; p < sim.nodes; p++) {
         if (p == i)
             continue;
-        if (!mpe_conn_create(n, p))
-            return -1;
-        n->conn[p]->transport = &W.pipe[i][p];
+        int t = plat_net_lock();
+        mpe_conn_attach(mpe_node_conn(n, p), &sim.pipe[i][p]);
+        plat_net_unlock(t);
     }
     return 0;
 }
 
-int host_world_create(int nodes, int size, const struct host_cfg *cfg, int hello)
+int host_world_create(int nodes, int size, const struct host_cfg *cfg)
 {
     host_world_destroy();
     if (nodes < 1 || nodes > HOST_MAX_NODES || size < nodes || size > HOST_MAX_RANKS)
         return -1;
-    W.nodes = nodes;
-    W.size = size;
+    sim.nodes = nodes;
+    sim.size = size;
     if (cfg)
-        W.cfg = *cfg;
-    if (!W.cfg.cap)
-        W.cfg.cap = 64 << 10;
-    W.rnd = W.cfg.seed ? W.cfg.seed : 1;
-    W.live = 1;
+        sim.cfg = *cfg;
+    if (!sim.cfg.cap)
+        sim.cfg.cap = 64 << 10;
+    sim.rnd = sim.cfg.seed ? sim.cfg.seed : 1;
+    sim.live = 1;
     for (int i = 0, first = 0; i < nodes; i++) {
         int count = size / nodes + (i < size % nodes);
-        for (int p = 0; p < nodes; p++)
-            if (p != i && !(W.pipe[i][p].buf = malloc(W.cfg.cap)))
+        for (int p = 0; p < nodes; p++) {
+            sim.pipe[i][p].from = i;
+            sim.pipe[i][p].to = p;
+            if (p != i && !(sim.pipe[i][p].buf = malloc(sim.cfg.cap)))
                 return -1;
-        if ((!W.cfg.solo || W.cfg.solo == i + 1) && node_start(i, first, count))
+        }
+        if ((!sim.cfg.solo || sim.cfg.solo == i + 1) && node_start(i, first, count))
             return -1;
         first += count;
     }
-    for (int i = 0; hello && i < nodes; i++) {
-        if (!W.node[i])
-            continue;
-        mpe_the_node = W.node[i];
-        for (int p = 0; p < nodes; p++)
-            if (p != i) { /* send the HELLO mpe_conn_create queued */
-                int t = plat_net_lock();
-                mpe_net_sent(W.node[i]->conn[p]);
-                plat_net_unlock(t);
-            }
-    }
-    mpe_the_node = 0;
     return 0;
 }
 
 void host_as_rank(int world)
 {
-    if (!W.live || world < 0 || world >= W.size || !W.node[host_node_of(world)])
+    if (!sim.live || world < 0 || world >= sim.size || !sim.node[host_node_of(world)])
         host_fail("no rank %d here", world);
     cur_rank = world;
-    mpe_the_node = W.node[host_node_of(world)];
+    sim.cur_node = host_node_of(world);
 }
 
 void host_init_all(void)
 {
-    for (int r = 0; r < W.size; r++) {
-        if (!W.node[host_node_of(r)])
+    for (int r = 0; r < sim.size; r++) {
+        if (!sim.node[host_node_of(r)])
             continue;
         host_as_rank(r);
         if (mpe_ops.init())
@@ -368,25 +371,25 @@ void host_init_all(void)
     }
 }
 
-/* The network "interrupt" of node `node`: runs under the network lock with mpe_the_node
- * set to that node, as the platform's callbacks would. */
-static struct mpe_node *irq_enter(int node)
+/* The network "interrupt" of node `node`: runs under the network lock on that node, as
+ * the platform's callbacks would. Returns the node it interrupted. */
+static int irq_enter(int node)
 {
-    struct mpe_node *saved = mpe_the_node;
+    int saved = sim.cur_node;
     in_irq++;
     lock_depth++;
-    mpe_the_node = W.node[node];
+    sim.cur_node = node;
     return saved;
 }
 
 /* The interrupt's tail runs CAD progress with the network lock released, as the
  * platform's does (mpe_cad.c). */
-static void irq_leave(struct mpe_node *saved)
+static void irq_leave(int saved)
 {
     lock_depth--;
     mpe_cad_flush(1);
     in_irq--;
-    mpe_the_node = saved;
+    sim.cur_node = saved;
 }
 
 void host_inject(int node, int peer, const void *data, size_t len)
@@ -395,7 +398,7 @@ void host_inject(int node, int peer, const void *data, size_t len)
     /* An exact-size copy: ASan sees any read past the bytes the parser was given. */
     uint8_t *copy = hold(1, len);
     memcpy(copy, data, len);
-    struct mpe_node *saved = irq_enter(node);
+    int saved = irq_enter(node);
     mpe_net_rx(c, copy, len);
     irq_leave(saved);
     unhold(1);
@@ -411,8 +414,8 @@ size_t host_pipe_take(int from, int to, void *buf, size_t max)
     struct pipe *p = pipe_of(from, to);
     size_t n = p->len < max ? p->len : max;
     for (size_t i = 0; i < n; i++)
-        ((uint8_t *)buf)[i] = p->buf[(p->head + i) % W.cfg.cap];
-    p->head = (p->head + n) % W.cfg.cap;
+        ((uint8_t *)buf)[i] = p->buf[(p->head + i) % sim.cfg.cap];
+    p->head = (p->head + n) % sim.cfg.cap;
     p->len -= n;
     return n;
 }
@@ -425,11 +428,11 @@ void host_pipe_break(int from, int to)
 /* After bytes left pipe from->to: TCP's SENT event, if the sender was short of room. */
 static void room_appeared(int from, int to)
 {
-    struct pipe *p = &W.pipe[from][to];
+    struct pipe *p = &sim.pipe[from][to];
     if (p->want_room) {
         p->want_room = 0;
-        struct mpe_node *saved = irq_enter(from);
-        mpe_net_sent(W.node[from]->conn[to]);
+        int saved = irq_enter(from);
+        mpe_net_sent(mpe_node_conn(sim.node[from], to));
         irq_leave(saved);
     }
 }
@@ -446,14 +449,14 @@ size_t host_pipe_drop(int from, int to)
 size_t host_pump(void)
 {
     size_t moved = 0;
-    for (int i = 0; i < W.nodes; i++)
-        for (int j = 0; j < W.nodes; j++) {
-            struct pipe *p = &W.pipe[i][j];
-            if (i == j || !p->len || !W.node[j])
+    for (int i = 0; i < sim.nodes; i++)
+        for (int j = 0; j < sim.nodes; j++) {
+            struct pipe *p = &sim.pipe[i][j];
+            if (i == j || !p->len || !sim.node[j])
                 continue; /* (the test reads what goes to a node it plays) */
-            size_t n = p->len, lim = W.cfg.chunk;
-            if (lim && W.cfg.random)
-                lim = 1 + host_rand(&W.rnd) % lim;
+            size_t n = p->len, lim = sim.cfg.chunk;
+            if (lim && sim.cfg.random)
+                lim = 1 + host_rand(&sim.rnd) % lim;
             if (lim && n > lim)
                 n = lim;
             uint8_t *chunk = hold(0, n);

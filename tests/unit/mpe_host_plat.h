@@ -9,8 +9,9 @@
  * chunks of a configured (or random) size, as "interrupt context", then tells a sender
  * that was short of room with mpe_net_sent(), as the SENT event would.
  *
- * The engine's task-context entry points (mpe_ops) find the calling rank through
- * plat_rank() and mpe_the_node; host_as_rank() sets both before a call made "as" a rank.
+ * The simulator reaches the engine through mpe_transport.h only, as a platform does. The
+ * engine's task-context entry points (mpe_ops) find the calling rank through plat_rank()
+ * and plat_node(); host_as_rank() sets both before a call made "as" a rank.
  * plat_block() never sleeps: it pumps until the calling rank is woken, and fails the test
  * (host_fail_hook) when nothing can move any more (a deadlock). plat_fatal() longjmps to
  * host_catch() if one is active, else it too fails the test.
@@ -20,7 +21,8 @@
  */
 #ifndef TESTS_MPE_HOST_PLAT_H
 #define TESTS_MPE_HOST_PLAT_H
-#include "mpe_internal.h"
+#include "mpe_plat.h"
+#include "mpe_transport.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,16 +39,17 @@ struct host_cfg {
 };
 
 /* A job of `size` ranks on `nodes` nodes (block placement, as job.c does it), every node
- * with its connections; replaces any previous world. With hello, every connection sends
- * HELLO as the platform does on connect (they arrive on the next pumps). 0 or -1. */
-int host_world_create(int nodes, int size, const struct host_cfg *cfg, int hello);
+ * with its connections attached to their pipes (through mpe_transport.h, as a platform
+ * does when a connection comes up): each sends its HELLO now, which arrives on the next
+ * pumps. Replaces any previous world. 0 or -1. */
+int host_world_create(int nodes, int size, const struct host_cfg *cfg);
 /* Frees every node and everything the engine allocated (plat_alloc'ed blocks). */
 void host_world_destroy(void);
 struct mpe_node *host_node(int id); /* NULL for a node the test plays */
 struct mpe_conn *host_conn(int node, int peer);
 int host_node_of(int world);
 
-/* Make the next engine calls come from rank `world` (plat_rank, plat_task, mpe_the_node). */
+/* Make the next engine calls come from rank `world` (plat_rank, plat_task, plat_node). */
 void host_as_rank(int world);
 /* Every rank calls mpe_ops.init (waits for every HELLO). */
 void host_init_all(void);

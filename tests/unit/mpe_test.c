@@ -322,7 +322,7 @@ UT_TEST(mpe_net_arrivals_during_engine_lock)
     match_rank_lock(mr);
     for (int k = 0; k < 12; k++) /* some arrive whole, the last one part way */
         host_pump();
-    UT_ASSERT(__atomic_load_n(&mr->inbox, __ATOMIC_RELAXED) != 0);
+    UT_ASSERT(!lf_empty(&mr->box.inbox));
     match_rank_unlock(mr);
     UT_ASSERT(mr->deferred > 0);
     for (int i = 3; i < N; i++)
@@ -357,10 +357,10 @@ UT_TEST(mpe_net_transport_failure)
 
     mt_world(2, 2, 0);
     host_as_rank(1);
-    mpe_net_control(host_conn(1, 0), MPE_W_BYE, 0, 0);
+    mpe_node_finish(host_node(1));
     host_pump_all();
-    UT_ASSERT(mpe_net_bye_seen(host_conn(0, 1)));
-    host_node(0)->finalizing = 1;
+    UT_ASSERT(mpe_conn_done(host_conn(0, 1)));
+    mpe_node_finish(host_node(0));
     host_pipe_break(0, 1);
     UT_EQ(host_catch(send_one, &rc), 0);
     UT_EQ(host_catch(send_one, &rc), 0);

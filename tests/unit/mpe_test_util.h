@@ -6,6 +6,7 @@
 #ifndef TESTS_MPE_TEST_UTIL_H
 #define TESTS_MPE_TEST_UTIL_H
 #include "mpe_host_plat.h"
+#include "mpe_internal.h" /* the tests look inside the engine */
 #include "mpe_net.h"
 #include "ut.h"
 #include <stdlib.h>
@@ -25,7 +26,7 @@ static inline void mt_host_failed(const char *msg)
 static inline void mt_world(int nodes, int size, const struct host_cfg *cfg)
 {
     host_fail_hook = mt_host_failed;
-    UT_EQ(host_world_create(nodes, size, cfg, 1), 0);
+    UT_EQ(host_world_create(nodes, size, cfg), 0);
     host_init_all();
 }
 

@@ -3,7 +3,8 @@
  * layout, a round trip of every type, and every rejection of the decoder (with the
  * accepted values right at each limit).
  */
-#include "mpe_host_plat.h"
+#include "mpe_host_plat.h" /* host_rand */
+#include "mpe_wire.h"
 #include "ut.h"
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /*
  * mpi_errh_test.c: error classes and handlers (mpi/lib/errh.c): a distinct string for
- * every class, MPI_ERRORS_ARE_FATAL's message and abort, user handlers, and the unimplemented
- * stubs; and the small functions of misc.c and topo_dims.c.
+ * every class, the engine's errors as classes, MPI_ERRORS_ARE_FATAL's message and abort, user
+ * handlers, and the unimplemented stubs; and the small functions of misc.c and topo_dims.c.
  */
 #include "ut.h"
 #include "mpi_test_util.h"
@@ -36,6 +36,21 @@ UT_TEST(mpi_errh_strings)
               MPI_ANY_TAG != MPI_PROC_NULL && MPI_ANY_TAG != MPI_ROOT &&
               MPI_ANY_TAG != MPI_UNDEFINED && MPI_PROC_NULL != MPI_ROOT &&
               MPI_PROC_NULL != MPI_UNDEFINED && MPI_ROOT != MPI_UNDEFINED);
+}
+
+/* The engine's errors (mpe.h) as MPI error classes: each the class a program can act on,
+ * never a blanket MPI_ERR_OTHER for what has a class of its own. */
+UT_TEST(mpi_errh_engine_class)
+{
+    UT_EQ(err_engine_class(MPE_OK), MPI_SUCCESS);
+    UT_EQ(err_engine_class(MPE_ETRUNCATE), MPI_ERR_TRUNCATE);
+    UT_EQ(err_engine_class(MPE_ERANK), MPI_ERR_RANK);
+    UT_EQ(err_engine_class(MPE_ENOMEM), MPI_ERR_NO_MEM);
+    UT_EQ(err_engine_class(MPE_EINVAL), MPI_ERR_ARG);
+    UT_EQ(err_engine_class(MPE_EPEER), MPI_ERR_OTHER);
+    /* a code the engine does not define is the library's own inconsistency */
+    UT_EQ(err_engine_class(MPE_EINVAL + 1), MPI_ERR_INTERN);
+    UT_EQ(err_engine_class(-MPE_ERANK), MPI_ERR_INTERN); /* not negated: a caller's bug */
 }
 
 static void bad_count(void)

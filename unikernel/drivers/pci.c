@@ -159,7 +159,6 @@ static void pci_add(int bus, int dev, int fn, uint32_t id)
         d->subsys_id = pci_read16(d, 0x2e);
         d->irq_line = pci_read8(d, 0x3c);
         d->irq_pin = pci_read8(d, 0x3d);
-        d->cap_msi = (uint8_t)pci_find_cap(d, PCI_CAP_MSI, 0);
         d->cap_msix = (uint8_t)pci_find_cap(d, PCI_CAP_MSIX, 0);
         if (d->cap_msix)
             d->msix_entries = (uint16_t)((pci_read16(d, d->cap_msix + 2) & 0x7ff) + 1);
@@ -209,15 +208,6 @@ struct pci_dev *pci_get(int i)
     return i >= 0 && i < pci_ndevs ? &pci_devs[i] : 0;
 }
 
-/* Any context after pci_init(). */
-struct pci_dev *pci_find(uint16_t vendor, uint16_t device, int n)
-{
-    for (int i = 0; i < pci_ndevs; i++)
-        if (pci_devs[i].vendor == vendor && pci_devs[i].device == device && n-- == 0)
-            return &pci_devs[i];
-    return 0;
-}
-
 /* Task or boot context. */
 void pci_enable(const struct pci_dev *d)
 {
@@ -245,24 +235,5 @@ int pci_msix_route(struct pci_dev *d, int entry, int vector, uint32_t apic_id)
     uint16_t ctl = pci_read16(d, d->cap_msix + 2);
     pci_write16(d, d->cap_msix + 2, (uint16_t)((ctl | 0x8000) & ~0x4000)); /* enable, unmask all */
     pci_write16(d, 0x04, pci_read16(d, 0x04) | 0x400);                     /* INTx off */
-    return 0;
-}
-
-/* Task or boot context. */
-int pci_msi_route(struct pci_dev *d, int vector, uint32_t apic_id)
-{
-    int c = d->cap_msi;
-    if (!c)
-        return -1;
-    uint16_t ctl = pci_read16(d, c + 2);
-    pci_write32(d, c + 4, MSI_ADDR_BASE | (apic_id & 0xff) << 12);
-    int data = c + 8;
-    if (ctl & 0x80) { /* 64-bit address */
-        pci_write32(d, c + 8, 0);
-        data = c + 12;
-    }
-    pci_write16(d, data, (uint16_t)vector);
-    pci_write16(d, c + 2, (uint16_t)((ctl & ~0x70) | 1)); /* one vector, enable */
-    pci_write16(d, 0x04, pci_read16(d, 0x04) | 0x400);
     return 0;
 }

@@ -10,7 +10,6 @@
 #define PCI_NBARS    6
 
 /* Capability ids (PCI Local Bus 3.0, appendix H). */
-#define PCI_CAP_MSI    0x05
 #define PCI_CAP_VENDOR 0x09
 #define PCI_CAP_MSIX   0x11
 
@@ -26,7 +25,7 @@ struct pci_dev {
     uint16_t vendor, device, subsys_id;
     uint8_t class, subclass, progif, irq_line, irq_pin;
     struct pci_bar bar[PCI_NBARS];
-    uint8_t cap_msi, cap_msix; /* config-space offset of the capability, 0 if none */
+    uint8_t cap_msix; /* config-space offset of the MSI-X capability, 0 if none */
     uint16_t msix_entries;
 };
 
@@ -34,9 +33,6 @@ struct pci_dev {
 void pci_init(void);
 int pci_count(void);
 struct pci_dev *pci_get(int i);
-/* Any context after pci_init(). The n-th (0-based) function with this vendor/device id,
- * or NULL. */
-struct pci_dev *pci_find(uint16_t vendor, uint16_t device, int n);
 
 /* Any context; callers serialise accesses to one function. Config space accessors. */
 uint32_t pci_read32(const struct pci_dev *d, int off);
@@ -54,7 +50,5 @@ void pci_enable(const struct pci_dev *d);
  * fixed) to the CPU with `apic_id`, unmask it, and enable MSI-X (INTx off). Maps the
  * table's BAR on first use. Returns 0, or -1 if the function has no MSI-X. */
 int pci_msix_route(struct pci_dev *d, int entry, int vector, uint32_t apic_id);
-/* Task or boot context. The same with plain MSI (one vector). Returns 0 or -1. */
-int pci_msi_route(struct pci_dev *d, int vector, uint32_t apic_id);
 
 #endif

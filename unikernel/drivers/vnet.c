@@ -22,6 +22,7 @@
 #include "drivers/virtio.h"
 #include "drivers/virtq.h"
 #include "arch/x86_64/ioapic.h"
+#include "arch/x86_64/percpu.h"
 #include "kernel/pmm.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
@@ -44,7 +45,6 @@ static uint64_t vnet_rxbufs_phys, vnet_txbufs_phys;
 static uint16_t vnet_tx_free[VIRTQ_MAX_SIZE];
 static int vnet_tx_nfree;
 static uint8_t vnet_macaddr[6];
-static int vnet_up;
 static struct vnet_stats vnet_st;
 
 /* Boot context: allocate and zero `bytes` of contiguous DMA memory. */
@@ -80,8 +80,9 @@ static void vnet_rx_post(int i)
 }
 
 /* Boot or task context, once. */
-int vnet_init(int vector, uint32_t apic_id)
+int vnet_init(int vector, int cpu)
 {
+    uint32_t apic_id = percpu[cpu].apic_id;
     struct pci_dev *p = 0;
     pci_init();
     for (int i = 0; i < pci_count() && !p; i++) {
@@ -128,14 +129,7 @@ int vnet_init(int vector, uint32_t apic_id)
         ioapic_route(p->irq_line, vector, apic_id, 1); /* untested: QEMU has MSI-X */
     ops->set_status(&vnet_dev, VIRTIO_STATUS_ACK | VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_DRIVER_OK);
     ops->notify(&vnet_dev, VNET_RXQ);
-    vnet_up = 1;
     return 0;
-}
-
-/* Any context. */
-int vnet_present(void)
-{
-    return vnet_up;
 }
 
 /* Any context after vnet_init(): the MAC (driver-owned, 6 bytes). */
@@ -253,11 +247,4 @@ void vnet_tx_commit(uint8_t *frame, size_t len)
 const struct vnet_stats *vnet_get_stats(void)
 {
     return &vnet_st;
-}
-
-/* Any context. */
-void vnet_count_drop(enum vnet_verdict v)
-{
-    if ((unsigned)v < VNET_DROP_NKINDS)
-        vnet_st.rx_dropped[v]++;
 }

@@ -18,11 +18,10 @@ struct vnet_stats {
 };
 
 /* Boot or task context, once. Finds the first virtio-net PCI function, negotiates
- * features, fills the RX ring, routes its RX interrupt to `vector` on the CPU with
- * `apic_id` (MSI-X; INTx through the IOAPIC otherwise). Returns 0, or -1 (no device). The
- * device does not interrupt until the caller has registered `vector`. */
-int vnet_init(int vector, uint32_t apic_id);
-int vnet_present(void);
+ * features, fills the RX ring, routes its RX interrupt to `vector` on CPU `cpu` (MSI-X;
+ * INTx through the IOAPIC otherwise). Returns 0, or -1 (no device). The device does not
+ * interrupt until the caller has registered `vector`. */
+int vnet_init(int vector, int cpu);
 const uint8_t *vnet_mac(void);
 const char *vnet_transport(void);
 
@@ -48,7 +47,5 @@ void vnet_tx_commit(uint8_t *buf, size_t len);
 void vnet_tx_cancel(uint8_t *buf);
 
 const struct vnet_stats *vnet_get_stats(void);
-/* Any context: count a frame the consumer rejected after vnet_frame_check(). */
-void vnet_count_drop(enum vnet_verdict v);
 
 #endif

@@ -1,6 +1,11 @@
 /* kstack.c: kernel stacks in the KSTACK region, one slot each: a guard page that is never
  * mapped, then KSTACK_SIZE bytes of stack. Overflowing a stack faults in its guard page,
- * which trap.c recognises and names. */
+ * which trap.c recognises and names.
+ *
+ * Stacks are never freed: their pages are global mappings that other CPUs touch too (what
+ * a task hands to smp_run() often lives on its stack), and this kernel has no TLB
+ * shootdown (vmm.h), so a slot's frames could not safely go back to the pmm, nor the slot
+ * be mapped afresh. */
 #include "kernel/kstack.h"
 #include "kernel/vmm.h"
 #include "kernel/pmm.h"
@@ -28,26 +33,13 @@ uint64_t kstack_alloc(void)
         uint64_t p = pmm_alloc();
         if (!p || vmm_map(kernel_pml4, va, p, VM_W)) {
             if (p)
-                pmm_free(p);
-            while ((va -= PAGE_SIZE) >= base)
-                pmm_free(vmm_unmap(kernel_pml4, va));
-            slot_used[slot] = 0;
+                pmm_free(p); /* never mapped */
+            /* Out of memory: the pages mapped so far stay, and the slot stays taken (see
+             * the top of this file: its frames cannot be given back). */
             return 0;
         }
     }
     return base + KSTACK_SIZE;
-}
-
-/* Task context. */
-void kstack_free(uint64_t top)
-{
-    uint64_t base = top - KSTACK_SIZE;
-    int slot = (int)((base - PAGE_SIZE - KSTACK_BASE) / KSTACK_SLOT);
-    for (uint64_t va = base; va < top; va += PAGE_SIZE)
-        pmm_free(vmm_unmap(kernel_pml4, va));
-    uint64_t f = spin_lock_irqsave(&kstack_lock);
-    slot_used[slot] = 0;
-    spin_unlock_irqrestore(&kstack_lock, f);
 }
 
 /* Boot only. */

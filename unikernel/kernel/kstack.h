@@ -3,10 +3,9 @@
 #define UK_KSTACK_H
 #include <stdint.h>
 
-/* Any context but interrupts. The top of a fresh KSTACK_SIZE stack, or 0. */
+/* Any context but interrupts. The top of a fresh KSTACK_SIZE stack, or 0. Stacks are never
+ * freed (kstack.c says why). */
 uint64_t kstack_alloc(void);
-/* Task context. `top` came from kstack_alloc() and nobody runs on it any more. */
-void kstack_free(uint64_t top);
 
 /* Boot only: continue on `top` by calling fn(); never returns. */
 void stack_switch(uint64_t top, void (*fn)(void)) __attribute__((noreturn));

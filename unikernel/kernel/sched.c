@@ -286,8 +286,3 @@ uint64_t sched_switches(int cpu)
 {
     return cs[cpu].switches;
 }
-
-int sched_queue_len(int cpu)
-{
-    return cs[cpu].nqueued;
-}

@@ -74,7 +74,6 @@ uint64_t task_cpu_ns(struct task *t);
 /* Statistics. */
 uint64_t sched_cr3_loads(int cpu);
 uint64_t sched_switches(int cpu);
-int sched_queue_len(int cpu);
 
 /* Set by PVAS: is this address application code (inside a partition)? */
 extern int (*sched_is_app_address)(uint64_t rip);

@@ -5,6 +5,9 @@
  * address space: vmm_init() creates each upper-half PDPT it will ever need, so later
  * address spaces (PVAS) copy those 256 entries once and see every kernel mapping made
  * afterwards. The lower half is the applications' (and empty in the kernel's own table).
+ *
+ * Nothing here unmaps a single page: without a TLB shootdown, another CPU would keep using
+ * the old translation (vmm.h, "TLBs"; issue 12 was a kernel heap that did).
  */
 #include "kernel/vmm.h"
 #include "kernel/pmm.h"
@@ -69,20 +72,6 @@ int vmm_map(uint64_t pml4, uint64_t va, uint64_t pa, int flags)
     if (read_cr3() == pml4 || g)
         invlpg(va);
     return 0;
-}
-
-/* Any context; see vmm.h. Other CPUs may keep a stale TLB entry for a global page until
- * they flush it: callers unmapping shared kernel pages must not rely on an immediate fault
- * elsewhere (nobody does today: unmapped pages are never reused before a full flush). */
-uint64_t vmm_unmap(uint64_t pml4, uint64_t va)
-{
-    uint64_t *t = walk(pml4, va, 0, 0);
-    if (!t || !(t[IDX(va, 0)] & PTE_P))
-        return 0;
-    uint64_t pa = t[IDX(va, 0)] & ADDR_MASK;
-    t[IDX(va, 0)] = 0;
-    invlpg(va);
-    return pa;
 }
 
 /* Any context; see vmm.h. */

@@ -27,19 +27,30 @@ extern uint64_t kernel_pml4; /* physical address of the kernel's top-level table
  * ends here: from now on page 0 faults. */
 void vmm_init(void);
 
+/*
+ * TLBs: there is no TLB shootdown in this kernel. Upper-half (kernel) mappings are global
+ * (PTE_G): every CPU may cache them and keeps them across CR3 loads, until it flushes the
+ * page itself. So a kernel mapping, once made, is never removed or changed: the heap keeps
+ * its high-water mark (kheap.c), kernel stacks are never freed (kstack.c), MMIO windows
+ * stay. Lower-half (partition) mappings are not global and go only with their whole table
+ * (vmm_free_lower), once no CPU has it loaded: the CR3 load that left it flushed them.
+ * Whoever needs to unmap or remap a live page must first add a shootdown (an IPI to every
+ * CPU that may hold the translation, invlpg there, wait for all) before freeing the frame.
+ */
+
 /* Any context; the caller serialises changes to one address space. Map one page (4 KiB, or
  * 2 MiB with VM_HUGE) at `va` to `pa` in the table rooted at `pml4`. Returns 0, or -1 if a
- * table frame could not be allocated. */
+ * table frame could not be allocated. Hazard: `va` must not be mapped yet (see TLBs above:
+ * other CPUs would go on using the old translation). */
 int vmm_map(uint64_t pml4, uint64_t va, uint64_t pa, int flags);
-/* Any context. Unmaps the 4 KiB page at `va`; returns its physical address (0 if none). */
-uint64_t vmm_unmap(uint64_t pml4, uint64_t va);
 /* Any context. Physical address `va` maps to in `pml4`, or (uint64_t)-1. */
 uint64_t vmm_translate(uint64_t pml4, uint64_t va);
 /* Any context, fault handlers included (reads tables only). Is `va` mapped right now? */
 int vmm_is_mapped(uint64_t va);
 
-/* Task context; nobody runs on `pml4` any more. Frees every frame mapped in the lower
- * half (except VM_SHARED ones), every lower-half table, and the top-level table itself. */
+/* Task context; no CPU has `pml4` loaded any more (see TLBs above). Frees every frame
+ * mapped in the lower half (except VM_SHARED ones), every lower-half table, and the
+ * top-level table itself. */
 void vmm_free_lower(uint64_t pml4);
 /* Any context. Page-table frames (all levels) that map [lo, hi) in `pml4`'s lower half. */
 uint64_t vmm_count_tables(uint64_t pml4, uint64_t lo, uint64_t hi);

@@ -8,8 +8,8 @@
  * table for their duration and back; task-context calls already run in it.
  */
 #include "mpi/mpe_job.h"
-#include "mpe_internal.h"
-#include "mpe_net.h"
+#include "mpe_plat.h"
+#include "mpe_transport.h"
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
@@ -27,12 +27,22 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
+/* The engine keeps per-CPU state for MPE_MAX_CPUS CPUs: a board with more must raise it. */
+_Static_assert(MAX_CPUS <= MPE_MAX_CPUS, "the board's MAX_CPUS exceeds the engine's MPE_MAX_CPUS");
+
 #define MPE_PORT       7101
 #define MPE_CONNECT_NS 60000000000ull /* peers boot within a minute of each other */
 #define MPE_BYE_NS     30000000000ull
 
 static uint64_t job_cr3;
 static struct ksock *listener;
+static struct mpe_node *job_node; /* this node's engine, once the job has one */
+static int job_nodes;             /* ... and the job's node count */
+
+struct mpe_node *plat_node(void)
+{
+    return job_node;
+}
 
 void *plat_task(void)
 {
@@ -54,6 +64,11 @@ void plat_wake(void *task)
 void plat_block(void)
 {
     task_block();
+}
+
+void plat_relax(void)
+{
+    cpu_relax();
 }
 
 void *plat_alloc(size_t n)
@@ -78,7 +93,7 @@ void plat_net_unlock(int token)
 
 long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
 {
-    return c->transport ? ksock_send(c->transport, data, len) : 0;
+    return ksock_send(mpe_conn_transport(c), data, len);
 }
 
 int plat_cpu(void)
@@ -131,7 +146,7 @@ void plat_fatal(const char *fmt, ...)
     kvformat(buf, sizeof buf, fmt, ap);
     va_end(ap);
     machine_stop_others();
-    kprintf("mpi: node %d: %s: ending the job\n", mpe_the_node ? mpe_the_node->id : -1, buf);
+    kprintf("mpi: node %d: %s: ending the job\n", job_node ? mpe_node_id(job_node) : -1, buf);
     machine_exit(EXIT_MPI);
 }
 
@@ -164,8 +179,7 @@ static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
     uint64_t old = enter_job();
     switch (ev) {
     case KSOCK_EV_CONNECTED:
-        c->transport = s;
-        mpe_net_sent(c); /* HELLO, and whatever was queued meanwhile */
+        mpe_conn_attach(c, s);
         break;
     case KSOCK_EV_SENT:
         mpe_net_sent(c);
@@ -174,7 +188,7 @@ static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
         mpe_net_failed(c, "peer closed the connection");
         break;
     case KSOCK_EV_ERROR:
-        if (c->transport == s)
+        if (mpe_conn_transport(c) == s)
             mpe_net_failed(c, ksock_strerror(err));
         break;
     }
@@ -187,7 +201,7 @@ static const struct ksock_ops conn_ops = {.recv = conn_recv, .event = conn_event
  * lock, and the CAD IPI: progress the graphs kicked to this CPU (mpe_cad.c). */
 static void cad_flush_irq(void)
 {
-    if (!mpe_the_node)
+    if (!job_node)
         return;
     uint64_t old = enter_job();
     mpe_cad_flush(1);
@@ -207,16 +221,16 @@ static void conn_accept(struct ksock *l, void *arg, struct ksock *s)
     struct mpe_node *n = arg;
     const struct net_node *nn = net_node();
     uint32_t ip = ksock_peer_ip(s);
-    for (int p = n->id + 1; p < n->nodes; p++) {
-        struct mpe_conn *c = n->conn[p];
-        if (nn->peer_ip[p] == ip && !c->transport) {
+    int id = mpe_node_id(n);
+    for (int p = id + 1; p < job_nodes; p++) {
+        struct mpe_conn *c = mpe_node_conn(n, p);
+        if (nn->peer_ip[p] == ip && !mpe_conn_transport(c)) {
             ksock_set_ops(s, &conn_ops, c);
-            c->transport = s;
-            mpe_net_sent(c); /* HELLO, and whatever was queued meanwhile */
+            mpe_conn_attach(c, s);
             return;
         }
     }
-    kprintf("mpi: node %d: refused a connection from an unknown or duplicate peer\n", n->id);
+    kprintf("mpi: node %d: refused a connection from an unknown or duplicate peer\n", id);
     ksock_abort(s);
 }
 
@@ -225,8 +239,8 @@ static int connect_lower(struct mpe_node *n)
 {
     const struct net_node *nn = net_node();
     uint64_t deadline = time_ns() + MPE_CONNECT_NS;
-    for (int p = 0; p < n->id; p++) {
-        struct mpe_conn *c = n->conn[p];
+    for (int p = 0; p < mpe_node_id(n); p++) {
+        struct mpe_conn *c = mpe_node_conn(n, p);
         for (;;) {
             struct ksock *s = ksock_connect(nn->peer_ip[p], MPE_PORT, &conn_ops, c);
             while (s && !ksock_connected(s) && !ksock_error(s))
@@ -236,7 +250,7 @@ static int connect_lower(struct mpe_node *n)
             if (s)
                 ksock_abort(s);
             if (time_ns() > deadline) {
-                kprintf("mpi: node %d: cannot connect to node %d\n", n->id, p);
+                kprintf("mpi: node %d: cannot connect to node %d\n", mpe_node_id(n), p);
                 return -1;
             }
             udelay(100000);
@@ -250,12 +264,12 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
 {
     job_cr3 = pvas_pml4(as);
     struct mpe_node *n = mpe_node_create(node, nodes, size, first, count);
-    if (!n)
+    if (!n) {
+        kprintf("mpi: node %d: no memory for the engine of %d ranks\n", node, count);
         return -1;
-    for (int p = 0; p < nodes; p++)
-        if (p != node && !mpe_conn_create(n, p))
-            return -1;
-    mpe_the_node = n;
+    }
+    job_node = n;
+    job_nodes = nodes;
     irq_register(VEC_IPI_CAD, on_cad_ipi);
     net_set_rx_tail(cad_flush_irq);
     if (nodes == 1)
@@ -277,22 +291,20 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
  * die with this VM). */
 int mpe_job_end(void)
 {
-    struct mpe_node *n = mpe_the_node;
-    if (!n || n->nodes == 1)
+    struct mpe_node *n = job_node;
+    if (!n || job_nodes == 1)
         return 0;
-    n->finalizing = 1;
-    for (int p = 0; p < n->nodes; p++)
-        if (p != n->id)
-            mpe_net_control(n->conn[p], MPE_W_BYE, 0, 0);
+    int id = mpe_node_id(n);
+    mpe_node_finish(n);
     uint64_t deadline = time_ns() + MPE_BYE_NS;
-    for (int p = 0; p < n->nodes; p++) {
-        struct mpe_conn *c = n->conn[p];
-        if (p == n->id)
+    for (int p = 0; p < job_nodes; p++) {
+        struct mpe_conn *c = mpe_node_conn(n, p);
+        if (p == id)
             continue;
-        while (!(mpe_net_bye_seen(c) && mpe_net_tx_idle(c) && c->transport &&
-                 ksock_flushed(c->transport))) {
+        while (
+            !(mpe_conn_done(c) && mpe_conn_transport(c) && ksock_flushed(mpe_conn_transport(c)))) {
             if (time_ns() > deadline) {
-                kprintf("mpi: node %d: node %d did not finish\n", n->id, p);
+                kprintf("mpi: node %d: node %d did not finish\n", id, p);
                 return -1;
             }
             halt();

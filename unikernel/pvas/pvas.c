@@ -278,11 +278,6 @@ int pvas_live(struct pvas_as *as)
     return as->live;
 }
 
-int pvas_ntasks(struct pvas_as *as)
-{
-    return as->ntasks;
-}
-
 uint64_t pvas_pml4(struct pvas_as *as)
 {
     return as->pml4;

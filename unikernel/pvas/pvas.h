@@ -42,7 +42,6 @@ struct pvas_image *pvas_image_open(const char *name, const void *elf, size_t len
                                    size_t errlen);
 /* Task context; no task uses the image any more. */
 void pvas_image_close(struct pvas_image *img);
-const char *pvas_image_name(const struct pvas_image *img);
 
 /* Task context. A new, empty address space, or NULL. Tasks get ranks rank_base, +1, ... of
  * a job of `size` ranks, placed round-robin on the online CPUs from `first_cpu`. */
@@ -64,9 +63,8 @@ void pvas_on_task_exit(struct pvas_as *as, void (*fn)(struct pvas_task *t));
 
 /* Any context. The PVAS task running on this CPU, or NULL. */
 struct pvas_task *pvas_current(void);
-/* Statistics: page-table frames of `as`'s lower half; tasks; the page table. */
+/* Statistics: page-table frames of `as`'s lower half; live tasks. */
 uint64_t pvas_table_frames(struct pvas_as *as);
-int pvas_ntasks(struct pvas_as *as);
 int pvas_live(struct pvas_as *as); /* tasks not yet exited */
 /* Any context. Partition base of the task of `as` with `rank`, or 0. */
 uint64_t pvas_rank_base(struct pvas_as *as, int rank);

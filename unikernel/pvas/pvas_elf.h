@@ -42,6 +42,10 @@ typedef struct {
     uint64_t value, size;
 } elf64_sym;
 
+#define EI_CLASS          4 /* ident[] index */
+#define EI_DATA           5 /* ident[] index */
+#define ELFCLASS64        2
+#define ELFDATA2LSB       1
 #define ET_DYN            3
 #define EM_X86_64         62
 #define PT_LOAD           1

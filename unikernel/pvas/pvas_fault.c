@@ -50,7 +50,7 @@ static int describe(const struct trapframe *tf, uint64_t cr2)
     kprintf("    in rank %d of %d (pid %d, image %s, partition %d at 0x%lx)\n", t->rank, t->size,
             t->task.pid, t->img->name, t->part, t->base);
     where(t, "instruction", tf->rip);
-    if (tf->vector == 14)
+    if (tf->vector == VEC_PAGE_FAULT)
         explain(t, cr2);
     /* The application's frames, symbolised against its image. A function that has not
      * pushed its frame yet (a leaf, or a fault in its first instructions) still has its
@@ -58,8 +58,7 @@ static int describe(const struct trapframe *tf, uint64_t cr2)
     uint64_t symoff, rip_off = tf->rip - (t->base + PART_IMAGE_OFF);
     if (pvas_image_symbol(t->img, rip_off, &symoff) && tf->rsp >= t->stack_lo &&
         tf->rsp + 8 <= t->stack_hi) {
-        const uint8_t *f = (const uint8_t *)(tf->rip - symoff);
-        if (symoff < 4 || !(f[0] == 0x55 && f[1] == 0x48 && f[2] == 0x89 && f[3] == 0xe5))
+        if (symoff < FRAME_PROLOGUE_LEN || !frame_prologue_at((const uint8_t *)(tf->rip - symoff)))
             where(t, "called from", *(const uint64_t *)tf->rsp);
     }
     uint64_t rbp = tf->rbp;

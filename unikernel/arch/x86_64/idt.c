@@ -35,10 +35,10 @@ void idt_init(void)
 {
     for (int v = 0; v < 256; v++)
         set_gate(v, isr_table[v], 0);
-    set_gate(14, isr_table[14], IST_PF);
-    set_gate(8, isr_table[8], IST_DF);
-    set_gate(2, isr_table[2], IST_NMI);
-    set_gate(18, isr_table[18], IST_MC);
+    set_gate(VEC_PAGE_FAULT, isr_table[VEC_PAGE_FAULT], IST_PF);
+    set_gate(VEC_DOUBLE_FAULT, isr_table[VEC_DOUBLE_FAULT], IST_DF);
+    set_gate(VEC_NMI, isr_table[VEC_NMI], IST_NMI);
+    set_gate(VEC_MACHINE_CHK, isr_table[VEC_MACHINE_CHK], IST_MC);
     idt_load_this();
 }
 
@@ -64,7 +64,7 @@ void trap_dispatch(struct trapframe *tf)
 {
     int v = (int)tf->vector;
     irq_handler_t h = __atomic_load_n(&handlers[v], __ATOMIC_ACQUIRE);
-    if (v < 32) {
+    if (v < VEC_EXCEPTIONS) {
         if (h) {
             h(tf);
             return;

@@ -33,16 +33,6 @@ void ioapic_init(void)
     }
 }
 
-int ioapic_lines(void)
-{
-    return nlines;
-}
-
-uint32_t ioapic_isa_gsi(int irq)
-{
-    return irq >= 0 && irq < 16 ? acpi.isa_gsi[irq] : (uint32_t)irq;
-}
-
 /* Boot or task context. */
 int ioapic_route(uint32_t gsi, int vector, uint32_t apic_id, int level)
 {
@@ -67,15 +57,4 @@ int ioapic_route(uint32_t gsi, int vector, uint32_t apic_id, int level)
     wr(0x10 + 2 * line, lo);
     spin_unlock_irqrestore(&ioapic_lock, f);
     return 0;
-}
-
-/* Boot or task context. */
-void ioapic_mask(uint32_t gsi)
-{
-    uint32_t line = gsi - acpi.ioapic_gsi_base;
-    if (!regs || line >= (uint32_t)nlines)
-        return;
-    uint64_t f = spin_lock_irqsave(&ioapic_lock);
-    wr(0x10 + 2 * line, rd(0x10 + 2 * line) | (1 << 16));
-    spin_unlock_irqrestore(&ioapic_lock, f);
 }

@@ -10,13 +10,14 @@
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/io.h"
+#include "arch/x86_64/x86.h"
 #include "kernel/ksyms.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
 #include "uk/power.h"
 #include "memlayout.h"
 
-static const char *const exc_names[32] = {
+static const char *const exc_names[VEC_EXCEPTIONS] = {
     "divide error",
     "debug",
     "NMI",
@@ -84,9 +85,7 @@ static int frame_set_up(uint64_t rip)
     uint64_t off;
     if (!ksyms_lookup(rip, &off))
         return 1;
-    const uint8_t *f = (const uint8_t *)(rip - off);
-    int has_prologue = f[0] == 0x55 && f[1] == 0x48 && f[2] == 0x89 && f[3] == 0xe5;
-    return has_prologue && off >= 4;
+    return frame_prologue_at((const uint8_t *)(rip - off)) && off >= FRAME_PROLOGUE_LEN;
 }
 
 /* Follow the frame-pointer chain while every frame is a mapped, aligned kernel address. */
@@ -139,14 +138,17 @@ void fault_report(struct trapframe *tf, const char *why)
     machine_stop_others();     /* they might hold the console lock: hence the bypass */
     console_panic_cpu = p->id; /* from now on this CPU prints without the console lock */
     uint64_t v = tf->vector;
-    const char *name = why ? why : (v < 32 && exc_names[v]) ? exc_names[v] : "exception";
+    const char *name = why;
+    if (!name)
+        name = v < VEC_EXCEPTIONS && exc_names[v] ? exc_names[v] : "exception";
     kprintf("\n*** FAULT on cpu %d: %s (vector %lu, error 0x%lx)\n", p->id, name, v, tf->error);
     print_sym("    rip ", tf->rip);
-    if (v == 14) {
+    if (v == VEC_PAGE_FAULT) {
         uint64_t cr2 = read_cr2();
-        kprintf("    address (cr2) 0x%016lx, %s, %s, %s\n", cr2, tf->error & 2 ? "write" : "read",
-                tf->error & 1 ? "protection violation" : "not present",
-                tf->error & 16 ? "instruction fetch" : "data");
+        kprintf("    address (cr2) 0x%016lx, %s, %s, %s\n", cr2,
+                tf->error & PF_ERR_WRITE ? "write" : "read",
+                tf->error & PF_ERR_PRESENT ? "protection violation" : "not present",
+                tf->error & PF_ERR_FETCH ? "instruction fetch" : "data");
         if (!fault_task_hook || !fault_task_hook(tf, cr2))
             explain_address(cr2);
     } else if (fault_task_hook) {

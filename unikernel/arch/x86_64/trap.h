@@ -10,6 +10,13 @@ struct trapframe {
     uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
 };
 
+/* CPU exceptions: vectors below VEC_EXCEPTIONS; the ones the kernel treats specially. */
+#define VEC_NMI          2
+#define VEC_DOUBLE_FAULT 8
+#define VEC_PAGE_FAULT   14 /* error code: PF_ERR_* (x86.h); the address in CR2 */
+#define VEC_MACHINE_CHK  18
+#define VEC_EXCEPTIONS   32
+
 /* Vectors. 0-31: CPU exceptions. 32-47: where the (masked) 8259 PIC would deliver, so a
  * stray legacy interrupt is recognisable. Devices get 48 and up. */
 #define VEC_PIC_BASE    32
@@ -22,6 +29,15 @@ struct trapframe {
 #define VEC_IPI_STOP    0xfd /* stop this CPU for good (machine_exit, fault) */
 #define VEC_LAPIC_TIMER 0xef
 #define VEC_SPURIOUS    0xff
+
+/* The frame prologue of our code (-fno-omit-frame-pointer): push %rbp; mov %rsp,%rbp. A
+ * function whose rip is not past it has not pushed its frame yet, so a backtrace finds
+ * its return address on top of the stack instead of in the frame chain. */
+#define FRAME_PROLOGUE_LEN 4
+static inline int frame_prologue_at(const uint8_t *f)
+{
+    return f[0] == 0x55 && f[1] == 0x48 && f[2] == 0x89 && f[3] == 0xe5;
+}
 
 typedef void (*irq_handler_t)(struct trapframe *tf);
 

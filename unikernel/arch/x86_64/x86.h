@@ -37,6 +37,11 @@
 #define PTE_G   0x100
 #define PTE_NX  0x8000000000000000
 
+/* The page-fault error code (vector VEC_PAGE_FAULT): what the access was. */
+#define PF_ERR_PRESENT (1 << 0) /* 1: a protection violation on a present page; 0: not present */
+#define PF_ERR_WRITE   (1 << 1) /* 1: a write; 0: a read */
+#define PF_ERR_FETCH   (1 << 4) /* 1: an instruction fetch */
+
 #define SEL_KCODE 0x08
 #define SEL_KDATA 0x10
 #define SEL_TSS0  0x20 /* TSS of CPU i at SEL_TSS0 + 16*i */

@@ -1,17 +1,17 @@
 /*
- * cad_alg_ab.c: the build context of the collective builders (cad_alg_int.h): the same
+ * cad_alg_builder.c: the build context of the collective builders (cad_alg_int.h): the same
  * calls either count (planning) or make nodes and edges (building), so that the plan's
  * capacities and scratch size are exactly what the build uses.
  *
  * The first failure sticks (b->err) and turns every later call into a no-op returning -1:
- * a builder need not check each call, and its loops over ranks stop early (cad_ab_ok) once
+ * a builder need not check each call, and its loops over ranks stop early (cad_builder_ok) once
  * a graph has grown past what a graph can hold, so planning a linear algorithm for an
  * absurd communicator size costs no more than the limit.
  */
 #include "cad_alg_int.h"
 
 /* Any context. The first error wins; returns -1 for the node calls to pass on. */
-int cad_ab_fail(struct cad_ab *b, int code, const char *why)
+int cad_builder_fail(struct cad_builder *b, int code, const char *why)
 {
     if (!b->err) {
         b->err = code;
@@ -20,33 +20,34 @@ int cad_ab_fail(struct cad_ab *b, int code, const char *why)
     return -1;
 }
 
-static uint64_t addr(const struct cad_ab *b, struct cad_loc l)
+static uint64_t addr(const struct cad_builder *b, struct cad_loc l)
 {
     return l.buf > CAD_B_NONE && l.buf <= CAD_B_TMP ? b->base[l.buf] + l.off : 0;
 }
 
 /* The next node's index: what cad_init's graph will hand out for it. */
-static int next_index(struct cad_ab *b)
+static int next_index(struct cad_builder *b)
 {
     if (b->err)
         return -1;
     if (b->nodes + 2 >= CAD_MAX_NODES)
-        return cad_ab_fail(b, CAD_ENOSPC, "this rank's graph would exceed CAD_MAX_NODES nodes");
+        return cad_builder_fail(b, CAD_ENOSPC,
+                                "this rank's graph would exceed CAD_MAX_NODES nodes");
     return (int)(2 + b->nodes++);
 }
 
 /* Build mode: the graph must have handed out the index the count predicted. */
-static int check_index(struct cad_ab *b, int want, int got)
+static int check_index(struct cad_builder *b, int want, int got)
 {
     if (got != want)
-        return cad_ab_fail(b, got < 0 ? -got : CAD_EINVAL, "graph not as planned");
+        return cad_builder_fail(b, got < 0 ? -got : CAD_EINVAL, "graph not as planned");
     return want;
 }
 
-static int xfer(struct cad_ab *b, int type, struct cad_loc at, uint64_t len, int peer, long k)
+static int xfer(struct cad_builder *b, int type, struct cad_loc at, uint64_t len, int peer, long k)
 {
     if (k < 0 || k >= CAD_ALG_TAGS)
-        return cad_ab_fail(b, CAD_EINVAL, "algorithm needs more than CAD_ALG_TAGS tags here");
+        return cad_builder_fail(b, CAD_EINVAL, "algorithm needs more than CAD_ALG_TAGS tags here");
     int i = next_index(b);
     if (i < 0 || !b->g)
         return i;
@@ -58,17 +59,17 @@ static int xfer(struct cad_ab *b, int type, struct cad_loc at, uint64_t len, int
 }
 
 /* Task context (builder), any context while planning: the node calls. */
-int cad_ab_send(struct cad_ab *b, struct cad_loc at, uint64_t len, int peer, long k)
+int cad_builder_send(struct cad_builder *b, struct cad_loc at, uint64_t len, int peer, long k)
 {
     return xfer(b, CAD_SEND, at, len, peer, k);
 }
 
-int cad_ab_recv(struct cad_ab *b, struct cad_loc at, uint64_t len, int peer, long k)
+int cad_builder_recv(struct cad_builder *b, struct cad_loc at, uint64_t len, int peer, long k)
 {
     return xfer(b, CAD_RECV, at, len, peer, k);
 }
 
-int cad_ab_calc(struct cad_ab *b, struct cad_loc in, struct cad_loc inout, uint64_t len)
+int cad_builder_calc(struct cad_builder *b, struct cad_loc in, struct cad_loc inout, uint64_t len)
 {
     const struct cad_coll *c = b->c;
     uint64_t count = b->esize ? len / b->esize : 0;
@@ -82,12 +83,12 @@ int cad_ab_calc(struct cad_ab *b, struct cad_loc in, struct cad_loc inout, uint6
     return check_index(b, i, got);
 }
 
-void cad_ab_dep(struct cad_ab *b, int from, int to)
+void cad_builder_dep(struct cad_builder *b, int from, int to)
 {
     if (b->err || from < 0 || to < 0)
         return;
     if (b->edges >= CAD_MAX_EDGES) {
-        cad_ab_fail(b, CAD_ENOSPC, "this rank's graph would exceed CAD_MAX_EDGES edges");
+        cad_builder_fail(b, CAD_ENOSPC, "this rank's graph would exceed CAD_MAX_EDGES edges");
         return;
     }
     b->edges++;
@@ -96,43 +97,43 @@ void cad_ab_dep(struct cad_ab *b, int from, int to)
     if (b->g) {
         int rc = cad_connect(b->g, from, to);
         if (rc)
-            cad_ab_fail(b, -rc, "graph not as planned");
+            cad_builder_fail(b, -rc, "graph not as planned");
     }
 }
 
-void cad_ab_end(struct cad_ab *b, int node)
+void cad_builder_end(struct cad_builder *b, int node)
 {
     if (node != CAD_NODE_START)
-        cad_ab_dep(b, node, CAD_NODE_END);
+        cad_builder_dep(b, node, CAD_NODE_END);
 }
 
 /* A rank with nothing to do (size 1, an empty message) still needs START -> END; a rank
  * with work never gets that edge, which would let END wait on nothing but START. */
-void cad_ab_finish(struct cad_ab *b)
+void cad_builder_finish(struct cad_builder *b)
 {
     if (!b->end_in)
-        cad_ab_dep(b, CAD_NODE_START, CAD_NODE_END);
+        cad_builder_dep(b, CAD_NODE_START, CAD_NODE_END);
 }
 
-struct cad_loc cad_ab_tmp(struct cad_ab *b, uint64_t len)
+struct cad_loc cad_builder_tmp(struct cad_builder *b, uint64_t len)
 {
     struct cad_loc l = cad_loc(CAD_B_TMP, b->tmp);
     uint64_t a = (len + 7) & ~(uint64_t)7;
     if (a < len || b->tmp + a < b->tmp)
-        cad_ab_fail(b, CAD_EINVAL, "scratch size overflows");
+        cad_builder_fail(b, CAD_EINVAL, "scratch size overflows");
     else
         b->tmp += a;
     return l;
 }
 
 /* Copies are only recorded while planning: the build assumes the library made them. */
-void cad_ab_copy(struct cad_ab *b, struct cad_loc dst, struct cad_loc src, uint64_t len)
+void cad_builder_copy(struct cad_builder *b, struct cad_loc dst, struct cad_loc src, uint64_t len)
 {
     if (b->err || !len || (dst.buf == src.buf && dst.off == src.off) || !b->p)
         return;
     struct cad_plan *p = b->p;
     if (p->ncopies >= CAD_ALG_MAXCOPY) {
-        cad_ab_fail(b, CAD_EINVAL, "more local copies than CAD_ALG_MAXCOPY");
+        cad_builder_fail(b, CAD_EINVAL, "more local copies than CAD_ALG_MAXCOPY");
         return;
     }
     struct cad_alg_copy *cp = &p->copy[p->ncopies++];
@@ -145,32 +146,32 @@ void cad_ab_copy(struct cad_ab *b, struct cad_loc dst, struct cad_loc src, uint6
 
 /* --- geometry ------------------------------------------------------------------------ */
 
-uint64_t cad_ab_cnt(const struct cad_coll *c, int i)
+uint64_t cad_alg_cnt(const struct cad_coll *c, int i)
 {
     return c->counts ? c->counts[i] : c->bytes;
 }
 
-uint64_t cad_ab_dsp(const struct cad_coll *c, int i)
+uint64_t cad_alg_dsp(const struct cad_coll *c, int i)
 {
     return c->counts ? c->displs[i] : (uint64_t)i * c->bytes;
 }
 
-uint64_t cad_ab_rcnt(const struct cad_coll *c, int i)
+uint64_t cad_alg_rcnt(const struct cad_coll *c, int i)
 {
     return c->counts ? c->rcounts[i] : c->bytes;
 }
 
-uint64_t cad_ab_rdsp(const struct cad_coll *c, int i)
+uint64_t cad_alg_rdsp(const struct cad_coll *c, int i)
 {
     return c->counts ? c->rdispls[i] : (uint64_t)i * c->bytes;
 }
 
-uint64_t cad_ab_rs_cnt(const struct cad_coll *c, int i)
+uint64_t cad_alg_rs_cnt(const struct cad_coll *c, int i)
 {
     return c->counts ? c->counts[i] : c->bytes / (uint64_t)c->size;
 }
 
-struct cad_loc cad_ab_input(const struct cad_ab *b)
+struct cad_loc cad_builder_input(const struct cad_builder *b)
 {
     return cad_loc(b->c->in_place ? CAD_B_RBUF : CAD_B_SBUF, 0);
 }

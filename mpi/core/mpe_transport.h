@@ -1,0 +1,57 @@
+/*
+ * mpe_transport.h: how a platform runs the engine of one node. Together with mpe_plat.h
+ * (what the platform provides), this is the whole seam between the engine and a platform:
+ * the unikernel (unikernel/mpi/mpe_uk.c) and the host tests' node simulator
+ * (tests/unit/mpe_host_plat.c) use nothing else of mpi/core.
+ *
+ * The platform creates the node's engine, and with it one connection per peer node. It
+ * opens a byte stream per connection however it likes (TCP through lwIP; an in-memory
+ * pipe) and attaches it; from then on it feeds the connection what arrives, tells it when
+ * the stream took data or failed, and sends what plat_net_send() hands it. At the end of
+ * the job it says goodbye through the engine and waits until every connection is done.
+ *
+ * Contexts: "under the network lock" means with plat_net_lock() held, as the platform's
+ * receive and event callbacks run.
+ */
+#ifndef MPI_MPE_TRANSPORT_H
+#define MPI_MPE_TRANSPORT_H
+#include <stddef.h>
+
+struct mpe_node;
+struct mpe_conn;
+
+/* Task context (job start): the engine of node `id` of `nodes`, for world ranks
+ * first..first+count-1 of `size`, with a connection (not yet attached) to every other
+ * node; each connection has its HELLO queued. NULL if out of memory or out of range. */
+struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int count);
+/* Any context. */
+int mpe_node_id(const struct mpe_node *n);
+/* Any context: the connection to node `peer`, or NULL for the node itself or no node. */
+struct mpe_conn *mpe_node_conn(struct mpe_node *n, int peer);
+
+/* Under the network lock: the byte stream of c is up; `transport` is the platform's
+ * handle for it (what mpe_conn_transport returns). Starts sending (HELLO first). */
+void mpe_conn_attach(struct mpe_conn *c, void *transport);
+/* Any context: the attached handle, or NULL. */
+void *mpe_conn_transport(const struct mpe_conn *c);
+/* Under the network lock, from the platform's callbacks: bytes arrived from the peer;
+ * the stream took data (room to send more); the stream failed (`why`: a short reason,
+ * which ends the job unless the node is finishing). */
+void mpe_net_rx(struct mpe_conn *c, const void *data, size_t len);
+void mpe_net_sent(struct mpe_conn *c);
+void mpe_net_failed(struct mpe_conn *c, const char *why);
+
+/* Interrupt context, after the platform's network work and with the network lock
+ * released (the NIC interrupt's tail, a timer tick's), and the CAD IPI's handler; task
+ * context inside the engine does it by itself. Progresses the CAD graphs kicked to this
+ * CPU (mpe_cad.c); from_irq = 1 from interrupt context. */
+void mpe_cad_flush(int from_irq);
+
+/* Task context, after every local rank ended well: queue BYE to every peer; connections
+ * may close from now on without that being an error. */
+void mpe_node_finish(struct mpe_node *n);
+/* Any context: the peer said BYE and everything we queued was handed to the stream. (The
+ * platform still waits for the stream itself to deliver it.) */
+int mpe_conn_done(struct mpe_conn *c);
+
+#endif
