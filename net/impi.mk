@@ -33,6 +33,8 @@ ALL_TARGETS += $(B)/net/impi-server
 
 # Interop tests against LAM/MPI 7.1.4 (root: network namespaces, unprivileged LAM user).
 TEST_SUITES += impi-interop=tests/interop/run.sh
+# Hostile peers against the server and relay (loopback, no LAM, no root; about 15 s).
+TEST_SUITES += impi-hostile=tests/interop/hostile.sh
 IMPI_RELAY_SRCS := net/impi/impi_relay.c net/impi/impi_relay_fwd.c net/impi/impi_relay_map.c
 $(B)/net/impi-relay: $(IMPI_RELAY_SRCS) $(IMPI_NET_COMMON) $(IMPI_CODEC) $(IMPI_HDRS) | deps
 	@mkdir -p $(@D)

@@ -63,3 +63,23 @@ $(eval $(call uk_image,ukernel-test,$(UK_OBJS) $(UK_TEST_OBJS),$(LWIP_LIB)))
 
 ALL_TARGETS += $(B)/uk/ukernel.elf $(B)/uk/ukernel-mb.bin $(B)/uk/ukernel-test.elf \
                $(B)/uk/ukernel-test-mb.bin
+
+# libFuzzer targets of what the kernel reads from the initrd, compiled on the host (clang +
+# libclang-rt-14-dev) from the kernel's own files; tests/fuzz/run.sh runs them, seeded by
+# tests/fuzz/pvas_images.c: the image validator (pure parsing: pvas_image_check.c,
+# pvas_symbols.c) and the cpio reader. UBSan findings are fatal (misaligned reads too).
+PVAS_CHECK_SRCS := unikernel/pvas/pvas_image_check.c unikernel/pvas/pvas_symbols.c \
+                   unikernel/kernel/fmt.c
+PVAS_CHECK_HDRS := $(wildcard unikernel/pvas/*.h) unikernel/kernel/range.h \
+                   unikernel/kernel/fmt.h unikernel/include/memlayout.h
+FUZZ_KFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+               -Iunikernel -Iunikernel/include
+$(B)/fuzz/pvas_fuzz_image: tests/fuzz/pvas_fuzz_image.c $(PVAS_CHECK_SRCS) $(PVAS_CHECK_HDRS) | deps
+	@mkdir -p $(@D)
+	clang $(FUZZ_KFLAGS) -o $@ $< $(PVAS_CHECK_SRCS)
+$(B)/fuzz/cpio_fuzz: tests/fuzz/cpio_fuzz.c unikernel/kernel/cpio.c unikernel/kernel/cpio.h \
+                     unikernel/kernel/range.h | deps
+	@mkdir -p $(@D)
+	clang $(FUZZ_KFLAGS) -o $@ $< unikernel/kernel/cpio.c
+
+ALL_TARGETS += $(B)/fuzz/pvas_fuzz_image $(B)/fuzz/cpio_fuzz

@@ -39,6 +39,23 @@ int mpi_ready(const char *fn)
     return 0;
 }
 
+/* newlib's exit() (a return from main included), before it flushes stdio. A rank that
+ * leaves with status 0 after MPI_Init but before MPI_Finalize leaves its peers waiting for
+ * it for ever (in a collective or a receive it will never join): end the job with a
+ * failing code and say why, as Open MPI's mpirun does. A non-zero status ends the job
+ * anyway (the kernel reports it); MPI_Abort and abort() do not come here. */
+static void check_finalized(int status, void *arg)
+{
+    (void)arg;
+    if (status != 0 || finalized)
+        return;
+    fprintf(stderr,
+            "MPI error: rank %d called MPI_Init but exited without calling MPI_Finalize "
+            "(returned from main or called exit(0)): ending the job\n",
+            uk_rank());
+    mpi_abort_hook(1);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     int provided;
@@ -73,6 +90,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         spin_ns = strtoull(spin, 0, 10);
     coll_init_env();
     initialized = 1;
+    on_exit(check_finalized, 0);
     if (provided)
         *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     return MPI_SUCCESS;

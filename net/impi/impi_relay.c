@@ -62,7 +62,7 @@ static struct {
     uint32_t alen[IMPI_NLABELS];
     bool client_fini, server_fini_sent;
     struct rconn *lclient; /* master: A's listener, watched once every trunk registered */
-    double last;           /* time of the last event, for the stall limit */
+    double last;           /* when the startup last made progress, for the stall limit */
 } startup;
 
 /* Main thread: see impi_relay_run.h. */
@@ -90,6 +90,24 @@ struct rconn *relay_conn_new(int fd, enum rkind kind, const char *name)
     if (fd >= 0 && impi_conn_watch(&rc->c, relay.ep, rc))
         relay_fail("epoll: %s", strerror(errno));
     return rc;
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_conn_retire(struct rconn *rc)
+{
+    impi_conn_close(&rc->c, relay.ep); /* fd -1: on_event ignores events naming it */
+    rc->dead_next = relay.dead;
+    relay.dead = rc;
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_reap(void)
+{
+    while (relay.dead) {
+        struct rconn *rc = relay.dead;
+        relay.dead = rc->dead_next;
+        free(rc);
+    }
 }
 
 /* Main thread: see impi_relay_run.h. */
@@ -211,6 +229,14 @@ static void on_label_reply(const uint8_t *p, uint32_t n)
     impi_log(1, "relayed %s", li->name);
 }
 
+/* Main thread: the startup made progress: restart the stall limit. Only whole commands
+ * and records count, never bytes or connections: a peer that trickles a command, or
+ * floods a gateway, must not keep a stalled startup alive. */
+static void progressed(void)
+{
+    startup.last = impi_now();
+}
+
 /* Master: input from the real server. */
 static void server_input(struct rconn *rc)
 {
@@ -224,6 +250,7 @@ static void server_input(struct rconn *rc)
             if (impi_auth_reply_get(d, &which))
                 relay_fail("server: bad AUTH reply");
             impi_conn_consume(&rc->c, IMPI_AUTH_REPLY_LEN);
+            progressed();
             if (which == IMPI_AUTH_KEY) {
                 uint8_t k[IMPI_AUTH_KEY_LEN];
                 impi_put64(k, opts.server_key);
@@ -263,6 +290,7 @@ static void server_input(struct rconn *rc)
             relay_fail("server: unexpected command 0x%08x", c.cmd);
         }
         impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
+        progressed();
     }
     if (rc->c.eof) {
         if (!startup.server_fini_sent)
@@ -343,6 +371,7 @@ static void client_input(struct rconn *rc)
             if (impi_get64(d) != opts.key)
                 relay_fail("client A: wrong authentication key");
             impi_conn_consume(&rc->c, IMPI_AUTH_KEY_LEN);
+            progressed();
             startup.cl = CL_RUN;
             continue;
         }
@@ -356,6 +385,7 @@ static void client_input(struct rconn *rc)
             break;
         client_cmd(rc, &c, d + IMPI_CMD_HDR_LEN);
         impi_conn_consume(&rc->c, IMPI_CMD_HDR_LEN + c.len);
+        progressed();
     }
     if (rc->c.eof) {
         if (impi_conn_avail(&rc->c))
@@ -440,6 +470,7 @@ static void ctrl_input(struct rconn *rc)
             relay_fail("trunk control: unexpected record 0x%08x", type);
         }
         impi_conn_consume(&rc->c, CT_HDR_LEN + len);
+        progressed();
     }
     if (rc->c.eof) {
         if (!relay.dance_started)
@@ -468,7 +499,13 @@ static void on_listen(struct rconn *lc)
             }
             relay.client = relay_conn_new(fd, K_CLIENT, "client A");
             impi_log(1, "client A connected");
+        } else if (relay.nctrl == relay.m.K - 1) {
+            /* Every secondary has its link (or someone took one: the startup then stalls
+             * and the stall limit ends it); more would only hold file descriptors. */
+            impi_log(0, "rejecting an extra trunk control connection");
+            close(fd);
         } else {
+            relay.nctrl++;
             relay_conn_new(fd, K_CTRL, "trunk control");
         }
     }
@@ -492,8 +529,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: impi-relay -private IP -global IP (-server IP:PORT | -trunk-of IP:PORT "
             "-trunk-index k)\n"
-            "       [-port P] [-auth none|key] [-key K] [-server-auth none|key] [-server-key K]\n"
-            "       [-trunks K -trunk-port P] [-timeout SEC] [-v]...\n");
+            "       [-port P] [-auth none|key|none,key] [-key K] [-server-auth none|key|none,key]\n"
+            "       [-server-key K] [-trunks K -trunk-port P] [-timeout SEC] [-v]...\n");
     exit(2);
 }
 
@@ -506,9 +543,42 @@ static struct rconn *listen_on(uint32_t ip, uint16_t *port, enum rkind kind, con
     return relay_conn_new(fd, kind, name);
 }
 
-/* Parses the command line into opts and relay. */
+/* Main thread: report a bad value for option opt (expected: want) and exit 2. */
+static void __attribute__((noreturn)) bad_option(const char *opt, const char *v, const char *want)
+{
+    impi_bad_option(opt, v, want);
+    usage();
+    exit(2);
+}
+
+/* Main thread: reject a contradiction between options (message msg) and exit 2. */
+static void __attribute__((noreturn)) bad_options(const char *msg)
+{
+    fprintf(stderr, "%s: %s\n", impi_progname, msg);
+    usage();
+    exit(2);
+}
+
+/* Main thread: an integer option value in [min, max]; exits 2 naming the option if not. */
+static long int_option(const char *opt, const char *v, long min, long max)
+{
+    long x;
+    char want[64];
+    if (impi_parse_int(v, min, max, &x)) {
+        snprintf(want, sizeof want, "an integer in %ld..%ld", min, max);
+        bad_option(opt, v, want);
+    }
+    return x;
+}
+
+/* Parses the command line into opts and relay; exits 2 on any mistake, naming the
+ * option. The authentication options are checked as impi-server checks them: a relay
+ * that took a typo for "accept anything" would let in clients the user meant to keep
+ * out. */
 static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *trunk_of_port)
 {
+    bool key_set = false, server_key_set = false, server_set = false, trunks_set = false;
+    impi_progname = "impi-relay";
     relay.m.K = 1;
     relay.timeout = 60;
     opts.auth_mask = 1u << IMPI_AUTH_NONE;
@@ -519,48 +589,66 @@ static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *t
             impi_verbose++;
             continue;
         }
-        if (!v)
+        if (!v) {
+            fprintf(stderr, "%s: option %s needs a value\n", impi_progname, a);
             usage();
+        }
         i++;
         if (!strcmp(a, "-private")) {
-            if (impi_parse_ip(v, &opts.priv_ip))
-                usage();
+            if (impi_parse_ip(v, &opts.priv_ip) || !opts.priv_ip)
+                bad_option(a, v, "an IPv4 address");
         } else if (!strcmp(a, "-global")) {
-            if (impi_parse_ip(v, &opts.glob_ip))
-                usage();
+            if (impi_parse_ip(v, &opts.glob_ip) || !opts.glob_ip)
+                bad_option(a, v, "an IPv4 address");
         } else if (!strcmp(a, "-server")) {
             if (impi_parse_ipport(v, &opts.server_ip, &opts.server_port))
-                usage();
+                bad_option(a, v, "IP:PORT");
+            server_set = true;
         } else if (!strcmp(a, "-trunk-of")) {
             if (impi_parse_ipport(v, trunk_of_ip, trunk_of_port))
-                usage();
-        } else if (!strcmp(a, "-trunk-index"))
-            relay.self = atoi(v);
-        else if (!strcmp(a, "-trunks"))
-            relay.m.K = atoi(v);
-        else if (!strcmp(a, "-trunk-port"))
-            opts.ctrl_port = (uint16_t)atoi(v);
-        else if (!strcmp(a, "-port"))
-            opts.client_port = (uint16_t)atoi(v);
-        else if (!strcmp(a, "-auth"))
-            opts.auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
-        else if (!strcmp(a, "-key"))
-            opts.key = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "-server-auth"))
-            opts.server_auth_mask = !strcmp(v, "key") ? 2u : !strcmp(v, "none") ? 1u : 3u;
-        else if (!strcmp(a, "-server-key"))
-            opts.server_key = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "-timeout"))
-            relay.timeout = atof(v);
-        else
+                bad_option(a, v, "IP:PORT");
+        } else if (!strcmp(a, "-trunk-index")) {
+            relay.self = (int)int_option(a, v, 0, RELAY_MAX_TRUNKS - 1);
+        } else if (!strcmp(a, "-trunks")) {
+            relay.m.K = (int)int_option(a, v, 1, RELAY_MAX_TRUNKS);
+            trunks_set = true;
+        } else if (!strcmp(a, "-trunk-port")) {
+            opts.ctrl_port = (uint16_t)int_option(a, v, 0, UINT16_MAX);
+        } else if (!strcmp(a, "-port")) {
+            opts.client_port = (uint16_t)int_option(a, v, 0, UINT16_MAX);
+        } else if (!strcmp(a, "-auth")) {
+            if (impi_parse_auth(v, &opts.auth_mask))
+                bad_option(a, v, "none, key or none,key");
+        } else if (!strcmp(a, "-key")) {
+            if (impi_parse_key(v, &opts.key))
+                bad_option(a, v, "a decimal 64-bit key");
+            key_set = true;
+        } else if (!strcmp(a, "-server-auth")) {
+            if (impi_parse_auth(v, &opts.server_auth_mask))
+                bad_option(a, v, "none, key or none,key");
+        } else if (!strcmp(a, "-server-key")) {
+            if (impi_parse_key(v, &opts.server_key))
+                bad_option(a, v, "a decimal 64-bit key");
+            server_key_set = true;
+        } else if (!strcmp(a, "-timeout")) {
+            if (impi_parse_seconds(v, &relay.timeout))
+                bad_option(a, v, "a number of seconds >= 0 (0: no limit)");
+        } else {
+            fprintf(stderr, "%s: unknown option %s\n", impi_progname, a);
             usage();
+        }
     }
-    if (!opts.priv_ip || !opts.glob_ip || relay.m.K < 1 || relay.m.K > RELAY_MAX_TRUNKS)
-        usage();
-    if (relay.self == 0 && !opts.server_ip)
-        usage();
-    if (relay.self > 0 && !*trunk_of_ip)
-        usage();
+    if (!opts.priv_ip || !opts.glob_ip)
+        bad_options("-private IP and -global IP are required");
+    if (relay.self == 0 && (!server_set || *trunk_of_ip))
+        bad_options("the master relay (trunk 0) needs -server IP:PORT and takes no -trunk-of");
+    if (relay.self > 0 && (!*trunk_of_ip || server_set || trunks_set))
+        bad_options("a secondary trunk (-trunk-index k >= 1) needs -trunk-of IP:PORT and takes "
+                    "no -server or -trunks (the master has them)");
+    if ((opts.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set)
+        bad_options("-auth key needs -key K");
+    if ((opts.server_auth_mask & (1u << IMPI_AUTH_KEY)) && !server_key_set)
+        bad_options("-server-auth key needs -server-key K");
 }
 
 /* Main thread: the process-wide state before any socket: the name in log lines, epoll,
@@ -649,9 +737,26 @@ static void start_master(void)
         printf("trunk control %s:%u\n", impi_ipstr(opts.priv_ip), opts.ctrl_port);
 }
 
-/* Input buffered per connection at most: twice the largest startup command
- * (IMPI_MAX_CMD_LEN), so that one always fits whole. */
-#define CONN_BUF_MAX (8u << 20)
+/* Input read per connection and event at most when its largest unit is smaller. */
+#define READ_MIN (8u << 20)
+
+/* Main thread: how much input rc may buffer: its largest unit (a startup command, a trunk
+ * record, a packet of the job's maxlen) whole, since its parser waits for whole units. */
+static size_t read_limit(const struct rconn *rc)
+{
+    size_t unit;
+    switch (rc->kind) {
+    case K_CTRL:
+        unit = CT_HDR_LEN + (size_t)CT_MAX_LEN;
+        break;
+    case K_HOST:
+        unit = IMPI_PKT_HDR_LEN + (size_t)relay.m.maxlen;
+        break;
+    default:
+        unit = IMPI_CMD_HDR_LEN + (size_t)IMPI_MAX_CMD_LEN;
+    }
+    return unit > READ_MIN ? unit : READ_MIN;
+}
 
 /* Main thread: one epoll event (`events`) on connection rc. */
 static void on_event(struct rconn *rc, uint32_t events)
@@ -662,13 +767,18 @@ static void on_event(struct rconn *rc, uint32_t events)
         on_listen(rc);
         return;
     }
+    if (rc->kind == K_PENDING) {
+        relay_pending_input(rc);
+        return;
+    }
     if (events & (EPOLLOUT | EPOLLERR) && rc->connecting)
         on_connected(rc);
     if (!rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
         relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
     if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
         return;
-    if (impi_conn_read(&rc->c, CONN_BUF_MAX))
+    size_t limit = read_limit(rc);
+    if (impi_conn_read(&rc->c, limit))
         relay_fail("%s: %s", rc->c.name, strerror(errno));
     switch (rc->kind) {
     case K_CLIENT:
@@ -683,6 +793,12 @@ static void on_event(struct rconn *rc, uint32_t events)
     default:
         relay_host_input(rc);
     }
+    /* Every parser consumes each whole unit and rejects one larger than its limit, so a
+     * full buffer here is a bug; left alone, the level-triggered EPOLLIN of a socket
+     * that is no longer read would spin this loop. */
+    if (rc->c.fd >= 0 && impi_conn_avail(&rc->c) >= limit)
+        relay_fail("%s: %zu bytes buffered without a complete unit", rc->c.name,
+                   impi_conn_avail(&rc->c));
 }
 
 /* Main thread: true once every host connection has finished (relay_hosts_finished closes
@@ -708,11 +824,11 @@ static void run(void)
             relay_fail("epoll_wait: %s", strerror(errno));
         for (int i = 0; i < n; i++)
             on_event(evs[i].data.ptr, evs[i].events);
-        if (n > 0)
-            startup.last = impi_now();
+        relay_reap();
         /* Stall limit for the startup and the dance only: a running job may be silent. */
         if (!relay.dance_started && relay.timeout > 0 && impi_now() - startup.last > relay.timeout)
-            relay_fail("startup stalled for %.0f s", relay.timeout);
+            relay_fail("startup stalled for %g s (no complete startup command or record)",
+                       relay.timeout);
     }
 }
 

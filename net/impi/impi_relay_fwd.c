@@ -11,6 +11,7 @@
 #include "impi_util.h"
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -75,47 +76,94 @@ static void host_connect(struct rconn *rc)
     impi_log(1, "%s: connecting as host %d", rc->c.name, my_index(rc->side));
 }
 
-/* Tries to identify a pending accepted connection by its 4-byte host index. */
+/* Removes pending connection p from relay.pending (keeping the order: oldest first). */
+static void pending_remove(struct rconn *p)
+{
+    for (int i = 0; i < relay.npending; i++)
+        if (relay.pending[i] == p) {
+            memmove(&relay.pending[i], &relay.pending[i + 1],
+                    (size_t)(relay.npending - i - 1) * sizeof relay.pending[0]);
+            relay.npending--;
+            return;
+        }
+}
+
+/* Drops pending connection p, never the job: an unidentified peer is nobody the job
+ * knows. The first drop is logged always, the others with -v (a flood must not flood
+ * the log). */
+static void __attribute__((format(printf, 2, 3)))
+pending_drop(struct rconn *p, const char *fmt, ...)
+{
+    char why[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    impi_log(relay.dropped ? 1 : 0, "%s: %s; dropped%s", p->c.name, why,
+             relay.dropped ? "" : " (further drops are logged with -v)");
+    relay.dropped++;
+    pending_remove(p);
+    relay_conn_retire(p);
+}
+
+/* Identifies pending connection p by its complete host index (the tables are complete):
+ * its socket moves into the host slot, which may already hold queued packets, and p is
+ * retired. A bad index or a second connection for one host drops p. */
 static void identify(struct rconn *p)
 {
-    if (!relay.m.complete || impi_conn_avail(&p->c) < 4)
-        return;
     enum rside s = p->side;
-    int idx = (int)impi_get32(impi_conn_data(&p->c));
+    int idx = (int)impi_get32(p->idx);
     int nh = s == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts, h = -1;
     for (int k = 0; k < nh; k++)
         if (host_index(s, k) == idx)
             h = k;
-    if (h < 0 || idx < my_index(s))
-        relay_fail("%s gateway: a connection announced host index %d, which is no host that "
-                   "connects to us",
-                   side_name(s), idx);
-    struct rconn *slot = relay.hosts[s][h];
-    if (slot->c.fd >= 0)
-        relay_fail("%s: connected twice", slot->c.name);
-    /* Adopt the socket into the slot that may already hold queued packets. */
-    impi_conn_consume(&p->c, 4);
-    slot->c.fd = p->c.fd;
-    size_t left = impi_conn_avail(&p->c);
-    if (left) { /* bytes that came right behind the index */
-        uint8_t *nb = realloc(slot->c.in, left + 65536);
-        if (!nb)
-            relay_fail("out of memory");
-        slot->c.in = nb;
-        memcpy(slot->c.in, impi_conn_data(&p->c), left);
-        slot->c.in_off = 0;
-        slot->c.in_len = left;
-        slot->c.in_cap = left + 65536;
+    if (h < 0 || idx < my_index(s)) {
+        pending_drop(p, "announced host index %d, which is no host that connects to us", idx);
+        return;
     }
-    slot->c.eof = p->c.eof;
+    struct rconn *slot = relay.hosts[s][h];
+    if (slot->c.fd >= 0) {
+        pending_drop(p, "announced host index %d, which is connected already", idx);
+        return;
+    }
+    /* What the host sent after its index is still in the kernel: the slot reads it. */
+    slot->c.fd = p->c.fd;
     struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT, .data.ptr = slot};
-    epoll_ctl(relay.ep, EPOLL_CTL_MOD, slot->c.fd, &ev);
+    if (epoll_ctl(relay.ep, p->parked ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, slot->c.fd, &ev))
+        relay_fail("epoll: %s", strerror(errno));
     slot->c.want_out = true;
-    p->c.fd = -1; /* the pending object is dead; it is never freed (events may name it) */
-    impi_conn_close(&p->c, -1);
-    p->kind = K_CTRL;
+    p->c.fd = -1; /* the socket is the slot's now */
+    pending_remove(p);
+    relay_conn_retire(p);
     impi_log(1, "%s connected to our %s gateway (host index %d)", slot->c.name, side_name(s), idx);
-    relay_host_input(slot);
+}
+
+/* Main thread: see impi_relay_run.h. Reads at most the 4-byte host index; once it is
+ * complete the connection is identified, or, before the tables are complete, parked: off
+ * epoll, since level-triggered EPOLLIN would report it ready on every wait while nothing
+ * reads it (the busy loop this replaces). */
+void relay_pending_input(struct rconn *p)
+{
+    while (p->nidx < sizeof p->idx) {
+        ssize_t n = recv(p->c.fd, p->idx + p->nidx, sizeof p->idx - p->nidx, 0);
+        if (n > 0) {
+            p->nidx += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        pending_drop(p, "%s before it identified itself", n == 0 ? "closed" : strerror(errno));
+        return;
+    }
+    if (relay.dance_started) {
+        identify(p);
+        return;
+    }
+    if (epoll_ctl(relay.ep, EPOLL_CTL_DEL, p->c.fd, NULL))
+        relay_fail("epoll: %s", strerror(errno));
+    p->parked = true; /* relay_start_dance identifies it */
 }
 
 /* Main thread: see impi_relay_run.h. */
@@ -160,26 +208,49 @@ void relay_start_dance(void)
     if (!relay.rx[SIDE_IN] || !relay.rx[SIDE_OUT])
         relay_fail("out of memory");
     relay.dance_started = true;
-    for (int i = 0; i < relay.npending; i++)
-        if (relay.pending[i]->c.fd >= 0)
+    /* identify() removes each parked connection from the table; the others are still
+     * reading their index and come back through relay_pending_input. */
+    for (int i = 0; i < relay.npending;)
+        if (relay.pending[i]->parked)
             identify(relay.pending[i]);
+        else
+            i++;
+}
+
+/* Makes room in a full pending table by dropping the oldest connection that has not
+ * sent its whole index: real hosts send it as soon as they connect, silent peers hold a
+ * slot for nothing. Returns false when every pending connection has sent its index (they
+ * wait for the tables; the newcomer is the one to drop then). */
+static bool evict_silent(void)
+{
+    for (int i = 0; i < relay.npending; i++)
+        if (!relay.pending[i]->parked && relay.pending[i]->nidx < IMPI_INT4_LEN) {
+            pending_drop(relay.pending[i], "no host index yet while %d connections wait",
+                         RELAY_PENDING_MAX);
+            return true;
+        }
+    return false;
 }
 
 /* Main thread: see impi_relay_run.h. */
 void relay_gateway_accept(struct rconn *lc)
 {
     for (;;) {
-        int fd = accept4(lc->c.fd, NULL, NULL, SOCK_CLOEXEC);
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        int fd = accept4(lc->c.fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
         if (fd < 0)
             return;
         impi_sock_setup(fd);
-        if (relay.npending == (int)(sizeof relay.pending / sizeof relay.pending[0]))
-            relay_fail("too many host connections");
         char name[64];
-        snprintf(name, sizeof name, "unidentified %s host", side_name(lc->side));
-        struct rconn *p = relay_conn_new(fd, K_HOST, name);
+        snprintf(name, sizeof name, "unidentified %s host %s:%u", side_name(lc->side),
+                 impi_ipstr(ntohl(sa.sin_addr.s_addr)), ntohs(sa.sin_port));
+        struct rconn *p = relay_conn_new(fd, K_PENDING, name);
         p->side = lc->side;
-        p->host = -1;
+        if (relay.npending == RELAY_PENDING_MAX && !evict_silent()) {
+            pending_drop(p, "%d connections are waiting for the tables already", RELAY_PENDING_MAX);
+            continue;
+        }
         relay.pending[relay.npending++] = p;
     }
 }
@@ -309,12 +380,6 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
 /* Main thread: see impi_relay_run.h. */
 void relay_host_input(struct rconn *rc)
 {
-    if (rc->host < 0) {
-        identify(rc);
-        if (rc->host < 0 && rc->c.fd >= 0 && rc->c.eof)
-            relay_fail("an unidentified %s host closed its connection", side_name(rc->side));
-        return;
-    }
     for (;;) {
         struct impi_pkt p;
         size_t fr;

@@ -44,6 +44,7 @@ static struct {
     uint32_t auth_mask; /* methods we accept */
     uint64_t key;
     double timeout; /* startup stall limit, seconds */
+    double last;    /* when the startup last made progress (a client or a command came) */
     int ep, lfd;
     int nconn;         /* accepted so far */
     struct client *cl; /* [n] in accept order */
@@ -210,6 +211,14 @@ static void on_cmd(struct client *k, const struct impi_cmd *cmd, const uint8_t *
     }
 }
 
+/* Main thread: the startup made progress: restart the stall limit. Only whole commands
+ * and new clients count, never bytes: a client that trickles a command must not keep a
+ * stalled startup alive. */
+static void progressed(void)
+{
+    server.last = impi_now();
+}
+
 /* Main thread: parse everything client k has sent so far. */
 static void on_input(struct client *k)
 {
@@ -223,6 +232,7 @@ static void on_input(struct client *k)
                 fail("%s: wrong authentication key", k->c.name);
             impi_conn_consume(&k->c, IMPI_AUTH_KEY_LEN);
             k->st = C_IMPI;
+            progressed();
             continue;
         }
         struct impi_cmd cmd;
@@ -236,6 +246,7 @@ static void on_input(struct client *k)
             break;
         on_cmd(k, &cmd, d + IMPI_CMD_HDR_LEN);
         impi_conn_consume(&k->c, IMPI_CMD_HDR_LEN + cmd.len);
+        progressed();
     }
     if (k->c.eof) {
         if (k->fini && impi_conn_avail(&k->c) == 0) {
@@ -269,24 +280,8 @@ static void on_accept(void)
         k->shape.nhosts = k->shape.nprocs = -1;
         impi_conn_watch(&k->c, server.ep, k);
         impi_log(1, "%s accepted", name);
+        progressed(); /* at most N times: extra connections are refused above */
     }
-}
-
-/* Main thread: parse -auth none|key|none,key into a mask (0 if invalid). */
-static uint32_t parse_auth(const char *s)
-{
-    uint32_t m = 0;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-        if (!strcmp(t, "none") || !strcmp(t, "0"))
-            m |= 1u << IMPI_AUTH_NONE;
-        else if (!strcmp(t, "key") || !strcmp(t, "1"))
-            m |= 1u << IMPI_AUTH_KEY;
-        else
-            return 0;
-    }
-    return m;
 }
 
 /* Main thread: print the command line and exit 2. */
@@ -297,47 +292,83 @@ static void usage(void)
     exit(2);
 }
 
+/* Main thread: report a bad value for option opt (expected: want) and exit 2. */
+static void __attribute__((noreturn)) bad_option(const char *opt, const char *v, const char *want)
+{
+    impi_bad_option(opt, v, want);
+    usage();
+    exit(2);
+}
+
+/* Main thread: parse the command line into server, *host and *port; exits 2 on any
+ * mistake, naming the option. */
+static void parse_args(int argc, char **argv, uint32_t *host, uint16_t *port)
+{
+    bool key_set = false;
+    long x;
+    server.auth_mask = 1u << IMPI_AUTH_NONE;
+    server.timeout = 60;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-v")) {
+            impi_verbose++;
+            continue;
+        }
+        if (!strcmp(a, "-vv")) {
+            impi_verbose += 2;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "impi-server: option %s needs a value\n", a);
+            usage();
+        }
+        i++;
+        if (!strcmp(a, "-server")) {
+            char want[32];
+            snprintf(want, sizeof want, "a client count in 1..%d", IMPI_MAX_CLIENTS);
+            if (impi_parse_int(v, 1, IMPI_MAX_CLIENTS, &x))
+                bad_option(a, v, want);
+            server.n = (int)x;
+        } else if (!strcmp(a, "-port")) {
+            if (impi_parse_int(v, 0, UINT16_MAX, &x))
+                bad_option(a, v, "a port in 0..65535");
+            *port = (uint16_t)x;
+        } else if (!strcmp(a, "-host")) {
+            if (impi_parse_ip(v, host))
+                bad_option(a, v, "an IPv4 address");
+        } else if (!strcmp(a, "-auth")) {
+            if (impi_parse_auth(v, &server.auth_mask))
+                bad_option(a, v, "none, key or none,key");
+        } else if (!strcmp(a, "-key")) {
+            /* LAM reads IMPI_AUTH_KEY with atoll: decimal */
+            if (impi_parse_key(v, &server.key))
+                bad_option(a, v, "a decimal 64-bit key");
+            key_set = true;
+        } else if (!strcmp(a, "-timeout")) {
+            if (impi_parse_seconds(v, &server.timeout))
+                bad_option(a, v, "a number of seconds >= 0 (0: no limit)");
+        } else {
+            fprintf(stderr, "impi-server: unknown option %s\n", a);
+            usage();
+        }
+    }
+    if (!server.n) {
+        fprintf(stderr, "impi-server: -server N is required\n");
+        usage();
+    }
+    if ((server.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set) {
+        fprintf(stderr, "impi-server: -auth key needs -key K\n");
+        exit(2);
+    }
+}
+
 /* Main thread: parse options, listen, run the event loop until every FINI is done. */
 int main(int argc, char **argv)
 {
     uint32_t host = 0;
     uint16_t port = 0;
     impi_progname = "impi-server";
-    server.auth_mask = 1u << IMPI_AUTH_NONE;
-    server.timeout = 60;
-    bool key_set = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-v"))
-            impi_verbose++;
-        else if (!strcmp(a, "-vv"))
-            impi_verbose += 2;
-        else if (!v)
-            usage();
-        else if (!strcmp(a, "-server") && ++i)
-            server.n = atoi(v);
-        else if (!strcmp(a, "-port") && ++i)
-            port = (uint16_t)atoi(v);
-        else if (!strcmp(a, "-host") && ++i) {
-            if (impi_parse_ip(v, &host))
-                usage();
-        } else if (!strcmp(a, "-auth") && ++i) {
-            if (!(server.auth_mask = parse_auth(v)))
-                usage();
-        } else if (!strcmp(a, "-key") && ++i) {
-            server.key = strtoull(v, NULL, 10); /* LAM reads IMPI_AUTH_KEY with atoll: decimal */
-            key_set = true;
-        } else if (!strcmp(a, "-timeout") && ++i)
-            server.timeout = atof(v);
-        else
-            usage();
-    }
-    if (server.n < 1 || server.n > IMPI_MAX_CLIENTS)
-        usage();
-    if ((server.auth_mask & (1u << IMPI_AUTH_KEY)) && !key_set) {
-        fprintf(stderr, "impi-server: -auth key needs -key K\n");
-        return 2;
-    }
+    parse_args(argc, argv, &host, &port);
     signal(SIGPIPE, SIG_IGN);
     server.cl = calloc((size_t)server.n, sizeof *server.cl);
     server.ep = epoll_create1(EPOLL_CLOEXEC);
@@ -351,7 +382,7 @@ int main(int argc, char **argv)
     printf("%s:%u\n", impi_ipstr(host ? host : impi_default_ip()), port);
     fflush(stdout);
     impi_log(1, "waiting for %d clients", server.n);
-    double last = impi_now();
+    server.last = impi_now();
     while (server.nfini < server.n) {
         struct epoll_event evs[MAX_EVENTS];
         int n = epoll_wait(server.ep, evs, MAX_EVENTS, TICK_MS);
@@ -372,13 +403,12 @@ int main(int argc, char **argv)
                     fail("%s: %s", k->c.name, strerror(errno));
                 on_input(k);
             }
-            last = impi_now();
         }
         progress();
         /* The stall limit applies to the startup only: once DONE is out, a job may
          * legitimately keep its server sockets silent for as long as it runs. */
-        if (!server.done_sent && server.timeout > 0 && impi_now() - last > server.timeout)
-            fail("startup stalled for %.0f s (%d of %d clients connected, %d registered)",
+        if (!server.done_sent && server.timeout > 0 && impi_now() - server.last > server.timeout)
+            fail("startup stalled for %g s (%d of %d clients connected, %d registered)",
                  server.timeout, server.nconn, server.n, server.nranked);
     }
     impi_log(1, "all %d clients sent FINI; exiting", server.n);

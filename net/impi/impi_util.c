@@ -1,9 +1,12 @@
 /* impi_util.c: logging, address parsing and socket helpers (see impi_util.h). */
 #include "impi_util.h"
+#include "impi_wire.h"
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <math.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,4 +154,86 @@ uint32_t impi_default_ip(void)
     }
     freeifaddrs(ifa);
     return ip;
+}
+
+/* True when s starts like a decimal number: a digit, or '-' and a digit (strto* would
+ * also take blanks, '+' and an empty string). */
+static int decimal_start(const char *s)
+{
+    return isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]));
+}
+
+/* Main thread: see impi_util.h. */
+int impi_parse_int(const char *s, long min, long max, long *v)
+{
+    char *end;
+    if (!decimal_start(s))
+        return -1;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (*end || errno || x < min || x > max)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Main thread: see impi_util.h. */
+int impi_parse_key(const char *s, uint64_t *v)
+{
+    char *end;
+    uint64_t x;
+    if (!decimal_start(s))
+        return -1;
+    errno = 0;
+    if (s[0] == '-')
+        x = (uint64_t)strtoll(s, &end, 10); /* the bits LAM's atoll puts on the wire */
+    else
+        x = strtoull(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Main thread: see impi_util.h. */
+int impi_parse_seconds(const char *s, double *v)
+{
+    char *end;
+    if (!isdigit((unsigned char)s[0]) && s[0] != '.')
+        return -1;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (*end || errno || !isfinite(x) || x < 0)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Main thread: see impi_util.h. */
+int impi_parse_auth(const char *s, uint32_t *mask)
+{
+    uint32_t m = 0;
+    const char *t = s;
+    for (;;) {
+        size_t n = strcspn(t, ",");
+        if (n == 4 && !strncmp(t, "none", n))
+            m |= 1u << IMPI_AUTH_NONE;
+        else if (n == 3 && !strncmp(t, "key", n))
+            m |= 1u << IMPI_AUTH_KEY;
+        else if (n == 1 && (t[0] == '0' || t[0] == '1'))
+            m |= 1u << (t[0] == '0' ? IMPI_AUTH_NONE : IMPI_AUTH_KEY);
+        else
+            return -1; /* a typo, an empty item, another case: never "accept anything" */
+        if (!t[n])
+            break;
+        t += n + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+/* Main thread: see impi_util.h. */
+void impi_bad_option(const char *opt, const char *value, const char *want)
+{
+    fprintf(stderr, "%s: option %s: '%s' is not %s\n", impi_progname, opt, value, want);
 }

@@ -29,4 +29,20 @@ int impi_connect(uint32_t src, uint32_t ip, uint16_t port);
 void impi_sock_setup(int fd);
 /* Main thread: the first non-loopback IPv4 address of this machine, else 127.0.0.1. */
 uint32_t impi_default_ip(void);
+
+/* Option values, checked whole: a value these reject must end the program (exit 2) with
+ * a message naming the option, never fall back to 0 as atoi/strtoull would. Each returns
+ * 0 on success and leaves *v alone on failure. */
+/* Main thread: a decimal integer in [min, max]. */
+int impi_parse_int(const char *s, long min, long max, long *v);
+/* Main thread: an authentication key as LAM reads IMPI_AUTH_KEY (decimal, atoll): an
+ * int64, negative ones as their two's complement, or a uint64. */
+int impi_parse_key(const char *s, uint64_t *v);
+/* Main thread: a duration in seconds, finite and >= 0. */
+int impi_parse_seconds(const char *s, double *v);
+/* Main thread: "none", "key" or both comma-separated ("0"/"1" as synonyms) into a mask
+ * of 1 << IMPI_AUTH_*. */
+int impi_parse_auth(const char *s, uint32_t *mask);
+/* Main thread: print "<progname>: option <opt>: '<value>' is not <want>" to stderr. */
+void impi_bad_option(const char *opt, const char *value, const char *want);
 #endif

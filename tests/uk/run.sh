@@ -5,14 +5,17 @@
 # A case file holds "key: value" lines:
 #   test:    KTEST name (becomes test=NAME on the kernel command line), or
 #   app:     an application of tests/uk/apps/, run as a job through qemu/ukrun -v
+#   file:    instead of app: any image file under $B run the same way (the loader's
+#            crafted images, $B/loader/elf/, made by tests/fuzz/pvas_images.c)
 #   args:    the test's arguments (targs=...), or the application's (split on spaces)
 #   ranks:   ranks of the job (app cases; default 1)     nodes: nodes of the job (default 1)
+#   verbose: no = run ukrun without -v, checking what a user sees by default (default yes)
 #   smp:     CPUs (default 1)          mem:     memory (default 512M)
 #   machine: pc | q35 (default pc)     image:   elf | mb (PVH ELF or Multiboot1 image)
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
 #   host_cpus: host CPUs QEMU may use (taskset -c LIST): vCPUs sharing one host core preempt
 #            each other at arbitrary points, as on a loaded host
-#   env:     NAME=VALUE in every rank's environment (app cases; repeatable), e.g.
+#   env:     NAME=VALUE in every rank's environment (app/file cases; repeatable), e.g.
 #            "env: UKMPI_CAD_PROGRESS=poll"; reaches the ranks through qemu/ukrun --env
 #            (job.conf in the initrd). Without an UKMPI_SPIN_NS entry, ukrun sets
 #            UKMPI_SPIN_NS=0 when nodes x smp exceeds the host CPUs it may use (nproc,
@@ -31,8 +34,8 @@ mkdir -p "$logdir"
 for c in tests/uk/cases/*.case; do
     name=$(basename "$c" .case)
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-    test= app= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
-    host_cpus=
+    test= app= file= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
+    host_cpus= verbose=yes
     expects=() rejects=() envs=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
@@ -43,7 +46,7 @@ for c in tests/uk/cases/*.case; do
         args) targs=$val ;; smp) smp=$val ;; mem) mem=$val ;;
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
-        host_cpus) host_cpus=$val ;;
+        host_cpus) host_cpus=$val ;; verbose) verbose=$val ;; file) file=$val ;;
         env)
             if [[ ! $val =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]]; then
                 echo "FAIL $name: env: wants NAME=VALUE (no spaces), not '$val' in $c"
@@ -54,8 +57,8 @@ for c in tests/uk/cases/*.case; do
         *) echo "FAIL $name: unknown key '$key' in $c"; fail=$((fail + 1)); continue 2 ;;
         esac
     done <"$c"
-    if [ ${#envs[@]} -gt 0 ] && [ -z "$app" ]; then
-        echo "FAIL $name: env: is for app cases (a kernel test has no environment) in $c"
+    if [ ${#envs[@]} -gt 0 ] && [ -z "$app$file" ]; then
+        echo "FAIL $name: env: is for app/file cases (a kernel test has no environment) in $c"
         fail=$((fail + 1)); continue
     fi
     img=$B/uk/ukernel-test.elf
@@ -65,10 +68,14 @@ for c in tests/uk/cases/*.case; do
     log=$logdir/$name.log
     pin=()
     [ -n "$host_cpus" ] && pin=(taskset -c "$host_cpus")
-    if [ -n "$app" ]; then
+    if [ -n "$app$file" ]; then
+        bin=$B/apps/$app
+        [ -n "$file" ] && bin=$B/$file
+        v=-v
+        [ "$verbose" = no ] && v=
         # shellcheck disable=SC2086
-        "${pin[@]}" qemu/ukrun -v -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" \
-            --timeout "$timeout" "${envs[@]}" "$B/apps/$app" $targs >"$log" 2>&1
+        "${pin[@]}" qemu/ukrun ${v:+"$v"} -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" \
+            --timeout "$timeout" "${envs[@]}" "$bin" $targs >"$log" 2>&1
     else
         "${pin[@]}" qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
             --append "$append" "$img" >"$log" 2>&1

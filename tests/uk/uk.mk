@@ -22,3 +22,15 @@ $(B)/uk/apps_blob.o: $(B)/uk/apps_blob.S
 
 ALL_TARGETS += $(UK_APPS)
 TEST_SUITES += uk=tests/uk/run.sh
+
+# Crafted application images (tests/fuzz/pvas_images.c: a valid one and variants broken
+# one way each) in $(B)/loader/elf/, run by the loader_*.case files (key `file:`); the same
+# tool writes initrd archives to $(B)/loader/cpio/. Both seed the fuzz targets.
+$(B)/fuzz/pvas-images: tests/fuzz/pvas_images.c unikernel/include/uk/abi.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Iunikernel/include -o $@ $<
+$(B)/loader/images.stamp: $(B)/fuzz/pvas-images
+	rm -rf $(B)/loader && mkdir -p $(B)/loader/elf $(B)/loader/cpio
+	$< $(B)/loader/elf && $< --cpio $(B)/loader/cpio && touch $@
+
+ALL_TARGETS += $(B)/loader/images.stamp

@@ -9,6 +9,7 @@
 #include "kernel/fmt.h"
 #include "uk/console.h"
 #include "uk/power.h"
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,16 +80,40 @@ static int parse_conf(struct job *j, const char *text, size_t len)
     return 0;
 }
 
-/* Scheduler context: a rank that fails ends the job (job.h). */
+#define EXIT_SIGNAL_BASE 128 /* the application runtime's kill(): 128 + signal, as a shell */
+
+/* Any context. What an exit code of 128 + signal means, or "" (the runtime's kill() ends a
+ * task that signals itself with 128 + the signal, abort() included). */
+static const char *signal_note(int code)
+{
+    switch (code - EXIT_SIGNAL_BASE) {
+    case SIGABRT:
+        return " (128 + SIGABRT: abort())";
+    case SIGKILL:
+        return " (128 + SIGKILL: killed)";
+    case SIGSEGV:
+        return " (128 + SIGSEGV)";
+    case SIGTERM:
+        return " (128 + SIGTERM)";
+    default:
+        return "";
+    }
+}
+
+/* Scheduler context: a rank that fails ends the job (job.h). Its code counts as a process
+ * exit status: the low 8 bits, so exit(256) is a success and exit(-1) is 255, as under
+ * POSIX. A rank that leaves MPI without MPI_Finalize is ended with a failing code by the
+ * MPI library (mpi/lib/init.c), which prints why. */
 static void rank_exited(struct pvas_task *t)
 {
-    if (t->task.exit_code == 0)
+    int code = t->task.exit_code & EXIT_STATUS_MASK;
+    if (code == 0)
         return;
     machine_stop_others();
-    kprintf("job: rank %d (pid %d) exited with code %d: stopped the other %d ranks of this "
+    kprintf("job: rank %d (pid %d) exited with code %d%s: stopped the other %d ranks of this "
             "node\n",
-            t->rank, t->task.pid, t->task.exit_code, pvas_live(t->as) - 1);
-    machine_exit(t->task.exit_code);
+            t->rank, t->task.pid, code, signal_note(code), pvas_live(t->as) - 1);
+    machine_exit(code);
 }
 
 /* Task context; see job.h. */
@@ -147,7 +172,7 @@ int job_run(void)
             return EXIT_BOOT;
         }
     }
-    int rc = pvas_wait(as);
+    int rc = pvas_wait(as) & EXIT_STATUS_MASK; /* exit(256) is a success, as in rank_exited */
     if (rc == 0 && mpe_job_end() != 0)
         rc = EXIT_MPI;
     kprintf("job: %d ranks on node %d finished, exit code %d\n", count, node, rc);

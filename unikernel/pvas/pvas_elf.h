@@ -48,6 +48,7 @@ typedef struct {
 #define ELFDATA2LSB       1
 #define ET_DYN            3
 #define EM_X86_64         62
+#define PT_NULL           0
 #define PT_LOAD           1
 #define PT_DYNAMIC        2
 #define PT_INTERP         3
@@ -65,5 +66,6 @@ typedef struct {
 #define R_X86_64_NONE     0
 #define R_X86_64_RELATIVE 8
 #define STT_FUNC          2
+#define ELF64_ST_TYPE(i)  ((i)&0xf) /* elf64_sym.info: type in the low 4 bits */
 
 #endif

@@ -1,11 +1,15 @@
 /*
  * pvas_fault.c: what a fault report says about application code: which rank faulted,
  * where in its image (symbolised from the image's own symbol table), and what the address
- * is: NULL, a guard page of the stack, outside the partition, another job's partition.
+ * is: NULL, a guard page of the stack, outside the partition, another job's partition, or
+ * (the page-fault error code's PF_ERR_PRESENT) a mapped page the access may not touch, such
+ * as a write to the image's read-only code.
  * Called from trap.c's fault_report() (any context, no locks, no allocation).
  */
 #include "pvas/pvas_image.h"
 #include "arch/x86_64/trap.h"
+#include "arch/x86_64/x86.h"
+#include "pvas/pvas_elf.h"
 #include "pvas/pvas_task.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
@@ -22,10 +26,44 @@ static void where(const struct pvas_task *t, const char *what, uint64_t addr)
         kprintf("    %s 0x%016lx\n", what, addr);
 }
 
-static void explain(const struct pvas_task *t, uint64_t a)
+/* The segment of t's image that holds `a`, or NULL. */
+static const struct pvas_seg *segment_at(const struct pvas_task *t, uint64_t a)
+{
+    uint64_t off = a - (t->base + PART_IMAGE_OFF);
+    for (int i = 0; i < t->img->nseg; i++) {
+        const struct pvas_seg *s = &t->img->seg[i];
+        if (off >= s->vaddr && off - s->vaddr < s->memsz)
+            return s;
+    }
+    return 0;
+}
+
+/* A fault on a page that is mapped (PF_ERR_PRESENT): the access was not allowed. */
+static void explain_protection(const struct pvas_task *t, uint64_t a, uint64_t err)
+{
+    const struct pvas_seg *s = a >= t->base && a < t->base + PART_SIZE ? segment_at(t, a) : 0;
+    if (err & PF_ERR_FETCH)
+        kprintf("    cause: instruction fetch from non-executable memory at 0x%lx\n", a);
+    else if ((err & PF_ERR_WRITE) && s && !(s->flags & PF_W))
+        where(t,
+              s->flags & PF_X ? "cause: write to read-only code (text) at"
+                              : "cause: write to read-only data at",
+              a);
+    else if (a >= t->base && a < t->base + PART_SIZE)
+        kprintf("    cause: %s not allowed on a mapped page of rank %d's own partition\n",
+                err & PF_ERR_WRITE ? "write" : "read", t->rank);
+    else
+        kprintf("    cause: %s not allowed on a mapped page outside rank %d's partition (the "
+                "kernel's, or another rank's read-only memory)\n",
+                err & PF_ERR_WRITE ? "write" : "read", t->rank);
+}
+
+static void explain(const struct pvas_task *t, uint64_t a, uint64_t err)
 {
     if (a < PAGE_SIZE) {
         kprintf("    cause: NULL pointer dereference (address 0x%lx)\n", a);
+    } else if (err & PF_ERR_PRESENT) {
+        explain_protection(t, a, err);
     } else if (a >= t->stack_lo - PART_GUARD && a < t->stack_lo) {
         kprintf("    cause: guard page below the stack of rank %d (stack overflow)\n", t->rank);
     } else if (a >= t->stack_hi && a < t->stack_hi + PART_GUARD) {
@@ -51,7 +89,7 @@ static int describe(const struct trapframe *tf, uint64_t cr2)
             t->task.pid, t->img->name, t->part, t->base);
     where(t, "instruction", tf->rip);
     if (tf->vector == VEC_PAGE_FAULT)
-        explain(t, cr2);
+        explain(t, cr2, tf->error);
     /* The application's frames, symbolised against its image. A function that has not
      * pushed its frame yet (a leaf, or a fault in its first instructions) still has its
      * return address on top of the stack. */

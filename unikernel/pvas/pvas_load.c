@@ -7,11 +7,13 @@
 #include <string.h>
 
 /* Any context; see pvas_task.h. Goes through the direct map, page by page. */
-void pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len)
+int pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len)
 {
     const char *s = src;
     while (len) {
         uint64_t pa = vmm_translate(pvas_pml4(as), va);
+        if (pa == (uint64_t)-1) /* hazard: "not mapped", never an address to write to */
+            return -1;
         size_t n = PAGE_SIZE - (va & (PAGE_SIZE - 1));
         if (n > len)
             n = len;
@@ -20,6 +22,7 @@ void pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len)
         s += n;
         len -= n;
     }
+    return 0;
 }
 
 static int map_private(struct pvas_task *t, uint64_t va, uint64_t end, int flags)
@@ -36,7 +39,10 @@ static int map_private(struct pvas_task *t, uint64_t va, uint64_t end, int flags
     return 0;
 }
 
-/* Task context; see pvas_task.h. */
+/* Task context; see pvas_task.h. Relies on pvas_image_check's guarantees (pvas_image.h):
+ * every address below is base + something inside [0, PVAS_IMAGE_LIMIT), so no sum wraps
+ * and every write lands in pages mapped here; a copy that still finds a page unmapped is
+ * refused, naming the image, instead of writing through a bogus address. */
 int pvas_load_image(struct pvas_task *t, char *err, size_t errlen)
 {
     const struct pvas_image *img = t->img;
@@ -59,14 +65,22 @@ int pvas_load_image(struct pvas_task *t, char *err, size_t errlen)
             kformat(err, errlen, "out of memory loading %s", img->name);
             return -1;
         }
-        pvas_copy_out(t->as, base + s->vaddr, img->elf + s->offset, s->filesz);
+        if (pvas_copy_out(t->as, base + s->vaddr, img->elf + s->offset, s->filesz)) {
+            kformat(err, errlen, "%s: segment %d is not in mapped memory", img->name, i);
+            return -1;
+        }
     }
     /* R_X86_64_RELATIVE: the word at base+offset becomes base+addend (checked at open). */
     for (uint64_t k = 0; k < img->nrela; k++) {
-        if ((uint32_t)img->rela[k].info != R_X86_64_RELATIVE)
+        elf64_rela r;
+        pvas_image_rela(img, k, &r);
+        if ((uint32_t)r.info != R_X86_64_RELATIVE)
             continue;
-        uint64_t v = base + (uint64_t)img->rela[k].addend;
-        pvas_copy_out(t->as, base + img->rela[k].offset, &v, sizeof v);
+        uint64_t v = base + (uint64_t)r.addend; /* any value: only the rank uses it */
+        if (pvas_copy_out(t->as, base + r.offset, &v, sizeof v)) {
+            kformat(err, errlen, "%s: relocation %lu writes outside writable memory", img->name, k);
+            return -1;
+        }
     }
     t->entry = base + img->entry;
     t->heap_start = t->brk = t->heap_mapped = base + img->vend;
@@ -86,12 +100,16 @@ int pvas_map_stack(struct pvas_task *t, char *err, size_t errlen)
     return 0;
 }
 
-/* Task context; see pvas_task.h. */
+/* Task context; see pvas_task.h. incr comes from the rank: heap_start <= brk <= heap_limit
+ * holds, and the checks compare incr with the room left instead of forming brk + incr,
+ * which INTPTR_MIN would wrap. */
 void *pvas_sbrk(struct pvas_task *t, intptr_t incr)
 {
-    uint64_t old = t->brk, want = t->brk + (uint64_t)incr;
-    if ((incr > 0 && want > t->heap_limit) || (incr < 0 && want < t->heap_start))
+    uint64_t old = t->brk;
+    if ((incr > 0 && (uint64_t)incr > t->heap_limit - old) ||
+        (incr < 0 && 0 - (uint64_t)incr > old - t->heap_start))
         return (void *)-1;
+    uint64_t want = old + (uint64_t)incr;
     while (t->heap_mapped < want) {
         if (map_private(t, t->heap_mapped, t->heap_mapped + PAGE_SIZE, VM_W))
             return (void *)-1;

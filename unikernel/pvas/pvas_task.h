@@ -10,8 +10,10 @@ struct pvas_as;
 int pvas_load_image(struct pvas_task *t, char *err, size_t errlen);
 /* Task context: map and zero the stack between its guard pages. */
 int pvas_map_stack(struct pvas_task *t, char *err, size_t errlen);
-/* Any context: copy into the address space `as` (not necessarily loaded) at `va`. */
-void pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len);
+/* Any context: copy into the address space `as` (not necessarily loaded) at `va`. 0, or -1
+ * (having copied a prefix) if a page is not mapped; callers that write into pages they
+ * have just mapped (the stack) need not check. */
+int pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len);
 /* The task's entry (struct task.entry): runs the application on its partition stack. */
 void pvas_task_main(void *arg);
 /* Task context (the ABI's sbrk): grow or shrink t's heap. */

@@ -5,6 +5,7 @@
  *   null             write through a NULL pointer
  *   stack            recurse until the stack's guard page
  *   write ADDR       write to the hexadecimal address ADDR (another job's partition)
+ *   text             write to its own code (a present, read-only page)
  *   spin             compute forever (for pvas_destroy's kill)
  *   yield N          yield the CPU N times, then exit (context-switch benchmark)
  */
@@ -60,6 +61,10 @@ int main(int argc, char **argv)
         unsigned long a = strtoul(argv[2], 0, 16);
         printf("rank %d: writing to 0x%lx\n", r, a);
         poke(a);
+    }
+    if (!strcmp(m, "text")) {
+        printf("rank %d: writing to its own code\n", r);
+        poke((unsigned long)&write_null);
     }
     if (!strcmp(m, "yield")) {
         for (int i = atoi(argv[2]); i > 0; i--)

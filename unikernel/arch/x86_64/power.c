@@ -9,6 +9,8 @@
 
 #define ISA_DEBUG_EXIT_PORT 0xf4
 
+static int exiting; /* set by the first machine_exit() */
+
 /* Any context. */
 void machine_stop_others(void)
 {
@@ -20,7 +22,13 @@ void machine_stop_others(void)
 void machine_exit(int code)
 {
     irq_disable();
+    /* Two CPUs may end the machine at once (a rank's exit and a fault): one exit line. */
+    if (__atomic_exchange_n(&exiting, 1, __ATOMIC_ACQ_REL))
+        for (;;)
+            halt();
     machine_stop_others(); /* so none of them prints after the exit line */
+    code &= EXIT_STATUS_MASK;
+    kprintf(EXIT_STATUS_LINE "%d\n", code);
     outl(ISA_DEBUG_EXIT_PORT, (uint32_t)code);
     /* Not under QEMU (or no isa-debug-exit device): stop here. */
     for (;;)
