@@ -15,6 +15,11 @@
 #   timeout: seconds (default 60; only a safety net: the check never depends on time)
 #   host_cpus: host CPUs QEMU may use (taskset -c LIST): vCPUs sharing one host core preempt
 #            each other at arbitrary points, as on a loaded host
+#   env:     NAME=VALUE in every rank's environment (app/file cases; repeatable), e.g.
+#            "env: UKMPI_CAD_PROGRESS=poll"; reaches the ranks through qemu/ukrun --env
+#            (job.conf in the initrd). Without an UKMPI_SPIN_NS entry, ukrun sets
+#            UKMPI_SPIN_NS=0 when nodes x smp exceeds the host CPUs it may use (nproc,
+#            so host_cpus counts): a case that is about spinning sets it itself.
 #   exit:    expected guest exit code (default 0)
 #   expect:  an extended regex some console line must match (repeatable, checked in order)
 #   reject:  an extended regex no console line may match (repeatable)
@@ -31,7 +36,7 @@ for c in tests/uk/cases/*.case; do
     [ -n "$filter" ] && [[ $name != *$filter* ]] && continue
     test= app= file= ranks=1 nodes=1 targs= smp=1 mem=512M machine=pc image=elf timeout=60 want_exit=0
     host_cpus= verbose=yes
-    expects=() rejects=()
+    expects=() rejects=() envs=()
     while IFS= read -r line; do
         [[ $line =~ ^[[:space:]]*(#|$) ]] && continue
         key=${line%%:*} val=${line#*:}
@@ -42,10 +47,20 @@ for c in tests/uk/cases/*.case; do
         machine) machine=$val ;; image) image=$val ;; timeout) timeout=$val ;;
         exit) want_exit=$val ;; expect) expects+=("$val") ;; reject) rejects+=("$val") ;;
         host_cpus) host_cpus=$val ;; verbose) verbose=$val ;; file) file=$val ;;
+        env)
+            if [[ ! $val =~ ^[A-Za-z_][A-Za-z0-9_]*=[^[:space:]]*$ ]]; then
+                echo "FAIL $name: env: wants NAME=VALUE (no spaces), not '$val' in $c"
+                fail=$((fail + 1)); continue 2
+            fi
+            envs+=(--env "$val") ;;
         qemu) ;; # reserved for extra QEMU flags
         *) echo "FAIL $name: unknown key '$key' in $c"; fail=$((fail + 1)); continue 2 ;;
         esac
     done <"$c"
+    if [ ${#envs[@]} -gt 0 ] && [ -z "$app$file" ]; then
+        echo "FAIL $name: env: is for app/file cases (a kernel test has no environment) in $c"
+        fail=$((fail + 1)); continue
+    fi
     img=$B/uk/ukernel-test.elf
     [ "$image" = mb ] && img=$B/uk/ukernel-test-mb.bin
     append="test=$test"
@@ -60,7 +75,7 @@ for c in tests/uk/cases/*.case; do
         [ "$verbose" = no ] && v=
         # shellcheck disable=SC2086
         "${pin[@]}" qemu/ukrun ${v:+"$v"} -n "$ranks" --nodes "$nodes" --smp "$smp" --mem "$mem" \
-            --timeout "$timeout" "$bin" $targs >"$log" 2>&1
+            --timeout "$timeout" "${envs[@]}" "$bin" $targs >"$log" 2>&1
     else
         "${pin[@]}" qemu/ukboot --smp "$smp" --mem "$mem" --machine "$machine" --timeout "$timeout" \
             --append "$append" "$img" >"$log" 2>&1
