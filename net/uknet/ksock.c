@@ -392,6 +392,16 @@ int ksock_flushed(struct ksock *s)
     return r;
 }
 
+void ksock_ack_now(struct ksock *s)
+{
+    int t = ks_enter();
+    if (s->pcb) {
+        tcp_ack_now(s->pcb);
+        tcp_output(s->pcb);
+    }
+    ks_leave(t);
+}
+
 int ksock_lock(void)
 {
     return ks_enter();

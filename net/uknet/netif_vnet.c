@@ -144,6 +144,17 @@ static void net_timer_tick(int cpu)
         ipi_send(NET_RX_CPU, VEC_VNET_RX);
 }
 
+/* Task context; see uk/net.h. */
+int net_tx_drained(void)
+{
+    if (!net_is_up)
+        return 1;
+    lwip_lock();
+    int r = vnet_tx_drained();
+    lwip_unlock();
+    return r;
+}
+
 /* Boot, once. */
 int net_init(void)
 {

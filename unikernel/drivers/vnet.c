@@ -203,6 +203,13 @@ static void vnet_tx_reclaim(void)
         vnet_tx_free[vnet_tx_nfree++] = (uint16_t)((b - vnet_txbufs) / VNET_BUF);
 }
 
+/* Any context under the caller's lock: has the device taken every committed frame? */
+int vnet_tx_drained(void)
+{
+    vnet_tx_reclaim();
+    return vnet_tx_nfree == vnet_txq.size;
+}
+
 /* Any context under the caller's lock. */
 uint8_t *vnet_tx_buf(size_t *cap)
 {

@@ -47,5 +47,8 @@ void vnet_tx_commit(uint8_t *buf, size_t len);
 void vnet_tx_cancel(uint8_t *buf);
 
 const struct vnet_stats *vnet_get_stats(void);
+/* Any context under the caller's lock: 1 when the device has taken (sent to its backend)
+ * every frame committed so far. */
+int vnet_tx_drained(void);
 
 #endif

@@ -33,6 +33,7 @@ _Static_assert(MAX_CPUS <= MPE_MAX_CPUS, "the board's MAX_CPUS exceeds the engin
 #define MPE_PORT       7101
 #define MPE_CONNECT_NS 60000000000ull /* peers boot within a minute of each other */
 #define MPE_BYE_NS     30000000000ull
+#define MPE_DRAIN_NS   1000000000ull /* the last ACKs leaving the NIC before power-off */
 
 static uint64_t job_cr3;
 static struct ksock *listener;
@@ -310,5 +311,14 @@ int mpe_job_end(void)
             halt();
         }
     }
+    /* Every peer said BYE, so each peer's last bytes (its BYE) are here: acknowledge them
+     * now and let the NIC send that before we power off. A delayed ACK would die with
+     * this VM, and the peer would wait out its dead-peer timeout for it. */
+    for (int p = 0; p < job_nodes; p++)
+        if (p != id)
+            ksock_ack_now(mpe_conn_transport(mpe_node_conn(n, p)));
+    uint64_t drain = time_ns() + MPE_DRAIN_NS;
+    while (!net_tx_drained() && time_ns() < drain)
+        halt();
     return 0;
 }

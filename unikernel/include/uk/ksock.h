@@ -64,6 +64,9 @@ void ksock_expect_data(struct ksock *s, int on);
 
 /* Any context: 1 when everything queued has been sent and acknowledged by the peer. */
 int ksock_flushed(struct ksock *s);
+/* Any context: acknowledge what the peer sent so far now, not after lwIP's delayed-ACK
+ * timer (for a node about to power off: its peer waits for that ACK). */
+void ksock_ack_now(struct ksock *s);
 /* Any context: take the lwIP lock (interrupts masked) unless this CPU holds it already
  * (inside a callback); pass the token to ksock_unlock(). For callers that must update
  * their own state and send atomically with respect to the callbacks. */

@@ -28,6 +28,9 @@ struct net_node {
 int net_init(void);
 /* Any context. 1 once net_init() brought the interface up. */
 int net_up(void);
+/* Task context: 1 when the NIC has sent every frame lwIP handed it (before powering off:
+ * frames still in the TX ring die with the machine). */
+int net_tx_drained(void);
 /* Any context after net_init(). */
 const struct net_node *net_node(void);
 
