@@ -30,8 +30,8 @@ FLOOD_CONNS=300                # unidentified connections, more than the 256 pen
 FLOOD_IDX=10                   # ... of which this many send a bogus host index
 WORK=$(mktemp -d /tmp/ukmpi-hostile.XXXXXX)
 PIDS=()
-TP=0
-TF=0
+# shellcheck source=tests/interop/check_lib.sh
+. tests/interop/check_lib.sh
 
 cleanup() {
     local p
@@ -41,15 +41,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-ok() {
-    echo "PASS $1"
-    TP=$((TP + 1))
-}
-bad() {
-    echo "FAIL $1${2:+: $2}"
-    TF=$((TF + 1))
-}
 
 # Starts a daemon ($2...) logging to $1 (stderr) and $1.out (stdout); waits for its first
 # stdout line (ip:port). Sets DPID (the timeout wrapper's pid) and returns 1 if it did not

@@ -161,17 +161,8 @@ link_ns() {
     ip -n "$4" link set "$5" up
 }
 
-TP=0
-TF=0
-# Records one check: ok NAME / bad NAME [detail].
-ok() {
-    echo "PASS $1"
-    TP=$((TP + 1))
-}
-bad() {
-    echo "FAIL $1${2:+: $2}"
-    TF=$((TF + 1))
-}
+# shellcheck source=tests/interop/check_lib.sh
+. "$ROOT/tests/interop/check_lib.sh"
 
 # Waits for pid $1 and stores its exit status in variable $2 (not via $(...): a
 # subshell cannot wait for this shell's children).
