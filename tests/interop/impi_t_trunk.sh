@@ -15,6 +15,7 @@ t_trunk() {
     mk_topology 2
     lam_boot TA ${NSP}A
     lam_boot TB ${NSP}G
+    TRUNK_TOPOLOGY=1 # t_trunk_a2a reuses it
     LAMU_A=TA LAMU_B=TB RELAYS=2 relay_job 2 trunk pairs 2
     local k
     for k in 0 1; do
@@ -35,4 +36,40 @@ t_trunk() {
         ok trunk/to-private-by-destination || bad trunk/to-private-by-destination
     # The whole test program through the two trunks (cross-trunk SYNCACK paths included).
     LAMU_A=TA LAMU_B=TB RELAYS=2 relay_job 2 trunk-suite suite ssend
+}
+
+# Regression for the benchmark's hang: a 2+2 pairwise all-to-all through the two trunks,
+# TRUNK_A2A_RUNS times (default 20), each bounded by a short timeout (a healthy run takes
+# about 2 s). LAM's impid must receive every packet from proc p on its connection to the
+# host that owns p in its tables; the relays used to deliver each packet from the trunk
+# that owns its destination instead, and impid's reentrant reads then blocked on a socket
+# with nothing to read (net/impi/README.md, Trunking). With that relay, 14 of 26 runs of
+# these 1 KiB x 100 rounds hung (and 9 of 10 of the benchmark's 1 MiB x 20); small
+# messages keep each run short. One check per run; the loop stops at the first failure.
+t_trunk_a2a() {
+    local runs=${TRUNK_A2A_RUNS:-20} r pre t0 why
+    [ -n "${TRUNK_TOPOLOGY:-}" ] || {
+        mk_topology 2
+        lam_boot TA ${NSP}A
+        lam_boot TB ${NSP}G
+        TRUNK_TOPOLOGY=1
+    }
+    for r in $(seq -w 1 "$runs"); do
+        pre=trunk-a2a-$r
+        t0=$SECONDS
+        LAMU_A=TA LAMU_B=TB RELAYS=2 LAM_TIMEOUT=${TRUNK_A2A_TIMEOUT:-30} \
+            relay_run 2 "$pre" a2a 2 1024 100 || return
+        why=
+        [ "$JOB_RA" = 124 ] || [ "$JOB_RB" = 124 ] && why="hung (killed after the timeout)"
+        [ -z "$why" ] && [ "$JOB_RA $JOB_RB $JOB_RS ${JOB_RR[*]}" != "0 0 0 0 0" ] &&
+            why="exit status A=$JOB_RA B=$JOB_RB server=$JOB_RS relays=${JOB_RR[*]}"
+        [ -z "$why" ] && ! grep -q '^CHECK a2a_exchange ok' "$WORK/log/$pre-mpirun-A.log" &&
+            why="wrong data or no result"
+        if [ -n "$why" ]; then
+            bad "$pre" "$why"
+            tail -n 5 "$WORK/log/$pre-relay"*.log
+            return
+        fi
+        ok "$pre ($((SECONDS - t0)) s)"
+    done
 }
