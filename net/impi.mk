@@ -33,7 +33,8 @@ ALL_TARGETS += $(B)/net/impi-server
 
 # Interop tests against LAM/MPI 7.1.4 (root: network namespaces, unprivileged LAM user).
 TEST_SUITES += impi-interop=tests/interop/run.sh
-IMPI_RELAY_SRCS := net/impi/impi_relay.c net/impi/impi_relay_fwd.c net/impi/impi_relay_map.c
+IMPI_RELAY_SRCS := net/impi/impi_relay.c net/impi/impi_relay_fwd.c net/impi/impi_relay_map.c \
+                   net/impi/impi_relay_link.c net/impi/impi_relay_dump.c
 $(B)/net/impi-relay: $(IMPI_RELAY_SRCS) $(IMPI_NET_COMMON) $(IMPI_CODEC) $(IMPI_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Impi/impi -Inet/impi -o $@ $(IMPI_RELAY_SRCS) $(IMPI_NET_COMMON) $(IMPI_CODEC)
