@@ -35,7 +35,8 @@ ALL_TARGETS += $(B)/net/impi-server
 TEST_SUITES += impi-interop=tests/interop/run.sh
 # Hostile peers against the server and relay (loopback, no LAM, no root; about 15 s).
 TEST_SUITES += impi-hostile=tests/interop/hostile.sh
-IMPI_RELAY_SRCS := net/impi/impi_relay.c net/impi/impi_relay_fwd.c net/impi/impi_relay_map.c
+IMPI_RELAY_SRCS := net/impi/impi_relay.c net/impi/impi_relay_fwd.c net/impi/impi_relay_map.c \
+                   net/impi/impi_relay_link.c net/impi/impi_relay_dump.c
 $(B)/net/impi-relay: $(IMPI_RELAY_SRCS) $(IMPI_NET_COMMON) $(IMPI_CODEC) $(IMPI_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Impi/impi -Inet/impi -o $@ $(IMPI_RELAY_SRCS) $(IMPI_NET_COMMON) $(IMPI_CODEC)

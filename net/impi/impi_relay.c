@@ -17,20 +17,16 @@
 
 struct relay relay;
 
-/* Trunk control records (relay to relay only; not IMPI): 4-byte type, 4-byte length, then
- * the fields, each a big-endian 4-byte integer (CT_INT_LEN) or a byte string after its
- * length. */
+/* The startup's trunk control records (the format and the link records are in
+ * impi_relay_run.h). */
 #define CT_HELO 0x48454c4fu /* secondary -> master: index, priv ip/port, glob ip/port */
 #define CT_TRKS 0x54524b53u /* master -> secondary: K and every trunk's addresses */
 #define CT_JOB  0x4a4f4220u /* master -> secondary: nclients, A's client rank */
 #define CT_LABL 0x4c41424cu /* master -> secondary: label, A's data, the server's reply */
 #define CT_TEND 0x54454e44u /* master -> secondary: tables complete */
 
-/* Sizes: the header (type, length) and one integer field. */
-#define CT_HDR_LEN              8
-#define CT_INT_LEN              4
-/* One trunk's addresses: priv ip, priv port, glob ip, glob port. */
-#define CT_TRUNK_LEN            (4 * CT_INT_LEN)
+/* One trunk's addresses: priv ip, priv port, glob ip, glob port, control port. */
+#define CT_TRUNK_LEN            (5 * CT_INT_LEN)
 /* CT_HELO: the index, then its trunk's addresses. CT_TRKS: K, then K trunks' addresses. */
 #define CT_HELO_LEN             (CT_INT_LEN + CT_TRUNK_LEN)
 #define CT_TRKS_LEN(k)          (CT_INT_LEN + CT_TRUNK_LEN * (uint32_t)(k))
@@ -87,9 +83,29 @@ struct rconn *relay_conn_new(int fd, enum rkind kind, const char *name)
     impi_conn_init(&rc->c, fd, name);
     rc->kind = kind;
     rc->host = -1;
+    rc->trunk = -1;
     if (fd >= 0 && impi_conn_watch(&rc->c, relay.ep, rc))
         relay_fail("epoll: %s", strerror(errno));
     return rc;
+}
+
+/* Main thread: wrap fd, a non-blocking connect in progress; on_connected completes it
+ * when epoll reports the socket writable. */
+static struct rconn *conn_connecting(int fd, enum rkind kind, const char *name)
+{
+    struct rconn *rc = relay_conn_new(fd, kind, name);
+    rc->connecting = true;
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = rc};
+    epoll_ctl(relay.ep, EPOLL_CTL_MOD, fd, &ev);
+    rc->c.want_out = true;
+    return rc;
+}
+
+/* Main thread: see impi_relay_run.h. */
+void relay_flush(struct rconn *rc)
+{
+    if (rc->c.fd >= 0 && !rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
+        relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
 }
 
 /* Main thread: see impi_relay_run.h. */
@@ -115,8 +131,7 @@ void relay_send(struct rconn *rc, const void *p, size_t n)
 {
     if (impi_conn_send(&rc->c, p, n))
         relay_fail("out of memory");
-    if (rc->c.fd >= 0 && !rc->connecting && impi_conn_flush(&rc->c, relay.ep, rc))
-        relay_fail("%s: send failed: %s", rc->c.name, strerror(errno));
+    relay_flush(rc);
 }
 
 /* Any context: write a record field at p, return where the next one goes. */
@@ -146,7 +161,8 @@ static uint8_t *ct_put_trunk(uint8_t *p, const struct relay_trunk *t)
     p = ct_put32(p, t->priv_ip);
     p = ct_put32(p, t->priv_port);
     p = ct_put32(p, t->glob_ip);
-    return ct_put32(p, t->glob_port);
+    p = ct_put32(p, t->glob_port);
+    return ct_put32(p, t->ctrl_port);
 }
 static void ct_get_trunk(const uint8_t **p, struct relay_trunk *t)
 {
@@ -154,10 +170,11 @@ static void ct_get_trunk(const uint8_t **p, struct relay_trunk *t)
     t->priv_port = (uint16_t)ct_get32(p);
     t->glob_ip = ct_get32(p);
     t->glob_port = (uint16_t)ct_get32(p);
+    t->ctrl_port = (uint16_t)ct_get32(p);
 }
 
-/* Sends a trunk control record to one secondary. */
-static void ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n)
+/* Main thread: see impi_relay_run.h. */
+void relay_ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n)
 {
     uint8_t h[CT_HDR_LEN];
     ct_put32(ct_put32(h, type), n);
@@ -170,7 +187,7 @@ static void ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n
 static void ctrl_all(uint32_t type, const void *p, uint32_t n)
 {
     for (int k = 1; k < relay.m.K; k++)
-        ctrl_send(relay.ctrl[k], type, p, n);
+        relay_ctrl_send(relay.ctrl[k], type, p, n);
 }
 
 /* Sends an IMPI startup command to a peer. */
@@ -183,14 +200,27 @@ static void cmd_send(struct rconn *rc, uint32_t cmd, const void *p, uint32_t n)
         relay_send(rc, p, n);
 }
 
+/* Input buffered per connection at most: twice the largest startup command
+ * (IMPI_MAX_CMD_LEN), so that one always fits whole. */
+#define CONN_BUF_MAX (8u << 20)
+
+/* Set when the dance has started, so that the event loop hands the links' records that
+ * came before it to ctrl_input (links_backlog). */
+static bool link_backlog;
+
 /* The tables are complete: print them and start the host connections. */
 static void tables_done(void)
 {
     int e = relay_map_finish(&relay.m);
     if (e)
         relay_fail("incomplete startup tables: %s", impi_strerror(e));
+    /* A packet, or a link record carrying one, must fit in a connection's input buffer. */
+    if ((uint64_t)relay.m.maxlen + IMPI_PKT_HDR_LEN + CT_HDR_LEN + 2 * CT_INT_LEN > CONN_BUF_MAX)
+        relay_fail("the job's maximum packet length %u is larger than this relay buffers",
+                   relay.m.maxlen);
     relay_map_print(&relay.m, relay.self, stdout);
     relay_start_dance();
+    link_backlog = true;
 }
 
 /* Master: one record of A's submission plus the server's reply. */
@@ -401,9 +431,10 @@ static void client_input(struct rconn *rc)
 static void on_helo(struct rconn *rc, const uint8_t *p)
 {
     int k = (int)ct_get32(&p);
-    if (k < 1 || k >= relay.m.K || relay.ctrl[k])
+    if (k < 1 || k >= relay.m.K || relay.ctrl[k] || rc->trunk >= 0)
         relay_fail("trunk control: bad or duplicate trunk index %d", k);
     relay.ctrl[k] = rc;
+    relay_link_set(k, rc);
     ct_get_trunk(&p, &relay.m.tr[k]);
     impi_log(1, "trunk %d registered", k);
     if (++startup.helos < relay.m.K - 1)
@@ -415,7 +446,9 @@ static void on_helo(struct rconn *rc, const uint8_t *p)
     impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient); /* now A may come */
 }
 
-/* Secondary: the trunk table (CT_TRKS, len >= CT_INT_LEN bytes). */
+/* Secondary: the trunk table (CT_TRKS, len >= CT_INT_LEN bytes). Opens the links to the
+ * lower-indexed secondaries (the master's link is the control connection itself); the
+ * higher-indexed ones connect to us. */
 static void on_trunks(const uint8_t *p, uint32_t len)
 {
     relay.m.K = (int)ct_get32(&p);
@@ -423,6 +456,42 @@ static void on_trunks(const uint8_t *p, uint32_t len)
         relay_fail("trunk control: bad trunk table");
     for (int j = 0; j < relay.m.K; j++)
         ct_get_trunk(&p, &relay.m.tr[j]);
+    for (int k = relay.m.K; k < RELAY_MAX_TRUNKS; k++)
+        if (relay.link[k].rc)
+            relay_fail("trunk control: a link from trunk %d of %d", k, relay.m.K);
+    for (int k = 1; k < relay.self; k++) {
+        const struct relay_trunk *t = &relay.m.tr[k];
+        int fd = impi_connect(relay.m.tr[relay.self].priv_ip, t->priv_ip, t->ctrl_port);
+        if (fd < 0)
+            relay_fail("cannot reach trunk %d at %s:%u: %s", k, impi_ipstr(t->priv_ip),
+                       t->ctrl_port, strerror(errno));
+        struct rconn *rc = conn_connecting(fd, K_CTRL, "trunk link");
+        uint8_t me[CT_INT_LEN];
+        impi_put32(me, (uint32_t)relay.self);
+        relay_ctrl_send(rc, CT_LINK, me, sizeof me);
+        relay_link_set(k, rc);
+    }
+}
+
+/* Secondary: the dance starts once the tables are complete (CT_TEND) and every link is
+ * there: a packet may have to cross any of them. */
+static void start_when_linked(void)
+{
+    if (relay.tables_ready && !relay.dance_started && relay_links_ready())
+        tables_done();
+}
+
+/* Secondary: CT_LINK from a higher-indexed secondary on connection rc. It may come before
+ * our own CT_TRKS (the other trunk got its copy first): on_trunks checks k against K. */
+static void on_link(struct rconn *rc, const uint8_t *p)
+{
+    int k = (int)ct_get32(&p);
+    if (k <= relay.self || k >= RELAY_MAX_TRUNKS || (relay.m.K > 1 && k >= relay.m.K) ||
+        relay.link[k].rc || rc->trunk >= 0)
+        relay_fail("trunk control: bad or duplicate link from trunk %d", k);
+    relay_link_set(k, rc);
+    impi_log(1, "trunk %d linked", k);
+    start_when_linked();
 }
 
 /* Secondary: one label of the startup tables (CT_LABL, len >= CT_LABL_LEN(0, 0)). */
@@ -453,19 +522,29 @@ static void ctrl_input(struct rconn *rc)
             relay_fail("trunk control: impossible record length %u", len);
         if (n < CT_HDR_LEN + (size_t)len)
             break;
-        bool master = relay.self == 0;
-        if (type == CT_HELO && master && len == CT_HELO_LEN) {
+        /* The startup records come from the master only, on a secondary's link 0. */
+        bool master = relay.self == 0, from_master = rc == relay.ctrl_master;
+        if ((type == CT_PKT || type == CT_DONE) && rc->trunk >= 0) {
+            /* A trunk whose dance started before ours may already forward: its records
+             * wait in the buffer until ours has (then links_backlog). */
+            if (!relay.dance_started)
+                break;
+            relay_link_record(rc, type, d, len);
+        } else if (type == CT_LINK && !master && len == CT_INT_LEN) {
+            on_link(rc, d);
+        } else if (type == CT_HELO && master && len == CT_HELO_LEN) {
             on_helo(rc, d);
-        } else if (type == CT_TRKS && !master && len >= CT_INT_LEN) {
+        } else if (type == CT_TRKS && from_master && len >= CT_INT_LEN) {
             on_trunks(d, len);
-        } else if (type == CT_JOB && !master && len == CT_JOB_LEN) {
+        } else if (type == CT_JOB && from_master && len == CT_JOB_LEN) {
             relay.m.nclients = (int)ct_get32(&d);
             relay.m.me = (int)ct_get32(&d);
             relay.m.ext = 1 - relay.m.me;
-        } else if (type == CT_LABL && !master && len >= CT_LABL_LEN(0, 0)) {
+        } else if (type == CT_LABL && from_master && len >= CT_LABL_LEN(0, 0)) {
             on_label(d, len);
-        } else if (type == CT_TEND && !master) {
-            tables_done();
+        } else if (type == CT_TEND && from_master) {
+            relay.tables_ready = true;
+            start_when_linked();
         } else {
             relay_fail("trunk control: unexpected record 0x%08x", type);
         }
@@ -475,7 +554,25 @@ static void ctrl_input(struct rconn *rc)
     if (rc->c.eof) {
         if (!relay.dance_started)
             relay_fail("trunk control link closed before the tables were complete");
-        impi_conn_close(&rc->c, relay.ep);
+        if (rc->trunk >= 0)
+            relay_link_eof(rc);
+        else
+            impi_conn_close(&rc->c, relay.ep);
+    }
+}
+
+/* Event loop: once the dance has started, the link records that waited for it
+ * (ctrl_input stops at them before) are handled; not from inside ctrl_input, which may be
+ * in the middle of the very buffer. */
+static void links_backlog(void)
+{
+    if (!link_backlog)
+        return;
+    link_backlog = false;
+    for (int k = 0; k < relay.m.K; k++) {
+        struct rconn *rc = relay.link[k].rc;
+        if (k != relay.self && rc && rc->c.fd >= 0 && impi_conn_avail(&rc->c))
+            ctrl_input(rc);
     }
 }
 
@@ -651,11 +748,22 @@ static void parse_args(int argc, char **argv, uint32_t *trunk_of_ip, uint16_t *t
         bad_options("-server-auth key needs -server-key K");
 }
 
+/* Set by SIGUSR1: the event loop prints the state (relay_dump) at its next turn. */
+static volatile sig_atomic_t dump_requested;
+
+/* Signal handler (SIGUSR1): only flags the request; the loop does the printing. */
+static void on_sigusr1(int sig)
+{
+    (void)sig;
+    dump_requested = 1;
+}
+
 /* Main thread: the process-wide state before any socket: the name in log lines, epoll,
  * the startup tables' "not known yet" shapes. */
 static void setup(void)
 {
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGUSR1, on_sigusr1);
     setvbuf(stdout, NULL, _IOLBF, 0);
     static char pname[32];
     snprintf(pname, sizeof pname, "impi-relay[%d]", relay.self);
@@ -680,29 +788,20 @@ static struct relay_trunk *listen_gateways(void)
     return me;
 }
 
-/* Main thread: wrap fd, a non-blocking connect in progress; on_connected completes it
- * when epoll reports the socket writable. */
-static struct rconn *conn_connecting(int fd, enum rkind kind, const char *name)
-{
-    struct rconn *rc = relay_conn_new(fd, kind, name);
-    rc->connecting = true;
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = rc};
-    epoll_ctl(relay.ep, EPOLL_CTL_MOD, fd, &ev);
-    rc->c.want_out = true;
-    return rc;
-}
-
 /* Main thread, secondary relay: connect to the master at ip:port and register this trunk
  * (index and gateway addresses, CT_HELO). */
-static void join_master(const struct relay_trunk *me, uint32_t ip, uint16_t port)
+static void join_master(struct relay_trunk *me, uint32_t ip, uint16_t port)
 {
     int fd = impi_connect(0, ip, port);
     if (fd < 0)
         relay_fail("cannot reach the master relay at %s:%u", impi_ipstr(ip), port);
     relay.ctrl_master = conn_connecting(fd, K_CTRL, "trunk master");
+    relay_link_set(0, relay.ctrl_master);
+    /* Higher-indexed secondaries open their links to us here (CT_LINK). */
+    listen_on(me->priv_ip, &me->ctrl_port, K_LISTEN_CTRL, "trunk control");
     uint8_t h[CT_HELO_LEN];
     ct_put_trunk(ct_put32(h, (uint32_t)relay.self), me);
-    ctrl_send(relay.ctrl_master, CT_HELO, h, sizeof h);
+    relay_ctrl_send(relay.ctrl_master, CT_HELO, h, sizeof h);
     printf("trunk %d ready: private %s:%u global %s:%u\n", relay.self, impi_ipstr(me->priv_ip),
            me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
 }
@@ -728,9 +827,10 @@ static void start_master(void)
     startup.lclient = calloc(1, sizeof *startup.lclient);
     impi_conn_init(&startup.lclient->c, lfd, "client listener");
     startup.lclient->kind = K_LISTEN_CLIENT;
-    if (relay.m.K > 1)
+    if (relay.m.K > 1) {
         listen_on(opts.priv_ip, &opts.ctrl_port, K_LISTEN_CTRL, "trunk control");
-    else
+        relay.m.tr[0].ctrl_port = opts.ctrl_port;
+    } else
         impi_conn_watch(&startup.lclient->c, relay.ep, startup.lclient);
     printf("%s:%u\n", impi_ipstr(opts.priv_ip), opts.client_port);
     if (relay.m.K > 1)
@@ -805,7 +905,7 @@ static void on_event(struct rconn *rc, uint32_t events)
  * the drained ones) and, on the master, client A's FINI has reached the server. */
 static bool finished(void)
 {
-    if (!relay_hosts_finished())
+    if (!relay_hosts_finished() || !relay_links_finished())
         return false;
     return relay.self > 0 || (startup.client_fini && !impi_conn_pending(&relay.server->c));
 }
@@ -822,9 +922,14 @@ static void run(void)
         int n = epoll_wait(relay.ep, evs, MAX_EVENTS, TICK_MS);
         if (n < 0 && errno != EINTR)
             relay_fail("epoll_wait: %s", strerror(errno));
+        if (dump_requested) { /* SIGUSR1 (it interrupts epoll_wait: EINTR) */
+            dump_requested = 0;
+            relay_dump();
+        }
         for (int i = 0; i < n; i++)
             on_event(evs[i].data.ptr, evs[i].events);
         relay_reap();
+        links_backlog();
         /* Stall limit for the startup and the dance only: a running job may be silent. */
         if (!relay.dance_started && relay.timeout > 0 && impi_now() - startup.last > relay.timeout)
             relay_fail("startup stalled for %g s (no complete startup command or record)",

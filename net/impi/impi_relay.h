@@ -18,6 +18,7 @@
 struct relay_trunk {
     uint32_t priv_ip, glob_ip; /* host order */
     uint16_t priv_port, glob_port;
+    uint16_t ctrl_port; /* trunk control listener (private address): links from other trunks */
 };
 
 /* The real hosts and procs of one cluster, as its own client announced them. */

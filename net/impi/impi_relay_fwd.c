@@ -1,11 +1,13 @@
 /*
  * impi_relay_fwd.c: the relay's host side: the connection "dance" on both sides, and
  * store-and-forward of packets with pk_src/pk_dest rewritten through the Host-Proc ID
- * tables. Each packet is copied whole into the destination connection's output queue, so
- * the packets of every (src, dest) pair leave in the order they came (one FIFO per hop).
- * Flow control is terminated at the relay (see README): the relay acknowledges what LAM
- * senders give it, per (src, dest) pair every ackmark packets, and consumes the PROTOACKs
- * LAM receivers send back instead of forwarding them.
+ * tables. Each packet is copied whole into one output queue, so the packets of every
+ * (src, dest) pair leave in the order they came (one FIFO per hop). With trunking, a
+ * packet leaves towards its receiver from the relay that owns its *source* in the
+ * receiver's view, over a trunk link when that is another relay (impi_relay_link.c says
+ * why LAM needs this). Flow control is terminated at the relay (see README): the relay
+ * acknowledges what LAM senders give it, per (src, dest) pair every ackmark packets, and
+ * consumes the PROTOACKs LAM receivers send back instead of forwarding them.
  */
 #include "impi_relay_run.h"
 #include "impi_util.h"
@@ -17,10 +19,6 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-/* A destination queue past this size means a peer stopped reading while LAM's own flow
- * control should have bounded the traffic: fail rather than eat the machine. */
-#define RELAY_QUEUE_LIMIT (1ull << 30)
 
 /* Global host index of the first host of client c, in the global (glob) or private view. */
 static int base(int c, bool glob)
@@ -175,7 +173,11 @@ void relay_start_dance(void)
         size_t np = (size_t)(s == SIDE_IN ? relay.m.out.nprocs : relay.m.in.nprocs);
         relay.st.dest_pkts[s] = calloc(np, sizeof(uint64_t));
         relay.st.dest_data[s] = calloc(np, sizeof(uint64_t));
-        if (!relay.hosts[s] || !relay.st.dest_pkts[s] || !relay.st.dest_data[s])
+        size_t pairs = (size_t)relay.m.in.nprocs * (size_t)relay.m.out.nprocs;
+        relay.st.pair_pkts[s] = calloc(pairs, sizeof(uint64_t));
+        relay.st.pair_acks[s] = calloc(pairs, sizeof(uint64_t));
+        if (!relay.hosts[s] || !relay.st.dest_pkts[s] || !relay.st.dest_data[s] ||
+            !relay.st.pair_pkts[s] || !relay.st.pair_acks[s])
             relay_fail("out of memory");
         for (int h = 0; h < sd->nhosts; h++) {
             char name[64];
@@ -277,19 +279,38 @@ static void fini_side(enum rside s)
     }
 }
 
+/* Whether every host of side s has sent its FINI to this relay. */
+static bool side_fini_rx(enum rside s)
+{
+    const struct relay_side *sd = s == SIDE_IN ? &relay.m.in : &relay.m.out;
+    for (int h = 0; h < sd->nhosts; h++)
+        if (!relay.hosts[s][h]->fini_rx)
+            return false;
+    return true;
+}
+
+/* Main thread: see impi_relay_run.h. Nothing more can come for the hosts of one side
+ * once every host of the other side sent FINI here and every other trunk said the same
+ * over its link (a packet it took before those FINIs is ahead of its CT_DONE there). */
+void relay_fini_check(void)
+{
+    for (int s = SIDE_IN; s <= SIDE_OUT; s++)
+        if (side_fini_rx((enum rside)s) && relay_links_done_rx((enum rside)s))
+            fini_side(s == SIDE_IN ? SIDE_OUT : SIDE_IN); /* idempotent */
+}
+
 /* FINI is per hop: consumed here, and generated towards the other side once every host
- * of this side has sent its own. */
+ * of this side has sent its own, here and at every other trunk. */
 static void on_fini(struct rconn *rc)
 {
     if (rc->fini_rx)
         relay_fail("%s: second FINI", rc->c.name);
     rc->fini_rx = true;
     impi_log(1, "%s: got FINI", rc->c.name);
-    const struct relay_side *sd = rc->side == SIDE_IN ? &relay.m.in : &relay.m.out;
-    for (int h = 0; h < sd->nhosts; h++)
-        if (!relay.hosts[rc->side][h]->fini_rx)
-            return;
-    fini_side(rc->side == SIDE_IN ? SIDE_OUT : SIDE_IN);
+    if (!side_fini_rx(rc->side))
+        return;
+    relay_links_side_done(rc->side);
+    relay_fini_check();
 }
 
 /* Rewrites one packet (frame f of fr bytes, decoded as p) from rc and queues it. */
@@ -338,13 +359,22 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
         relay.st.dest_pkts[SIDE_OUT][i]++;
         relay.st.dest_data[SIDE_OUT][i] += impi_pkt_has_payload(p->type);
     }
-    if (out->fini_tx)
-        relay_fail("%s: packet for %s after its FINI", rc->c.name, out->c.name);
-    if (impi_conn_pending(&out->c) > RELAY_QUEUE_LIMIT)
-        relay_fail("%s: more than 1 GiB queued; the peer stopped reading", out->c.name);
-    uint8_t *o = impi_conn_reserve(&out->c, fr);
-    if (!o)
-        relay_fail("out of memory");
+    /* The receiving LAM must get the packet from the relay that owns the source proc in
+     * its tables (the id just written into pk_src names it); when that is another trunk,
+     * the packet crosses the link to it (impi_relay_link.c explains why). */
+    int via = rc->side == SIDE_IN ? relay.m.in.owner[i] : relay.m.out.owner[j];
+    struct rconn *q = via == relay.self ? out : relay.link[via].rc;
+    uint8_t *o;
+    if (via == relay.self) {
+        if (out->fini_tx)
+            relay_fail("%s: packet for %s after its FINI", rc->c.name, out->c.name);
+        if (impi_conn_pending(&out->c) > RELAY_QUEUE_LIMIT)
+            relay_fail("%s: more than 1 GiB queued; the peer stopped reading", out->c.name);
+        if (!(o = impi_conn_reserve(&out->c, fr)))
+            relay_fail("out of memory");
+    } else {
+        o = relay_link_reserve(via, rc->side, out->host, fr);
+    }
     memcpy(o, f, fr);
     /* Only the ids change: LAM's other header fields (garbage cids included) and the
      * payload pass through byte for byte. srqid/drqid are left alone: they stay
@@ -353,13 +383,13 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
     impi_proc_put(o, IMPI_OFF_DEST, &dest);
     relay.st.pkts[rc->side]++;
     relay.st.bytes[rc->side] += fr;
-    impi_log(3, "%s: %s A%d %s B%d len %u msglen %llu srq %llu drq %llu tag %d queued %zu",
-             rc->side == SIDE_IN ? "A->B" : "B->A", impi_pkt_type_name(p->type),
-             rc->side == SIDE_IN ? i : i, rc->side == SIDE_IN ? "->" : "<-", j, p->len,
-             (unsigned long long)p->msglen, (unsigned long long)p->srqid,
-             (unsigned long long)p->drqid, p->tag, impi_conn_pending(&out->c));
-    if (out->c.fd >= 0 && !out->connecting && impi_conn_flush(&out->c, relay.ep, out))
-        relay_fail("%s: send failed: %s", out->c.name, strerror(errno));
+    impi_log(
+        3, "%s: %s A%d %s B%d len %u msglen %llu srq %llu drq %llu tag %d via trunk %d queued %zu",
+        rc->side == SIDE_IN ? "A->B" : "B->A", impi_pkt_type_name(p->type), i,
+        rc->side == SIDE_IN ? "->" : "<-", j, p->len, (unsigned long long)p->msglen,
+        (unsigned long long)p->srqid, (unsigned long long)p->drqid, p->tag, via,
+        impi_conn_pending(&q->c));
+    relay_flush(q);
     /* Acknowledge the sender once per ackmark packets of this pair, on the connection the
      * data came in on, with the ids as the sender knows them (swapped). LAM accepts a
      * PROTOACK from any host connection: it matches the proc pair, not the socket. */
@@ -367,6 +397,7 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
                                       : (size_t)j * (size_t)relay.m.in.nprocs + (size_t)i;
     bool due;
     impi_flow_received(&relay.fc, &relay.rx[rc->side][pair], p->type, &due);
+    relay.st.pair_pkts[rc->side][pair] += impi_flow_counts(p->type);
     if (due) {
         struct impi_pkt a;
         uint8_t b[IMPI_PKT_HDR_LEN];
@@ -374,6 +405,7 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
         impi_pkt_encode(&a, b);
         relay_send(rc, b, sizeof b);
         relay.st.acks_sent[rc->side]++;
+        relay.st.pair_acks[rc->side][pair]++;
     }
 }
 
@@ -453,5 +485,6 @@ void relay_print_stats(void)
         printf("impi-relay[%d]: to private proc %d: %llu packets, %llu data packets\n", relay.self,
                i, (unsigned long long)relay.st.dest_pkts[SIDE_OUT][i],
                (unsigned long long)relay.st.dest_data[SIDE_OUT][i]);
+    relay_link_print_stats();
     fflush(stdout);
 }

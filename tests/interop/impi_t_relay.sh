@@ -29,20 +29,24 @@ mk_topology() {
 }
 
 # Runs one job A(<ns>A) <-> relay(s) <-> B(<ns>G) with $1 procs per client and program
-# arguments $3...; test name prefix $2. K relays from $RELAYS (default 1).
-relay_job() {
+# arguments $3...; name prefix $2 (logs $WORK/log/$2-*). K relays from $RELAYS (default 1).
+# Prints nothing on success; sets JOB_RA/JOB_RB (the clients' mpirun status, 124 = hung),
+# JOB_RS (server) and JOB_RR (the relays' statuses, in trunk order). Returns 1 if a daemon
+# did not start (after reporting it).
+relay_run() {
     local np=$1 pre=$2 K=${RELAYS:-1} k
     shift 2
+    JOB_RA= JOB_RB= JOB_RS= JOB_RR=()
     start_daemon ${NSP}G "$WORK/log/$pre-server.log" "$SERVER_BIN" -server 2 -host 10.77.2.2 -v \
         ${SERVER_ARGS:-} ||
-        { bad "$pre/server-start"; return; }
+        { bad "$pre/server-start"; return 1; }
     local spid=$DAEMON_PID srv rpid=()
     srv=$(head -n1 "$WORK/log/$pre-server.log.out")
     local targs=()
     [ "$K" -gt 1 ] && targs=(-trunks "$K")
     start_daemon ${NSP}F1 "$WORK/log/$pre-relay0.log" "$RELAY_BIN" -private 10.77.1.101 \
         -global 10.77.2.101 -server "$srv" "${targs[@]}" -v ${RELAY_ARGS:-} ||
-        { bad "$pre/relay-start"; return; }
+        { bad "$pre/relay-start"; return 1; }
     rpid+=("$DAEMON_PID")
     local relay ctrl
     relay=$(head -n1 "$WORK/log/$pre-relay0.log.out")
@@ -50,27 +54,41 @@ relay_job() {
         ctrl=$(sed -n 's/^trunk control //p' "$WORK/log/$pre-relay0.log.out")
         start_daemon ${NSP}F$k "$WORK/log/$pre-relay$((k - 1)).log" "$RELAY_BIN" \
             -private 10.77.1.$((100 + k)) -global 10.77.2.$((100 + k)) -trunk-of "$ctrl" \
-            -trunk-index $((k - 1)) -v || { bad "$pre/relay$k-start"; return; }
+            -trunk-index $((k - 1)) -v || { bad "$pre/relay$k-start"; return 1; }
         rpid+=("$DAEMON_PID")
     done
     CLIENT_AUTH=${AUTH_A:-IMPI_AUTH_NONE=} start_client A 0 ${NSP}A 10.77.1.2 "$relay" "$np" "$@"
     local a=$MPIRUN_PID
     CLIENT_AUTH=${AUTH_B:-IMPI_AUTH_NONE=} start_client B 1 ${NSP}G 10.77.2.2 "$srv" "$np" "$@"
-    local b=$MPIRUN_PID
-    local ra rb rs rr
-    wait_rc $a ra
-    wait_rc $b rb
-    wait_rc $spid rs
-    count_checks "$pre" "$WORK/log/mpirun-A.log"
-    grep -q '^CHECK ' "$WORK/log/mpirun-A.log" || bad "$pre/checks" "no output"
-    [ "$ra" = 0 ] && ok "$pre/client-A-exit" || bad "$pre/client-A-exit" "rc=$ra"
-    [ "$rb" = 0 ] && ok "$pre/client-B-exit" || bad "$pre/client-B-exit" "rc=$rb"
-    [ "$rs" = 0 ] && ok "$pre/server-exit0" || bad "$pre/server-exit" "rc=$rs"
+    local b=$MPIRUN_PID rr
+    wait_rc $a JOB_RA
+    wait_rc $b JOB_RB
+    # A failed or hung job leaves LAM's impid daemons holding their server and relay
+    # connections: end them now, so that the server and relays end at once (they fail the
+    # job when a peer drops) instead of at their safety timeout.
+    [ "$JOB_RA$JOB_RB" = 00 ] || lam_clean_all
+    wait_rc $spid JOB_RS
     for k in "${!rpid[@]}"; do
         wait_rc "${rpid[$k]}" rr
-        [ "$rr" = 0 ] && ok "$pre/relay$k-exit0" || bad "$pre/relay$k-exit" "rc=$rr"
+        JOB_RR+=("$rr")
     done
-    if [ "$ra$rb$rs" != 000 ]; then
+    cp "$WORK/log/mpirun-A.log" "$WORK/log/$pre-mpirun-A.log"
+    cp "$WORK/log/mpirun-B.log" "$WORK/log/$pre-mpirun-B.log"
+}
+
+# relay_run, then one check per CHECK line of rank 0, per client and per daemon.
+relay_job() {
+    local pre=$2 k
+    relay_run "$@" || return
+    count_checks "$pre" "$WORK/log/mpirun-A.log"
+    grep -q '^CHECK ' "$WORK/log/mpirun-A.log" || bad "$pre/checks" "no output"
+    [ "$JOB_RA" = 0 ] && ok "$pre/client-A-exit" || bad "$pre/client-A-exit" "rc=$JOB_RA"
+    [ "$JOB_RB" = 0 ] && ok "$pre/client-B-exit" || bad "$pre/client-B-exit" "rc=$JOB_RB"
+    [ "$JOB_RS" = 0 ] && ok "$pre/server-exit0" || bad "$pre/server-exit" "rc=$JOB_RS"
+    for k in "${!JOB_RR[@]}"; do
+        [ "${JOB_RR[$k]}" = 0 ] && ok "$pre/relay$k-exit0" || bad "$pre/relay$k-exit" "rc=${JOB_RR[$k]}"
+    done
+    if [ "$JOB_RA$JOB_RB$JOB_RS" != 000 ]; then
         tail -n 15 "$WORK/log/mpirun-A.log" "$WORK/log/mpirun-B.log" "$WORK/log/$pre-server.log" \
             "$WORK/log/$pre-relay"*.log
     fi
