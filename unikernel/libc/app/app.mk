@@ -28,6 +28,7 @@ $(APP_RTLIB): $(APP_RT_OBJS)
 $(APP_CONF): $(APP_CRT0) $(APP_RTLIB) unikernel/libc/app/app.mk mk/newlib.mk
 	@{ echo "APP_CFLAGS='$(APP_CFLAGS)'"; \
 	   echo "APP_CRT0='$(abspath $(APP_CRT0))'"; \
+	   echo "APP_LIBDIR='$(NEWLIB_U_LIBDIR)'"; \
 	   echo "APP_LIBS='$(abspath $(MPI_LIB)) $(abspath $(APP_RTLIB)) $(NEWLIB_U_LIBDIR)/libm.a $(NEWLIB_U_LIBDIR)/libc.a $(abspath $(APP_RTLIB)) $(LIBGCC)'"; \
 	   echo "APP_INC='-I$(abspath mpi/include) -I$(abspath unikernel/libc/app) -I$(abspath unikernel/include)'"; } > $@
 
