@@ -4,7 +4,10 @@ UK_APPS := $(patsubst tests/uk/apps/%.c,$(B)/apps/%,$(wildcard tests/uk/apps/*.c
 
 $(B)/apps/%: tests/uk/apps/%.c $(APP_CONF) mpi/bin/ukmpicc
 	@mkdir -p $(@D)
-	mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core -Impi/cad $< -o $@
+	mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core -Impi/cad $< -o $@ $(LDLIBS_$*)
+
+# Per-application link flags: posix.c is linked as a Linux program would be, with -lm.
+LDLIBS_posix := -lm
 
 # The same images inside the test kernel, for in-kernel tests (ktest_apps.h).
 $(B)/uk/apps_blob.S: $(UK_APPS) tests/uk/uk.mk

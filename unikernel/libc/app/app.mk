@@ -2,9 +2,17 @@
 # table), built with the application flags, and the configuration ukmpicc reads.
 # The shared glue (unikernel/libc/libc_{io,time,mem,stubs}.c) is compiled here a second time.
 
-# _POSIX_CPUTIME: newlib then declares CLOCK_PROCESS_CPUTIME_ID (libc_time.c serves it).
+# newlib's <sys/features.h> declares the optional POSIX options only for RTEMS and Cygwin;
+# these say which ones the runtime serves, so <time.h>, <sched.h> declare them as on Linux:
+#   _POSIX_{,THREAD_}CPUTIME: CLOCK_{PROCESS,THREAD}_CPUTIME_ID (libc_time.c);
+#   _POSIX_TIMERS, _POSIX_MONOTONIC_CLOCK: clock_gettime/getres, nanosleep, CLOCK_MONOTONIC
+#     (libc_time.c, app_sleep.c; timer_create and friends are declared but not provided);
+#   _POSIX_PRIORITY_SCHEDULING: sched_yield (app_sys.c; the sched_*param calls are not).
+APP_POSIX := -D_POSIX_CPUTIME=200809L -D_POSIX_THREAD_CPUTIME=200809L \
+             -D_POSIX_TIMERS=200809L -D_POSIX_MONOTONIC_CLOCK=200809L \
+             -D_POSIX_PRIORITY_SCHEDULING=200809L
 APP_CFLAGS := -std=gnu11 -fPIE -mno-red-zone -fno-stack-protector -fno-omit-frame-pointer \
-              -D_POSIX_CPUTIME=200809L -D_POSIX_THREAD_CPUTIME=200809L \
+              $(APP_POSIX) \
               -nostdinc -isystem $(NEWLIB_U_INC) -idirafter $(GCC_INC) $(OPT)
 APP_RT_SRCS := $(wildcard unikernel/libc/app/*.c) \
                $(addprefix unikernel/libc/,libc_io.c libc_time.c libc_mem.c libc_stubs.c)
