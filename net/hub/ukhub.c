@@ -22,8 +22,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if.h>
 #include <linux/if_tun.h>
+#include <net/if.h> /* struct ifreq, if_nametoindex; not with linux/if.h: they clash */
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -222,6 +222,12 @@ static int tap_open(const char *name)
     struct ifreq ifr = {0};
     if (strlen(name) >= sizeof ifr.ifr_name) {
         fprintf(stderr, "ukhub: --tap %s: name too long\n", name);
+        return -1;
+    }
+    /* TUNSETIFF creates a missing device: look first, so a typo fails instead of making a
+     * TAP nobody configured (in whatever namespace the hub was started). */
+    if (!if_nametoindex(name)) {
+        fprintf(stderr, "ukhub: --tap %s: no such interface in this network namespace\n", name);
         return -1;
     }
     int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
