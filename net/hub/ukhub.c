@@ -4,7 +4,14 @@
  * AF_UNIX keeps every frame on this host (no IP, no root, no namespace needed); the hub
  * owns port I's socket DIR/hub-I.sock and sends to the NIC's DIR/node-I.sock.
  *
- *   ukhub DIR N [--garbage K] [--seed S] [--quiet]
+ *   ukhub DIR N [--tap IF] [--garbage K] [--seed S] [--quiet]
+ *
+ * --tap IF: one more port, the existing TAP device IF (opened through /dev/net/tun,
+ * IFF_TAP|IFF_NO_PI). It joins a Linux network namespace to the job's network: frames
+ * from the nodes reach the TAP as they reach any port (broadcast, unknown or learned
+ * MAC), frames written by Linux into the TAP reach the nodes. The hub never creates the
+ * device: the caller makes it inside a namespace of its own and starts the hub there
+ * (`ip netns exec NS ukhub ... --tap tap0`), so the host's own network is never touched.
  *
  * --garbage K: a test helper. After every other frame forwarded to node I (until K have been
  * injected into it), inject one malformed frame into node I: runts, oversize frames,
@@ -14,12 +21,16 @@
  * "ukhub: node I: injected K garbage frames" and exits.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h> /* struct ifreq, if_nametoindex; not with linux/if.h: they clash */
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -29,11 +40,14 @@
 #define HUB_FRAME 65536
 #define HUB_MACS  256
 
-static int nports, fds[HUB_MAX], quiet;
+/* Ports 0..nnodes-1 are the nodes' sockets; port nnodes is the TAP when there is one
+ * (tap_port >= 0), so nports = nnodes + 1. Every array is sized for the TAP port too. */
+#define HUB_PORTS (HUB_MAX + 1)
+static int nnodes, nports, tap_port = -1, fds[HUB_PORTS], quiet;
 static struct sockaddr_un node_addr[HUB_MAX];
 static uint8_t macs[HUB_MACS][6];
 static int mac_port[HUB_MACS], nmacs;
-static long garbage_max, injected[HUB_MAX], forwarded[HUB_MAX];
+static long garbage_max, injected[HUB_PORTS], forwarded[HUB_PORTS];
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static volatile sig_atomic_t stop;
 
@@ -65,10 +79,11 @@ struct hub_queue {
     int connected;
     long dropped;
 };
-static struct hub_queue queues[HUB_MAX];
+static struct hub_queue queues[HUB_PORTS];
 
 /* Send what port p's NIC will take now. A NIC that is not up yet or gone (ENOENT,
- * ECONNREFUSED) loses the frame, as on a real wire. */
+ * ECONNREFUSED) loses the frame, as on a real wire. The TAP port needs no connect: write()
+ * on it hands the frame to Linux (EAGAIN if its queue is full: poll() says when not). */
 static void flush(int p)
 {
     struct hub_queue *q = &queues[p];
@@ -82,10 +97,12 @@ static void flush(int p)
             q->connected = 1;
         }
         unsigned i = q->head % HUB_QLEN;
-        if (send(fds[p], q->buf[i], q->len[i], MSG_DONTWAIT) < 0) {
+        ssize_t r = p == tap_port ? write(fds[p], q->buf[i], q->len[i])
+                                  : send(fds[p], q->buf[i], q->len[i], MSG_DONTWAIT);
+        if (r < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return; /* poll() tells us when there is room */
-            q->connected = 0;
+                return;                   /* poll() tells us when there is room */
+            q->connected = p == tap_port; /* a node's socket reconnects; the TAP stays */
             if (errno != EINTR)
                 q->head++, q->dropped++;
             continue;
@@ -198,20 +215,53 @@ static void inject(int port, const uint8_t *f, size_t len)
     injected[port]++;
 }
 
+/* main, once: open the existing TAP device `name` (non-blocking). Returns
+ * the fd, or -1 (printed): no such device, no permission, or not a TAP. */
+static int tap_open(const char *name)
+{
+    struct ifreq ifr = {0};
+    if (strlen(name) >= sizeof ifr.ifr_name) {
+        fprintf(stderr, "ukhub: --tap %s: name too long\n", name);
+        return -1;
+    }
+    /* TUNSETIFF creates a missing device: look first, so a typo fails instead of making a
+     * TAP nobody configured (in whatever namespace the hub was started). */
+    if (!if_nametoindex(name)) {
+        fprintf(stderr, "ukhub: --tap %s: no such interface in this network namespace\n", name);
+        return -1;
+    }
+    int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        perror("ukhub: /dev/net/tun");
+        return -1;
+    }
+    /* IFF_TUN_EXCL is not set: attaching to a device the caller created is the point. */
+    ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+    memcpy(ifr.ifr_name, name, strlen(name));
+    if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+        fprintf(stderr, "ukhub: --tap %s: TUNSETIFF: %s\n", name, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: ukhub DIR N [--garbage K] [--seed S] [--quiet]\n");
+        fprintf(stderr, "usage: ukhub DIR N [--tap IF] [--garbage K] [--seed S] [--quiet]\n");
         return 2;
     }
-    const char *dir = argv[1];
-    nports = atoi(argv[2]);
-    if (nports < 1 || nports > HUB_MAX) {
+    const char *dir = argv[1], *tap = 0;
+    nnodes = atoi(argv[2]);
+    if (nnodes < 1 || nnodes > HUB_MAX) {
         fprintf(stderr, "ukhub: N must be 1..%d\n", HUB_MAX);
         return 2;
     }
     for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--garbage") && i + 1 < argc)
+        if (!strcmp(argv[i], "--tap") && i + 1 < argc)
+            tap = argv[++i];
+        else if (!strcmp(argv[i], "--garbage") && i + 1 < argc)
             garbage_max = atol(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             rng = strtoull(argv[++i], 0, 0) | 1;
@@ -222,8 +272,19 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    struct pollfd pfd[HUB_MAX];
-    for (int i = 0; i < nports; i++) {
+    struct pollfd pfd[HUB_PORTS];
+    nports = nnodes;
+    if (tap) {
+        /* Opened before the nodes' sockets exist: uknodes takes those as "hub is up". */
+        tap_port = nports++;
+        fds[tap_port] = tap_open(tap);
+        queues[tap_port].buf = malloc((size_t)HUB_QLEN * HUB_QBUF);
+        if (fds[tap_port] < 0 || !queues[tap_port].buf)
+            return 1;
+        queues[tap_port].connected = 1;
+        pfd[tap_port] = (struct pollfd){.fd = fds[tap_port], .events = POLLIN};
+    }
+    for (int i = 0; i < nnodes; i++) {
         struct sockaddr_un a = {.sun_family = AF_UNIX};
         snprintf(a.sun_path, sizeof a.sun_path, "%s/hub-%d.sock", dir, i);
         unlink(a.sun_path);
@@ -258,7 +319,8 @@ int main(int argc, char **argv)
                 flush(i);
             if (!(pfd[i].revents & POLLIN))
                 continue;
-            ssize_t n = recv(fds[i], f, sizeof f, MSG_DONTWAIT);
+            ssize_t n =
+                i == tap_port ? read(fds[i], f, sizeof f) : recv(fds[i], f, sizeof f, MSG_DONTWAIT);
             if (n < 14)
                 continue;
             mac_learn(f + 6, i);
@@ -268,7 +330,7 @@ int main(int argc, char **argv)
                     continue;
                 send_to(j, f, (size_t)n);
                 forwarded[j]++;
-                if (injected[j] < garbage_max) {
+                if (j != tap_port && injected[j] < garbage_max) {
                     note_frame(j, f, (size_t)n);
                     if (forwarded[j] % 2 == 0) /* spread over the transfer */
                         inject(j, f, (size_t)n);
@@ -277,7 +339,10 @@ int main(int argc, char **argv)
             }
         }
     }
-    for (int i = 0; i < nports; i++) {
+    if (tap_port >= 0 && !quiet)
+        printf("ukhub: tap %s: forwarded %ld frames, %ld lost (queue full)\n", tap,
+               forwarded[tap_port], queues[tap_port].dropped);
+    for (int i = 0; i < nnodes; i++) {
         if (garbage_max)
             printf("ukhub: node %d: injected %ld garbage frames\n", i, injected[i]);
         if (!quiet)

@@ -15,6 +15,10 @@
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
 #   garbage      2 nodes; the hub injects 300 malformed frames into each node during a
 #                1 MiB exchange: every one is dropped and counted, the data is intact
+#   tap_linux    2 nodes whose hub has a TAP port (uknodes --tap, --netns) in a network
+#                namespace this test makes: a Linux process there (tap_peer.py) sends 1 MiB
+#                over TCP to each node (test=net_tap, tests/uk/net_tap.c) and checks the
+#                1 MiB each answers. Needs root (ip netns, /dev/net/tun), else SKIP.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 filter=${1:-}
@@ -110,6 +114,48 @@ if want garbage; then
     check garbage "$log" "$rc" 0 "count:2:all 1 peers ok" \
         "count:2:ukhub: node [01]: injected 300 garbage frames" \
         "count:2:RX filter dropped 300 frames \(expected 300\)" "reject:$crash"
+fi
+
+# The namespace and the job of tap_linux; removed on any exit.
+tap_ns= tap_job=
+tap_cleanup() {
+    if [ -n "$tap_job" ]; then
+        kill -TERM "$tap_job" 2>/dev/null # uknodes' own trap stops its QEMUs and hub
+        wait "$tap_job" 2>/dev/null
+    fi
+    [ -z "$tap_ns" ] || ip netns del "$tap_ns" 2>/dev/null
+    tap_job= tap_ns=
+}
+trap tap_cleanup EXIT
+trap 'exit 130' INT TERM
+
+if want tap_linux; then
+    if [ "$(id -u)" != 0 ] || [ ! -c /dev/net/tun ] || ! command -v ip >/dev/null; then
+        echo "SKIP tap_linux: needs root, /dev/net/tun and ip (iproute2)"
+    else
+        log=$logdir/tap_linux.log
+        tap_ns=uknet-tap-$$
+        # Everything below lives in the new namespace: the host's network is untouched.
+        { ip netns add "$tap_ns" && ip -n "$tap_ns" link set lo up &&
+            ip -n "$tap_ns" tuntap add dev uktap0 mode tap &&
+            ip -n "$tap_ns" addr add 10.0.0.100/24 dev uktap0 &&
+            ip -n "$tap_ns" link set uktap0 up; } >"$log" 2>&1
+        qemu/uknodes --nodes 2 --timeout 90 --tap uktap0 --netns "$tap_ns" \
+            --append "test=net_tap tap_wait_ms=60000" "$img" >"$log.job" 2>&1 &
+        tap_job=$!
+        ip netns exec "$tap_ns" python3 tests/uk/net/tap_peer.py 2 1048576 60 >>"$log" 2>&1
+        peer_rc=$?
+        wait "$tap_job"
+        rc=$?
+        tap_job=
+        cat "$log.job" >>"$log" && rm -f "$log.job"
+        tap_cleanup
+        [ "$peer_rc" = 0 ] || rc="$rc (tap_peer.py: $peer_rc)"
+        check tap_linux "$log" "$rc" 0 \
+            "count:2:tap_peer: node [01] \(10.0.0.[12]\): 1048576 bytes each way verified" \
+            "count:2:tap: node [01]: 1048576 bytes from 10.0.0.100 verified" \
+            "count:2:tap: node [01]: 1048576 bytes sent back" "reject:$crash"
+    fi
 fi
 
 echo "uk-net: $pass passed, $fail failed"
