@@ -42,6 +42,20 @@ def sit(until):
         time.sleep(0.05)
 
 
+def drip(s, end, interval, limit=None):
+    """Sends one zero byte per interval on s until `end` (or `limit` bytes); returns
+    (bytes sent, what happened)."""
+    sent = 0
+    try:
+        while time.monotonic() < end and (limit is None or sent < limit):
+            s.sendall(b"\0")
+            sent += 1
+            time.sleep(interval)
+        return sent, "held to the end"
+    except OSError as e:
+        return sent, "dropped by the peer (%s)" % e.__class__.__name__
+
+
 def slow_client(target, rank, interval, hold):
     end = time.monotonic() + hold
     s = socket.create_connection(target, timeout=5)
@@ -49,30 +63,14 @@ def slow_client(target, rank, interval, hold):
     s.recv(8)
     s.sendall(b"IMPI" + struct.pack(">Ii", 4, rank))
     s.sendall(b"COLL" + struct.pack(">I", SLOW_COLL_LEN))
-    sent = 0
-    try:
-        while time.monotonic() < end and sent < SLOW_COLL_LEN:
-            s.sendall(b"\0")
-            sent += 1
-            time.sleep(interval)
-        outcome = "held to the end"
-    except OSError as e:
-        outcome = "dropped by the peer (%s)" % e.__class__.__name__
+    sent, outcome = drip(s, end, interval, SLOW_COLL_LEN)
     print("slow-client: %d payload bytes sent, %s" % (sent, outcome))
 
 
 def trickle(target, interval, hold):
     end = time.monotonic() + hold
     s = socket.create_connection(target, timeout=5)
-    sent = 0
-    try:
-        while time.monotonic() < end:
-            s.sendall(b"\0")
-            sent += 1
-            time.sleep(interval)
-        outcome = "held to the end"
-    except OSError as e:
-        outcome = "dropped by the peer (%s)" % e.__class__.__name__
+    sent, outcome = drip(s, end, interval)
     print("trickle: %d bytes sent, %s" % (sent, outcome))
 
 
