@@ -12,6 +12,18 @@
  * Only for this MPI: Open MPI, like most libraries, progresses only inside MPI calls, so
  * the same program would fail there by design (tests/mpi/ holds the programs both run).
  *
+ * The order of events is fixed by three zero-byte tokens, so that a library which
+ * progresses only inside MPI calls fails here every time, not by chance (the
+ * nbc_progress_poll_2x2 case checks that it does), with 4 ranks or more:
+ *   - the root (rank 0) issues last: every other rank issues, sends a token to the root
+ *     and makes no further MPI call until it tests; the root issues once it has them all.
+ *     So no data exists before every other rank's last MPI call.
+ *   - rank 2 forwards to rank 3 in both broadcast algorithms (the binomial tree and the
+ *     chain), and it makes its next MPI call, a receive of a token from rank 3, only after
+ *     rank 3 tested. So rank 3's Ibcast completes at its test only if rank 2 forwarded
+ *     while it computed, without any MPI call. (Rank 2's own check is then made after that
+ *     receive, not at its first MPI call; ranks 0, 1 and 3 check at their first.)
+ *
  * Timing caveat: the check is on the data, but it relies on the loop being long compared
  * to the collectives. Under QEMU/TCG they take a few milliseconds (64 KiB between nodes at
  * ~40 MB/s, a tree of depth 2 on 4 ranks), so LOOP_MS = 250 leaves a margin of about 50
@@ -28,6 +40,9 @@
 #define LOOP_MS    250
 #define BCAST_LEN  65536
 #define REDUCE_LEN 1000
+#define TOKEN_TAG  77 /* the zero-byte messages that order the events */
+#define FORWARDER  2  /* forwards the broadcast to CHECKER in both algorithms */
+#define CHECKER    3
 
 /* The computation: no MPI call, no system call; the volatile accumulator keeps the
  * compiler from shortening it. */
@@ -82,11 +97,20 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD); /* issue at about the same time everywhere */
     MPI_Request rb, rr;
     double t0 = MPI_Wtime();
+    if (me == 0) /* the root issues last (see the top of the file) */
+        for (int r = 1; r < np; r++)
+            MPI_Recv(NULL, 0, MPI_BYTE, r, TOKEN_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Ibcast(b, BCAST_LEN, MPI_BYTE, 0, MPI_COMM_WORLD, &rb);
     MPI_Iallreduce(in, out, REDUCE_LEN, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rr);
-    compute(iters);                        /* no MPI call from here ... */
+    if (me != 0)
+        MPI_Send(NULL, 0, MPI_BYTE, 0, TOKEN_TAG, MPI_COMM_WORLD);
+    compute(iters); /* no MPI call from here ... */
+    if (me == FORWARDER && np > CHECKER)
+        MPI_Recv(NULL, 0, MPI_BYTE, CHECKER, TOKEN_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Test(&rb, &fb, MPI_STATUS_IGNORE); /* ... to here */
     MPI_Test(&rr, &fr, MPI_STATUS_IGNORE);
+    if (me == CHECKER)
+        MPI_Send(NULL, 0, MPI_BYTE, FORWARDER, TOKEN_TAG, MPI_COMM_WORLD);
     int ms = (int)((MPI_Wtime() - t0) * 1000);
 
     if (!fb || !fr) {
