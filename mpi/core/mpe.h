@@ -181,6 +181,11 @@ struct mpe_ops {
     void (*cad_stats)(uint64_t out[MPE_CS_COUNT]);
     int (*cad_latency)(uint64_t *cycles, int max);
     uint64_t (*tsc_hz)(void);
+    /* The IMPI clients of MPI_COMM_WORLD (ARCHITECTURE.md decision 11): returns their
+     * number n (1 outside an IMPI job) and, for i < n and i < max, first[i] = the first
+     * world rank of client i (client 0 starts at 0; client i ends where i + 1 starts, the
+     * last one at the world size). */
+    int (*clients)(int32_t *first, int max);
 };
 
 /* The engine's table (mpe_ops.c), exported to applications through the ABI (uk_abi->mpi). */

@@ -138,7 +138,7 @@ static struct mpe_cad_copy *take(struct mpe_rank *self, size_t bytes)
         plat_free(b);
     }
     if (!fit) {
-        fit = block_new((uint32_t)self->node->size, bytes);
+        fit = block_new((uint32_t)mpe_world_size(self->node), bytes);
         if (!fit)
             return 0;
         fit->next = self->cad_copies;
@@ -208,7 +208,7 @@ static int drop(struct mpe_cad *c, struct mpe_cad_copy *b, const char *why)
 int mpe_cad_admit(struct mpe_cad *c, struct mpe_rank *self)
 {
     const struct cad_graph *g = c->g;
-    uint32_t job = (uint32_t)self->node->size, nw = c->world_size;
+    uint32_t job = (uint32_t)mpe_world_size(self->node), nw = c->world_size;
     uint64_t base, size;
     struct cad_graph h;
     struct cad_error err;

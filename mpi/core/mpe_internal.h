@@ -32,6 +32,7 @@
 #define MPE_NET_SLOTS   32
 #define MPE_RDV_HANDLES 1024 /* outstanding rendezvous per connection and direction */
 #define MPE_MAX_NODES   64
+#define MPE_MAX_CLIENTS 32   /* IMPI's limit (impi_wire.h: IMPI_MAX_CLIENTS) */
 #define MPE_CAD_LAT     4096 /* progress latency samples kept per rank */
 #define MPE_CAD_BUDGET  64   /* runs one interrupt progresses before it re-raises itself */
 #define MPE_CAD_SPARE   4    /* idle graph copies a rank keeps for its next graphs */
@@ -97,7 +98,21 @@ struct mpe_node {
     struct mpe_rank *ranks; /* [count] */
     struct mpe_conn *conn[MPE_MAX_NODES];
     volatile int finalizing; /* connections may close now without it being an error */
+    /* IMPI (mpe_impi.c): the job's clients; ours holds world ranks [base, base + size). */
+    int nclients, client, base;
+    int32_t client_first[MPE_MAX_CLIENTS + 1];
 };
+
+/* Any context: MPI_COMM_WORLD's size (our client's ranks and every other IMPI client's). */
+static inline int mpe_world_size(const struct mpe_node *n)
+{
+    return n->client_first[n->nclients];
+}
+/* Any context: does world rank w belong to our client (one of our nodes runs it)? */
+static inline int mpe_in_client(const struct mpe_node *n, uint32_t w)
+{
+    return w - (uint32_t)n->base < (uint32_t)n->size; /* unsigned: also w < base */
+}
 
 /* mpe_node.c (and mpe_transport.h) */
 /* Any context: node of a world rank (ranks are placed in blocks, job.c's rule). */
@@ -138,6 +153,7 @@ int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, i
 int mpe_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st);
 int mpe_cancel(struct mpe_req *r);
 void mpe_stats(uint64_t out[MPE_ST_COUNT]);
+int mpe_clients(int32_t *first, int max);
 /* mpe_node.c: the calling task's rank (fatal if it is not one of this node's). */
 struct mpe_rank *mpe_self(void);
 /* Any context: an intra-node send whose descriptor m the caller owns (no allocation, no

@@ -138,7 +138,7 @@ static void on_header(struct mpe_conn *c)
             bad(c, &w, "destination rank does not run on this node");
         /* Unsigned: a "negative" rank would pass a signed bound and mpe_node_of() would
          * place it on node 0. */
-        if (w.src_world >= (uint32_t)n->size || mpe_node_of(n, (int)w.src_world) != c->peer)
+        if (!mpe_in_client(n, w.src_world) || mpe_node_of(n, (int)w.src_world) != c->peer)
             bad(c, &w, "source rank does not run on that node");
         on_message(c, &w, dst);
         return;

@@ -41,7 +41,38 @@ struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int cou
     for (int p = 0; p < nodes; p++)
         if (p != id && !mpe_conn_create(n, p))
             return 0;
+    n->nclients = 1;
+    n->client_first[1] = size;
     return n;
+}
+
+/* Task context (job start, before any rank runs); see mpe_transport.h. */
+int mpe_node_set_clients(struct mpe_node *n, int nclients, const int32_t *first, int client)
+{
+    if (nclients < 1 || nclients > MPE_MAX_CLIENTS || client < 0 || client >= nclients ||
+        first[0] != 0)
+        return -1;
+    for (int i = 0; i < nclients; i++)
+        if (first[i + 1] < first[i] || (i == client && first[i + 1] - first[i] != n->size))
+            return -1;
+    n->nclients = nclients;
+    n->client = client;
+    n->base = first[client];
+    for (int i = 0; i <= nclients; i++)
+        n->client_first[i] = first[i];
+    n->first += n->base;
+    for (int i = 0; i < n->count; i++)
+        n->ranks[i].world += n->base;
+    return 0;
+}
+
+/* Task context of a rank; see mpe.h (mpe_ops.clients). */
+int mpe_clients(int32_t *first, int max)
+{
+    const struct mpe_node *n = plat_node();
+    for (int i = 0; i < n->nclients && i < max; i++)
+        first[i] = n->client_first[i];
+    return n->nclients;
 }
 
 /* Any context. */
@@ -68,6 +99,7 @@ void mpe_node_finish(struct mpe_node *n)
 /* Any context: block placement as job.c does it (the first size%nodes nodes get one more). */
 int mpe_node_of(const struct mpe_node *n, int world)
 {
+    world -= n->base; /* the placement is within our client */
     int base = n->size / n->nodes, extra = n->size % n->nodes;
     int big = extra * (base + 1);
     return world < big ? world / (base + 1) : extra + (world - big) / base;
@@ -259,7 +291,7 @@ int mpe_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uin
 {
     struct mpe_rank *self = mpe_self();
     struct mpe_node *n = self->node;
-    if (dst_world < 0 || dst_world >= n->size)
+    if (dst_world < 0 || dst_world >= mpe_world_size(n))
         return -MPE_ERANK;
     req_init(r, MPE_REQ_SEND, (void *)buf, len, ctx, src, tag);
     r->flags = (uint8_t)flags;

@@ -98,4 +98,5 @@ const struct mpe_ops mpe_ops = {
     .cad_stats = mpe_cad_stats,
     .cad_latency = mpe_cad_latency,
     .tsc_hz = plat_tsc_hz,
+    .clients = mpe_clients,
 };

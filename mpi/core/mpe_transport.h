@@ -16,6 +16,7 @@
 #ifndef MPI_MPE_TRANSPORT_H
 #define MPI_MPE_TRANSPORT_H
 #include <stddef.h>
+#include <stdint.h>
 
 struct mpe_node;
 struct mpe_conn;
@@ -24,6 +25,12 @@ struct mpe_conn;
  * first..first+count-1 of `size`, with a connection (not yet attached) to every other
  * node; each connection has its HELLO queued. NULL if out of memory or out of range. */
 struct mpe_node *mpe_node_create(int id, int nodes, int size, int first, int count);
+/* Task context (job start, before any rank runs): the node belongs to IMPI client
+ * `client` of `nclients`; first[i] is the first world rank of client i, first[nclients]
+ * the world size, and our client has exactly the job's `size` ranks. World ranks from now
+ * on are MPI_COMM_WORLD's: ours are first[client] + the job's ranks. 0, or -1 if the
+ * layout is impossible. */
+int mpe_node_set_clients(struct mpe_node *n, int nclients, const int32_t *first, int client);
 /* Any context. */
 int mpe_node_id(const struct mpe_node *n);
 /* Any context: the connection to node `peer`, or NULL for the node itself or no node. */

@@ -81,6 +81,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         fprintf(stderr, "MPI_Init: a node of the job cannot be reached\n");
         uk_abi->exit(1);
     }
+    world_init(uk_size());
     if (comm_init_world(uk_rank(), uk_size()) != MPI_SUCCESS) {
         fprintf(stderr, "MPI_Init: out of memory\n");
         uk_abi->exit(1);

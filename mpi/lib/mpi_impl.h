@@ -180,6 +180,13 @@ void mpi_idle(uint64_t *since);
  * Must not return. Host tests provide a stub. */
 void mpi_abort_hook(int code) __attribute__((noreturn));
 
+/* world.c: the IMPI clients MPI_COMM_WORLD is made of (one outside an IMPI job). */
+#define WORLD_MAX_CLIENTS 32
+void world_init(int size);
+void world_set(int n, const int32_t *first, int size);
+int world_nclients(void);
+int world_client(int world);
+
 /* op.c */
 
 /* inout[i] = in[i] op inout[i] for `count` elements of dt (MPI's order: `in` is the

@@ -1,0 +1,52 @@
+/*
+ * world.c: how MPI_COMM_WORLD is made of IMPI clients (ARCHITECTURE.md decision 11). A
+ * job that runs alone is one client; a job that joined an IMPI job (qemu/ukrun
+ * --impi-server) shares MPI_COMM_WORLD with other clients (LAM/MPI, GridMPI, ...), whose
+ * ranks come before or after ours, client by client. Collectives that span clients follow
+ * LAM's algorithms (coll_*.c), and what LAM cannot do across clients fails clearly.
+ */
+#include "mpi_impl.h"
+
+static int nclients = 1;
+static int32_t first[WORLD_MAX_CLIENTS + 1];
+
+/* Task context (MPI_Init, once the engine is known; host tests call world_set). */
+void world_init(int size)
+{
+    int32_t f[WORLD_MAX_CLIENTS];
+    int n = mpi_engine->clients(f, WORLD_MAX_CLIENTS);
+    world_set(n, f, size);
+}
+
+/* Task context: the layout: n clients, client i starting at world rank f[i], `size` ranks
+ * in all. An impossible layout (the engine's own) leaves one client. */
+void world_set(int n, const int32_t *f, int size)
+{
+    nclients = 1;
+    first[0] = 0;
+    first[1] = size;
+    if (n < 1 || n > WORLD_MAX_CLIENTS || f[0] != 0)
+        return;
+    for (int i = 1; i < n; i++)
+        if (f[i] < f[i - 1] || f[i] > size)
+            return;
+    for (int i = 0; i < n; i++)
+        first[i] = f[i];
+    first[n] = size;
+    nclients = n;
+}
+
+/* Any context after MPI_Init. */
+int world_nclients(void)
+{
+    return nclients;
+}
+
+/* Any context after MPI_Init: the client of world rank w (0 for a rank out of range). */
+int world_client(int w)
+{
+    int c = 0;
+    while (c + 1 < nclients && w >= first[c + 1])
+        c++;
+    return c;
+}
