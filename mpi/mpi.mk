@@ -14,13 +14,13 @@ $(B)/unit/unit-tests: $(MPI_CORE_HDRS)
 # libFuzzer target of the engine's receive path, on the same host platform (clang +
 # libclang-rt-14-dev); tests/fuzz/run.sh runs it with the IMPI targets. UBSan findings are
 # made fatal so that the fuzzer stops on them. `make mpe-fuzz-seeds` rewrites its corpus.
-MPE_FUZZ_SRCS := $(MPI_CORE_SRCS) $(MPI_CAD_SRCS) tests/unit/mpe_host_plat.c
+MPE_FUZZ_SRCS := $(MPI_CORE_SRCS) $(MPI_CAD_SRCS) $(IMPI_CODEC) tests/unit/mpe_host_plat.c
 MPE_FUZZ_HDRS := $(MPI_CORE_HDRS) $(MPI_CAD_HDRS) tests/unit/mpe_host_plat.h tests/fuzz/mpe_fuzz.h
 $(B)/fuzz/mpe_fuzz_rx: tests/fuzz/mpe_fuzz_rx.c $(MPE_FUZZ_SRCS) $(MPE_FUZZ_HDRS) tests/fuzz/harness.ignore | deps
 	@mkdir -p $(@D)
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	    -fsanitize-coverage-ignorelist=tests/fuzz/harness.ignore \
-	    -Impi/core -Impi/cad -Itests/unit -o $@ $< $(MPE_FUZZ_SRCS)
+	    -Impi/core -Impi/cad -Impi/impi -Itests/unit -o $@ $< $(MPE_FUZZ_SRCS)
 $(B)/fuzz/mpe-fuzz-seeds: tests/fuzz/mpe_fuzz_seeds.c mpi/core/mpe_wire.c $(MPE_FUZZ_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Impi/core -o $@ $< mpi/core/mpe_wire.c

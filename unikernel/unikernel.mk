@@ -9,7 +9,7 @@
 # table (mk/gen-ksyms.sh), the second adds the table after the text, which moves nothing.
 
 UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers unikernel/pvas net/uknet \
-           unikernel/mpi mpi/core mpi/cad
+           unikernel/mpi mpi/core mpi/cad mpi/impi
 UK_SRCS := $(foreach d,$(UK_DIRS),$(wildcard $(d)/*.c $(d)/*.S))
 UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS))
 UK_TEST_SRCS := $(wildcard tests/uk/*.c)
@@ -17,7 +17,7 @@ UK_TEST_SRCS := $(wildcard tests/uk/*.c)
 # newlib's headers come with KERNEL_CFLAGS (mk/newlib.mk); without it, freestanding only.
 KERNEL_CFLAGS ?= $(KERNEL_ARCH_FLAGS) -nostdinc -idirafter $(GCC_INC) -Iunikernel/include \
                  $(OPT) $(WARN) $(WERROR)
-UK_CFLAGS := $(KERNEL_CFLAGS) -Iunikernel -Iunikernel/include -Impi/core -Impi/cad -MMD -MP $(LWIP_INC)
+UK_CFLAGS := $(KERNEL_CFLAGS) -Iunikernel -Iunikernel/include -Impi/core -Impi/cad -Impi/impi -MMD -MP $(LWIP_INC)
 UK_ASFLAGS := -m64 -Iunikernel -Iunikernel/include -D__ASSEMBLER__ -MMD -MP $(BOARD_DEFS)
 
 UK_OBJ := $(B)/uk/obj

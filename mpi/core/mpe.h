@@ -62,6 +62,7 @@ struct mpe_req {
     uint32_t handle;      /* net: rendezvous handle */
     int32_t dst_world;    /* send: destination */
     int32_t src_world;    /* send: the sender */
+    uint64_t peer_handle; /* IMPI long send: the receiver's drqid from its SYNCACK */
     struct mpe_cad *cad;  /* a CAD node's operation: completion goes to the graph */
     uint32_t cad_node;    /* ... as this node */
 };

@@ -45,7 +45,10 @@ static inline void mpe_copy(void *dst, const void *src, size_t n)
         __builtin_memcpy(dst, src, n);
 }
 
-enum mpe_msg_type { MSG_LOCAL = 1, MSG_NET_EAGER, MSG_NET_RTS };
+struct mpe_impi;
+struct mpe_ilink;
+
+enum mpe_msg_type { MSG_LOCAL = 1, MSG_NET_EAGER, MSG_NET_RTS, MSG_IMPI };
 /* Payload state of an inter-node eager message (msg.state), see mpe_net_rx.c. */
 enum { MSG_RX = 0, MSG_DONE = 1, MSG_BOUND = 2 };
 
@@ -65,6 +68,12 @@ struct mpe_msg {
     struct mpe_rank *from;     /* local: the sender, whose free list it returns to */
     struct mpe_msg *free_next; /* net: the connection's free descriptors (network lock) */
     struct lf_link free;       /* local: the sender's free list (mpe_rank.free) */
+    /* IMPI (mpe_impi_rx.c): the link it came on, its first packet, the receiver. */
+    struct mpe_ilink *ilink;
+    uint64_t srqid;     /* the sender's request id, echoed in our SYNCACK */
+    uint32_t first_len; /* payload of the first packet (len: the whole message) */
+    uint8_t sync;       /* it came as DATASYNC: a SYNCACK goes back once matched */
+    int32_t dst_world;
     uint8_t inl[MPE_NET_INLINE];
 };
 
@@ -101,6 +110,7 @@ struct mpe_node {
     /* IMPI (mpe_impi.c): the job's clients; ours holds world ranks [base, base + size). */
     int nclients, client, base;
     int32_t client_first[MPE_MAX_CLIENTS + 1];
+    struct mpe_impi *impi; /* NULL unless nclients > 1 */
 };
 
 /* Any context: MPI_COMM_WORLD's size (our client's ranks and every other IMPI client's). */

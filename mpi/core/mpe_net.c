@@ -84,27 +84,6 @@ void *mpe_conn_transport(const struct mpe_conn *c)
     return c->transport;
 }
 
-static void q_push(struct mpe_reqq *q, struct mpe_req *r)
-{
-    r->next = 0;
-    if (q->tail)
-        q->tail->next = r;
-    else
-        q->head = r;
-    q->tail = r;
-}
-
-static struct mpe_req *q_pop(struct mpe_reqq *q)
-{
-    struct mpe_req *r = q->head;
-    if (r) {
-        q->head = r->next;
-        if (!q->head)
-            q->tail = 0;
-    }
-    return r;
-}
-
 /* Handles name a request across the wire: slot index in the low 16 bits, a generation in
  * the high 16, so a stale or forged handle is caught instead of followed. */
 uint32_t mpe_handle_new(struct mpe_handles *h, struct mpe_req *r)
@@ -123,13 +102,20 @@ uint32_t mpe_handle_new(struct mpe_handles *h, struct mpe_req *r)
     return 0;
 }
 
-struct mpe_req *mpe_handle_take(struct mpe_handles *h, uint32_t handle)
+struct mpe_req *mpe_handle_peek(const struct mpe_handles *h, uint32_t handle)
 {
     uint32_t i = handle & 0xffff;
     if (i >= MPE_HANDLES || !h->req[i] || h->gen[i] != handle >> 16 || !(handle >> 16))
         return 0;
-    struct mpe_req *r = h->req[i];
-    h->req[i] = 0;
+    return h->req[i];
+}
+
+struct mpe_req *mpe_handle_take(struct mpe_handles *h, uint32_t handle)
+{
+    struct mpe_req *r = mpe_handle_peek(h, handle);
+    if (!r)
+        return 0;
+    h->req[handle & 0xffff] = 0;
     h->used--;
     return r;
 }
@@ -155,7 +141,7 @@ static int tx_next(struct mpe_conn *c)
         c->ctl_head = (c->ctl_head + 1) % MPE_CTL_MAX;
         c->ctl_n--;
     } else if (c->data.head) {
-        struct mpe_req *r = q_pop(&c->data);
+        struct mpe_req *r = mpe_reqq_pop(&c->data);
         w.type = MPE_W_DATA;
         w.handle = r->handle; /* the receiver's */
         w.len = r->sent;      /* bytes the receiver wants, set from the CTS */
@@ -170,7 +156,7 @@ static int tx_next(struct mpe_conn *c)
             eager = 0;
         if (!eager && c->rdv_out.used == MPE_HANDLES)
             return 0; /* every rendezvous handle in use: wait for a CTS */
-        q_pop(&c->msgs);
+        mpe_reqq_pop(&c->msgs);
         c->credit_descs--;
         w.ctx = r->m.key.comm;
         w.src = r->m.key.src;
@@ -210,11 +196,12 @@ void mpe_tx_pump(struct mpe_conn *c)
             break;
         long n;
         if (t->hoff < MPE_WIRE_HDR) {
-            n = plat_net_send(c, t->hdr + t->hoff, MPE_WIRE_HDR - t->hoff);
+            n = plat_net_send(c->transport, t->hdr + t->hoff, MPE_WIRE_HDR - t->hoff);
             if (n > 0)
                 t->hoff += (size_t)n;
         } else if (t->poff < t->plen) {
-            n = plat_net_send(c, (const uint8_t *)t->payload + t->poff, t->plen - t->poff);
+            n = plat_net_send(c->transport, (const uint8_t *)t->payload + t->poff,
+                              t->plen - t->poff);
             if (n > 0)
                 t->poff += (uint64_t)n;
         } else {
@@ -257,7 +244,7 @@ int mpe_net_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r)
         plat_net_unlock(t);
         return -MPE_EPEER;
     }
-    q_push(&c->msgs, r);
+    mpe_reqq_push(&c->msgs, r);
     mpe_tx_pump(c);
     plat_net_unlock(t);
     return 0;

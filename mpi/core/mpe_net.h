@@ -14,6 +14,27 @@ struct mpe_reqq {
     struct mpe_req *head, *tail;
 };
 
+/* Under the network lock: a FIFO of requests through mpe_req.next. */
+static inline void mpe_reqq_push(struct mpe_reqq *q, struct mpe_req *r)
+{
+    r->next = 0;
+    if (q->tail)
+        q->tail->next = r;
+    else
+        q->head = r;
+    q->tail = r;
+}
+static inline struct mpe_req *mpe_reqq_pop(struct mpe_reqq *q)
+{
+    struct mpe_req *r = q->head;
+    if (r) {
+        q->head = r->next;
+        if (!q->head)
+            q->tail = 0;
+    }
+    return r;
+}
+
 /* Rendezvous requests named by handle (mpe_handle_new). */
 struct mpe_handles {
     struct mpe_req *req[MPE_HANDLES];
@@ -69,6 +90,8 @@ struct mpe_conn {
 };
 
 uint32_t mpe_handle_new(struct mpe_handles *h, struct mpe_req *r);
+/* The request a handle names (NULL: unknown or stale), and the same taking it out. */
+struct mpe_req *mpe_handle_peek(const struct mpe_handles *h, uint32_t handle);
 struct mpe_req *mpe_handle_take(struct mpe_handles *h, uint32_t handle);
 void mpe_ctl_push(struct mpe_conn *c, const struct mpe_wire *w);
 void mpe_tx_pump(struct mpe_conn *c);

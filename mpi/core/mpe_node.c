@@ -10,6 +10,7 @@
  * and the receiver copies it once (rendezvous by address). No kernel entry, no interrupt.
  */
 #include "mpe_internal.h"
+#include "mpe_impi.h"
 #include "mpe_transport.h"
 #include <string.h>
 
@@ -180,6 +181,10 @@ static void deliver(struct match_rank *mr, struct match_entry *recv, struct matc
     (void)mr;
     struct mpe_req *r = container_of(recv, struct mpe_req, m);
     struct mpe_msg *m = container_of(msg, struct mpe_msg, m);
+    if (m->type == MSG_IMPI) {
+        mpe_impi_bind(m, r);
+        return;
+    }
     if (m->type != MSG_LOCAL) {
         mpe_net_bind(m, r);
         return;
@@ -297,6 +302,8 @@ int mpe_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uin
     r->flags = (uint8_t)flags;
     r->dst_world = dst_world;
     r->owner = self->task;
+    if (!mpe_in_client(n, (uint32_t)dst_world))
+        return mpe_impi_isend(n, self, r);
     struct mpe_rank *dst = mpe_local(n, dst_world);
     return dst ? local_send(self, dst, r) : mpe_net_isend(n, self, r);
 }

@@ -39,10 +39,11 @@ void plat_free(void *p);
  * holds it (callbacks from the network already run under it). Returns a token for unlock. */
 int plat_net_lock(void);
 void plat_net_unlock(int token);
-/* Under the network lock: queue up to `len` bytes on the node-pair connection's
- * transport (copied; mpe_conn_transport(c) is the platform's handle, NULL until attached). Returns the bytes taken (0: no room now, mpe_net_sent() follows),
- * or negative when the transport has failed. */
-long plat_net_send(struct mpe_conn *c, const void *data, size_t len);
+/* Under the network lock: queue up to `len` bytes on a byte stream the platform attached
+ * (a node-pair connection's, mpe_conn_attach, or an IMPI link's, mpe_impi_attach), copied.
+ * Returns the bytes taken (0: no room now, mpe_net_sent()/mpe_impi_sent() follows), or
+ * negative when the transport has failed. */
+long plat_net_send(void *transport, const void *data, size_t len);
 /* CAD progress (mpe_cad.c). Any context: this CPU (< MPE_MAX_CPUS), and a task's CPU
  * (tasks are pinned). Interrupt context: was this CPU idle (no task) when interrupted?
  * (0 in task context.) */

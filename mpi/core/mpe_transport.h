@@ -54,6 +54,35 @@ void mpe_net_failed(struct mpe_conn *c, const char *why);
  * CPU (mpe_cad.c); from_irq = 1 from interrupt context. */
 void mpe_cad_flush(int from_irq);
 
+/* IMPI (mpe_impi.h): MPI_COMM_WORLD shared with other IMPI clients, after
+ * mpe_node_set_clients. The platform runs the client start-up and the host "dance" (spec
+ * §3-§4) and hands the engine what they decided; then one byte stream per remote host. */
+struct impi_proc;
+struct mpe_ilink;
+struct mpe_impi_cfg {
+    uint32_t maxlen, ackmark, hiwater; /* the job's minima (C_DATALEN, H_ACKMARK, H_HIWATER) */
+    int nhosts, self_host;             /* every host of the job; this node's index */
+    const int32_t *host_first;         /* [nhosts + 1]: host h runs world ranks
+                                        * host_first[h] .. host_first[h + 1] - 1 */
+    const struct impi_proc *procs;     /* [world size]: each world rank's IMPI id */
+    uint64_t pool_bytes;               /* for unexpected messages from other clients */
+};
+/* Task context (job start, before any rank runs): copies what it needs of cfg. 0, or -1
+ * with a reason in *why. */
+int mpe_impi_setup(struct mpe_node *n, const struct mpe_impi_cfg *cfg, const char **why);
+/* Any context: the link to global host `host`, or NULL (a host of our own client). */
+struct mpe_ilink *mpe_impi_link(struct mpe_node *n, int host);
+/* Under the network lock, as for node-pair connections above. */
+void mpe_impi_attach(struct mpe_ilink *l, void *transport);
+void *mpe_impi_transport(const struct mpe_ilink *l);
+void mpe_impi_rx(struct mpe_ilink *l, const void *data, size_t len);
+void mpe_impi_sent(struct mpe_ilink *l);
+void mpe_impi_failed(struct mpe_ilink *l, const char *why);
+/* Task context, after every local rank ended well: FINI to every remote host (§9). */
+void mpe_impi_finish(struct mpe_node *n);
+/* Any context: FINI went both ways on l and everything we queued was handed over. */
+int mpe_impi_done(const struct mpe_ilink *l);
+
 /* Task context, after every local rank ended well: queue BYE to every peer; connections
  * may close from now on without that being an error. */
 void mpe_node_finish(struct mpe_node *n);

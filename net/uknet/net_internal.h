@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include "uk/net.h"
 
-int net_parse_ip(const char *s, uint32_t *out, const char **end);
 int net_node_parse(struct net_node *n);
 /* ksock.c: default idle timeout (ms) for new sockets, set by net_init(). */
 extern uint32_t ksock_default_timeout_ms;

@@ -290,11 +290,11 @@ static struct pipe *pipe_of(int from, int to)
     return &sim.pipe[from][to];
 }
 
-long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
+long plat_net_send(void *transport, const void *data, size_t len)
 {
     if (!lock_depth)
         host_fail("plat_net_send without the network lock");
-    struct pipe *p = mpe_conn_transport(c);
+    struct pipe *p = transport;
     if (p->broken)
         return -1;
     size_t cap = sim.cfg.cap, n = cap - p->len < len ? cap - p->len : len;

@@ -8,6 +8,7 @@
  * table for their duration and back; task-context calls already run in it.
  */
 #include "mpi/mpe_job.h"
+#include "mpi/impi_uk.h"
 #include "mpe_plat.h"
 #include "mpe_transport.h"
 #include "arch/x86_64/io.h"
@@ -39,6 +40,7 @@ static uint64_t job_cr3;
 static struct ksock *listener;
 static struct mpe_node *job_node; /* this node's engine, once the job has one */
 static int job_nodes;             /* ... and the job's node count */
+static uint64_t impi_buffer;      /* an IMPI job's buffer for unexpected messages */
 
 struct mpe_node *plat_node(void)
 {
@@ -92,9 +94,9 @@ void plat_net_unlock(int token)
     ksock_unlock(token);
 }
 
-long plat_net_send(struct mpe_conn *c, const void *data, size_t len)
+long plat_net_send(void *transport, const void *data, size_t len)
 {
-    return ksock_send(mpe_conn_transport(c), data, len);
+    return ksock_send(transport, data, len);
 }
 
 int plat_cpu(void)
@@ -152,7 +154,8 @@ void plat_fatal(const char *fmt, ...)
 }
 
 /* ksock callbacks: NIC interrupt (or a task inside ksock), lwIP lock held. */
-static uint64_t enter_job(void)
+/* Any context; see impi_uk.h. */
+uint64_t mpe_uk_enter(void)
 {
     uint64_t old = read_cr3();
     if (old != job_cr3)
@@ -160,7 +163,7 @@ static uint64_t enter_job(void)
     return old;
 }
 
-static void leave_job(uint64_t old)
+void mpe_uk_leave(uint64_t old)
 {
     if (old != job_cr3)
         write_cr3(old);
@@ -169,15 +172,15 @@ static void leave_job(uint64_t old)
 static void conn_recv(struct ksock *s, void *arg, const void *data, size_t len)
 {
     (void)s;
-    uint64_t old = enter_job();
+    uint64_t old = mpe_uk_enter();
     mpe_net_rx(arg, data, len);
-    leave_job(old);
+    mpe_uk_leave(old);
 }
 
 static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
 {
     struct mpe_conn *c = arg;
-    uint64_t old = enter_job();
+    uint64_t old = mpe_uk_enter();
     switch (ev) {
     case KSOCK_EV_CONNECTED:
         mpe_conn_attach(c, s);
@@ -193,7 +196,7 @@ static void conn_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
             mpe_net_failed(c, ksock_strerror(err));
         break;
     }
-    leave_job(old);
+    mpe_uk_leave(old);
 }
 
 static const struct ksock_ops conn_ops = {.recv = conn_recv, .event = conn_event};
@@ -204,9 +207,9 @@ static void cad_flush_irq(void)
 {
     if (!job_node)
         return;
-    uint64_t old = enter_job();
+    uint64_t old = mpe_uk_enter();
     mpe_cad_flush(1);
-    leave_job(old);
+    mpe_uk_leave(old);
 }
 
 static void on_cad_ipi(struct trapframe *tf)
@@ -260,10 +263,59 @@ static int connect_lower(struct mpe_node *n)
     return 0;
 }
 
+/* Task context, from impi_client_start before DONE: the job's layout into the engine,
+ * and the engine's links for the dance. */
+static int impi_ready(const struct impi_job *job)
+{
+    const char *why = "the clients' layout does not fit this job";
+    struct mpe_impi_cfg c = {
+        .maxlen = job->maxlen,
+        .ackmark = job->ackmark,
+        .hiwater = job->hiwater,
+        .nhosts = job->nhosts,
+        .self_host = job->self_host,
+        .host_first = job->host_first,
+        .procs = job->procs,
+        .pool_bytes = impi_buffer,
+    };
+    if (mpe_node_set_clients(job_node, job->nclients, job->client_first, job->client) != 0 ||
+        mpe_impi_setup(job_node, &c, &why) != 0) {
+        kprintf("impi: %s\n", why);
+        return -1;
+    }
+    impi_host_tables(job_node, job);
+    return 0;
+}
+
+/* Task context: join the IMPI job (impi_uk.h); our world ranks and the world's size. */
+static int impi_start(const struct impi_uk_cfg *cfg, int nodes, int count, int *wfirst, int *wsize)
+{
+    static struct impi_job job;
+    if (nodes > 1) {
+        kprintf("impi: an IMPI client of more than one node is not implemented yet\n");
+        return -1;
+    }
+    if (!net_up()) {
+        kprintf("impi: an IMPI job needs the network\n");
+        return -1;
+    }
+    impi_buffer = cfg->buffer;
+    if (impi_host_listen() != 0 ||
+        impi_client_start(cfg, net_node()->ip, count, &job, impi_ready) != 0 ||
+        impi_host_dance() != 0)
+        return -1;
+    *wfirst = job.client_first[job.client];
+    *wsize = job.client_first[job.nclients];
+    return 0;
+}
+
 /* Task context; see mpe_job.h. */
-int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, int count)
+int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, int count,
+                  const struct impi_uk_cfg *impi, int *wfirst, int *wsize)
 {
     job_cr3 = pvas_pml4(as);
+    *wfirst = 0;
+    *wsize = size;
     struct mpe_node *n = mpe_node_create(node, nodes, size, first, count);
     if (!n) {
         kprintf("mpi: node %d: no memory for the engine of %d ranks\n", node, count);
@@ -273,18 +325,20 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
     job_nodes = nodes;
     irq_register(VEC_IPI_CAD, on_cad_ipi);
     net_set_rx_tail(cad_flush_irq);
-    if (nodes == 1)
-        return 0;
-    if (!net_up()) {
-        kprintf("mpi: node %d: a job on %d nodes needs the network\n", node, nodes);
-        return -1;
+    if (nodes > 1) {
+        if (!net_up()) {
+            kprintf("mpi: node %d: a job on %d nodes needs the network\n", node, nodes);
+            return -1;
+        }
+        listener = ksock_listen(MPE_PORT, conn_accept, n);
+        if (!listener) {
+            kprintf("mpi: node %d: cannot listen on port %d\n", node, MPE_PORT);
+            return -1;
+        }
+        if (connect_lower(n) != 0)
+            return -1;
     }
-    listener = ksock_listen(MPE_PORT, conn_accept, n);
-    if (!listener) {
-        kprintf("mpi: node %d: cannot listen on port %d\n", node, MPE_PORT);
-        return -1;
-    }
-    return connect_lower(n);
+    return impi->on ? impi_start(impi, nodes, count, wfirst, wsize) : 0;
 }
 
 /* Task context, after every local rank exited with 0: tell every peer we are done, wait
@@ -294,7 +348,7 @@ int mpe_job_end(void)
 {
     struct mpe_node *n = job_node;
     if (!n || job_nodes == 1)
-        return 0;
+        return impi_host_end();
     int id = mpe_node_id(n);
     mpe_node_finish(n);
     uint64_t deadline = time_ns() + MPE_BYE_NS;
@@ -320,5 +374,5 @@ int mpe_job_end(void)
     uint64_t drain = time_ns() + MPE_DRAIN_NS;
     while (!net_tx_drained() && time_ns() < drain)
         halt();
-    return 0;
+    return impi_host_end();
 }

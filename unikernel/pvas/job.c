@@ -2,6 +2,8 @@
 #include "pvas/job.h"
 #include "pvas/pvas.h"
 #include "mpi/mpe_job.h"
+#include "mpi/impi_uk.h"
+#include "uk/net.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cpio.h"
 #include "kernel/smp.h"
@@ -15,9 +17,12 @@
 
 #define JOB_MAX_ARGS 64
 
+#define JOB_IMPI_BUFFER (32ull << 20) /* default of UKMPI_IMPI_BUFFER */
+
 struct job {
     char image[64];
     int size, nodes;
+    struct impi_uk_cfg impi;
     char *argv[JOB_MAX_ARGS + 2];
     int argc;
     char *envp[JOB_MAX_ARGS + 4];
@@ -37,6 +42,67 @@ int job_present(void)
     const void *a = initrd(&len);
     struct cpio_file f;
     return a && cpio_find(a, len, "job.conf", &f) == 0;
+}
+
+/* Task context: a decimal number up to max, the whole string. */
+static int parse_num(const char *v, uint64_t max, uint64_t *out)
+{
+    uint64_t n = 0;
+    if (!*v)
+        return -1;
+    for (; *v; v++) {
+        if (*v < '0' || *v > '9' || n > (max - (uint64_t)(*v - '0')) / 10)
+            return -1;
+        n = n * 10 + (uint64_t)(*v - '0');
+    }
+    *out = n;
+    return 0;
+}
+
+/* Task context: one impi_KEY=value line of job.conf (qemu/ukrun --impi-*). */
+static int parse_impi(struct impi_uk_cfg *c, const char *key, const char *v)
+{
+    uint64_t n;
+    const char *end;
+    if (!strcmp(key, "server")) {
+        if (net_parse_ip(v, &c->server_ip, &end) != 0 || *end != ':' ||
+            parse_num(end + 1, UINT16_MAX, &n) != 0 || n == 0)
+            return -1;
+        c->server_port = (uint16_t)n;
+        c->on = 1;
+        return 0;
+    }
+    if (!strcmp(key, "client")) {
+        if (parse_num(v, IMPI_MAX_CLIENTS - 1, &n) != 0)
+            return -1;
+        c->client = (int)n;
+        return 0;
+    }
+    if (!strcmp(key, "auth")) {
+        if (strcmp(v, "none") && strcmp(v, "key"))
+            return -1;
+        c->auth = strcmp(v, "none") ? IMPI_AUTH_KEY : IMPI_AUTH_NONE;
+        return 0;
+    }
+    if (!strcmp(key, "key"))
+        return parse_num(v, INT64_MAX, &c->key); /* LAM reads it with atoll() */
+    return -1;
+}
+
+/* Task context: the job's IMPI settings are whole (a key without a server is a mistake),
+ * and the kernel's share of the environment (UKMPI_IMPI_BUFFER) is read. */
+static int check_impi(struct job *j)
+{
+    static const char buf_var[] = "UKMPI_IMPI_BUFFER=";
+    j->impi.buffer = JOB_IMPI_BUFFER;
+    for (int i = 0; i < j->envc; i++)
+        if (!strncmp(j->envp[i], buf_var, sizeof buf_var - 1) &&
+            (parse_num(j->envp[i] + sizeof buf_var - 1, UINT64_MAX, &j->impi.buffer) != 0 ||
+             j->impi.buffer < (1u << 20))) {
+            kprintf("job: %s: not a number of bytes of at least 1 MiB\n", j->envp[i]);
+            return -1;
+        }
+    return 0;
 }
 
 static int parse_conf(struct job *j, const char *text, size_t len)
@@ -68,7 +134,12 @@ static int parse_conf(struct job *j, const char *text, size_t len)
             j->size = atoi(v);
         else if (!strcmp(line, "nodes"))
             j->nodes = atoi(v);
-        else if (!strcmp(line, "arg") && j->argc < JOB_MAX_ARGS)
+        else if (!strncmp(line, "impi_", 5)) {
+            if (parse_impi(&j->impi, line + 5, v) != 0) {
+                kprintf("job: job.conf: bad %s=%s\n", line, v);
+                return -1;
+            }
+        } else if (!strcmp(line, "arg") && j->argc < JOB_MAX_ARGS)
             j->argv[j->argc++] = strdup(v);
         else if (!strcmp(line, "env") && j->envc < JOB_MAX_ARGS)
             j->envp[j->envc++] = strdup(v);
@@ -124,7 +195,8 @@ int job_run(void)
     struct cpio_file conf, image;
     struct job j = {.size = 1, .nodes = 1};
     char err[160];
-    if (cpio_find(a, len, "job.conf", &conf) || parse_conf(&j, conf.data, conf.size))
+    if (cpio_find(a, len, "job.conf", &conf) || parse_conf(&j, conf.data, conf.size) ||
+        check_impi(&j))
         return EXIT_BOOT;
     if (cpio_find(a, len, j.image, &image)) {
         kprintf("job: image '%s' is not in the initrd\n", j.image);
@@ -145,14 +217,20 @@ int job_run(void)
         kprintf("job: %s\n", img ? "out of memory" : err);
         return EXIT_BOOT;
     }
-    pvas_set_placement(as, first, j.size, 0);
     pvas_on_task_exit(as, rank_exited);
     kprintf("job: node %d of %d runs ranks %d-%d of %d (%s) on %d CPUs\n", node, j.nodes, first,
             first + count - 1, j.size, j.image, smp_ncpus());
 
-    /* The MPI engine, and with several nodes their connections, before any rank runs. */
-    if (mpe_job_start(as, node, j.nodes, j.size, first, count) != 0)
+    /* The MPI engine, and with several nodes their connections, before any rank runs; in
+     * an IMPI job, the other clients' ranks join MPI_COMM_WORLD around ours. */
+    int wfirst, wsize;
+    if (mpe_job_start(as, node, j.nodes, j.size, first, count, &j.impi, &wfirst, &wsize) != 0)
         return EXIT_MPI;
+    if (j.impi.on)
+        kprintf("job: IMPI client %d: ranks %d-%d of MPI_COMM_WORLD's %d\n", j.impi.client,
+                wfirst + first, wfirst + first + count - 1, wsize);
+    first += wfirst;
+    pvas_set_placement(as, first, wsize, 0);
 
     /* argv[0] is the image name; each rank gets UK_RANK etc. in its own environment. */
     memmove(j.argv + 1, j.argv, (size_t)j.argc * sizeof *j.argv);
@@ -163,7 +241,7 @@ int job_run(void)
     j.envp[j.envc + 1] = e_size;
     j.envp[j.envc + 2] = e_node;
     j.envp[j.envc + 3] = 0;
-    kformat(e_size, sizeof e_size, "UK_SIZE=%d", j.size);
+    kformat(e_size, sizeof e_size, "UK_SIZE=%d", wsize);
     kformat(e_node, sizeof e_node, "UK_NODE=%d", node);
     for (int k = 0; k < count; k++) {
         kformat(e_rank, sizeof e_rank, "UK_RANK=%d", first + k);

@@ -15,6 +15,10 @@
 
 #define NET_MAX_NODES 64
 
+/* Any context: parse "A.B.C.D" into host byte order (*end: the first byte after it, if
+ * end is given). 0, or -1 if malformed. */
+int net_parse_ip(const char *s, uint32_t *out, const char **end);
+
 struct net_node {
     int id, nodes;
     uint32_t ip, mask;               /* host byte order */

@@ -1,0 +1,281 @@
+/*
+ * mpe_impi_rx.c: the receive side of an IMPI link (mpe_impi.h): a parser of the packet
+ * stream, called from the transport's receive callback (the NIC interrupt on the
+ * unikernel, under the network lock), and the binding of a receive to a message that
+ * arrived before it.
+ *
+ * A header is gathered (it may straddle pbufs), decoded and checked by the codec
+ * (mpi/impi/impi_packet.c), then checked against the job: its procs must be the link's
+ * host's and ours, its context MPI_COMM_WORLD's, its handles ours. The first packet of a
+ * message is matched at once (match_rank_arrive), and its payload streams into the
+ * receive when one is posted, else into a pool buffer that the receive copies from once
+ * it comes (the state handshake of mpe_net_rx.c: MSG_RX, MSG_DONE, MSG_BOUND). A message
+ * longer than one packet continues only after our SYNCACK, straight into the receive.
+ * Anything wrong ends the job naming the host: delivering wrong data would be worse.
+ */
+#include "mpe_impi.h"
+#include <string.h>
+
+/* Under the network lock: the world rank of a proc of the link's host, or -1. */
+static int source_rank(struct mpe_ilink *l, const struct impi_proc *p)
+{
+    const struct mpe_impi *im = l->node->impi;
+    for (int w = im->host_first[l->host]; w < im->host_first[l->host + 1]; w++)
+        if (impi_proc_eq(&im->procs[w], p))
+            return w;
+    return -1;
+}
+
+/* Under the network lock: the node's rank a packet is for, or NULL. */
+static struct mpe_rank *dest_rank(struct mpe_ilink *l, const struct impi_proc *p)
+{
+    struct mpe_node *n = l->node;
+    const struct mpe_impi *im = n->impi;
+    for (int i = 0; i < n->count; i++)
+        if (impi_proc_eq(&im->procs[n->first + i], p))
+            return &n->ranks[i];
+    return 0;
+}
+
+/* Under the network lock: receive r holds the first packet of m (its bytes are in r's
+ * buffer): acknowledge a synchronous or long message, and finish or wait for the rest. */
+static void matched(struct mpe_ilink *l, struct mpe_msg *m, struct mpe_req *r)
+{
+    struct mpe_impi *im = l->node->impi;
+    if (m->len == m->first_len) {
+        if (m->sync)
+            mpe_impi_ctl(l, IMPI_PK_SYNCACK, m->dst_world, m->src_world, m->srqid, 0);
+        mpe_impi_msg_put(im, m);
+        mpe_complete(r, 0);
+        return;
+    }
+    uint32_t h = mpe_handle_new(&l->rdv_in, r);
+    if (!h)
+        plat_fatal("IMPI host %d: too many long messages in flight", l->host);
+    r->sent = m->first_len; /* a receive's progress: bytes of the message arrived */
+    r->peer_handle = m->len;
+    mpe_impi_ctl(l, IMPI_PK_SYNCACK, m->dst_world, m->src_world, m->srqid, h);
+    mpe_impi_msg_put(im, m);
+}
+
+/* Under the receiver's engine lock, any context; see mpe_impi.h. */
+void mpe_impi_bind(struct mpe_msg *m, struct mpe_req *r)
+{
+    struct mpe_ilink *l = m->ilink;
+    mpe_recv_status(r, m);
+    int t = plat_net_lock();
+    m->rreq = r;
+    uint32_t rx = MSG_RX;
+    if (!__atomic_compare_exchange_n(&m->state, &rx, MSG_BOUND, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        /* The first packet is in (MSG_DONE): copy it now. */
+        mpe_copy(r->buf, m->data, r->count < m->first_len ? r->count : m->first_len);
+        matched(l, m, r);
+    }
+    /* else the receive callback finishes it when the packet's last byte lands. */
+    plat_net_unlock(t);
+}
+
+/* The payload of the current packet has all arrived. */
+static void payload_done(struct mpe_ilink *l)
+{
+    struct mpe_irx *x = &l->rx;
+    struct mpe_msg *m = x->msg;
+    x->in_payload = 0;
+    if (!m) { /* a continuation */
+        if (x->last)
+            mpe_complete(x->rreq, 0);
+        return;
+    }
+    if (x->rreq) { /* matched before its first byte: it is in the receive already */
+        matched(l, m, x->rreq);
+        return;
+    }
+    uint32_t rx = MSG_RX;
+    if (__atomic_compare_exchange_n(&m->state, &rx, MSG_DONE, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return;                  /* waits in the unexpected queue for a receive */
+    struct mpe_req *r = m->rreq; /* bound while the payload streamed into the buffer */
+    mpe_copy(r->buf, m->data, r->count < m->first_len ? r->count : m->first_len);
+    matched(l, m, r);
+}
+
+static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
+                         struct mpe_rank *dst)
+{
+    struct mpe_impi *im = l->node->impi;
+    struct mpe_irx *x = &l->rx;
+    const char *what = impi_pkt_type_name(p->type);
+    if (p->cid >= MPE_IMPI_WCTX)
+        plat_fatal("IMPI host %d: a message on context id %llu, not MPI_COMM_WORLD's: a "
+                   "collective or communicator the peer runs outside IMPI, which this MPI "
+                   "cannot join",
+                   l->host, (unsigned long long)p->cid);
+    if (p->len < p->msglen && p->type != IMPI_PK_DATASYNC)
+        mpe_impi_bad(l, what, "part of a message without the SYNCACK handshake");
+    struct mpe_msg *m = mpe_impi_msg_get(im);
+    if (!m)
+        plat_fatal("IMPI host %d: more unexpected messages than this node keeps", l->host);
+    memset(m, 0, offsetof(struct mpe_msg, inl));
+    m->m.key.comm = (uint32_t)p->cid;
+    m->m.key.src = src; /* MPI_COMM_WORLD: the communicator rank is the world rank */
+    m->m.key.tag = p->tag;
+    m->type = MSG_IMPI;
+    m->slot = -1;
+    m->len = p->msglen;
+    m->first_len = p->len;
+    m->sync = p->type == IMPI_PK_DATASYNC;
+    m->srqid = p->srqid;
+    m->ilink = l;
+    m->src_world = src;
+    m->dst_world = dst->world;
+    m->data = p->len <= MPE_NET_INLINE ? m->inl : mpe_ipool_get(im->pool, p->len);
+    if (!m->data)
+        plat_fatal("IMPI host %d: unreceived messages from other clients exceed this node's "
+                   "%llu-byte buffer (UKMPI_IMPI_BUFFER)",
+                   l->host, (unsigned long long)mpe_ipool_bytes(im->pool));
+    match_rank_arrive(&dst->mr, &m->m);
+    x->msg = m;
+    x->rreq = 0;
+    x->dst = m->data;
+    x->keep = p->len;
+    if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) == MSG_BOUND) {
+        /* Matched right here in the interrupt: the payload goes to the user buffer. */
+        x->rreq = m->rreq;
+        x->dst = x->rreq->buf;
+        x->keep = x->rreq->count < p->len ? x->rreq->count : p->len;
+    } else {
+        plat_wake(dst->task);
+    }
+    x->in_payload = 1;
+    x->want = p->len;
+    x->got = 0;
+}
+
+/* A DATA packet after our SYNCACK: more of the message received by handle p->drqid. */
+static void continuation(struct mpe_ilink *l, const struct impi_pkt *p)
+{
+    struct mpe_irx *x = &l->rx;
+    struct mpe_req *r = mpe_handle_peek(&l->rdv_in, (uint32_t)p->drqid);
+    if (!r || p->drqid > UINT32_MAX)
+        mpe_impi_bad(l, "DATA", "unknown receiver handle (drqid)");
+    if (p->msglen != r->peer_handle || p->len > r->peer_handle - r->sent)
+        mpe_impi_bad(l, "DATA", "more data than its message holds");
+    x->msg = 0;
+    x->rreq = r;
+    x->keep = r->count > r->sent ? r->count - r->sent : 0;
+    x->keep = x->keep < p->len ? x->keep : p->len;
+    x->dst = x->keep ? (uint8_t *)r->buf + r->sent : 0;
+    x->want = p->len;
+    x->got = 0;
+    x->in_payload = 1;
+    r->sent += p->len;
+    x->last = r->sent == r->peer_handle;
+    if (x->last)
+        mpe_handle_take(&l->rdv_in, (uint32_t)p->drqid);
+}
+
+/* A SYNCACK for our DATASYNC p->srqid: a short ssend is done, a long send goes on. */
+static void syncack(struct mpe_ilink *l, const struct impi_pkt *p, int src)
+{
+    struct mpe_req *r =
+        p->srqid <= UINT32_MAX ? mpe_handle_take(&l->rdv_out, (uint32_t)p->srqid) : 0;
+    if (!r || r->dst_world != src)
+        mpe_impi_bad(l, "SYNCACK", "it answers no DATASYNC of ours to that proc");
+    if (r->sent == r->len) {
+        mpe_complete(r, 0);
+        return;
+    }
+    if (!p->drqid)
+        mpe_impi_bad(l, "SYNCACK", "no receiver handle for the rest of a long message");
+    r->peer_handle = p->drqid;
+    mpe_reqq_push(&l->sendq, r);
+    mpe_impi_pump(l);
+}
+
+static void on_header(struct mpe_ilink *l)
+{
+    struct mpe_impi *im = l->node->impi;
+    struct impi_pkt p;
+    int e = impi_pkt_decode(l->rx.hdr, im->maxlen, &p);
+    l->rx.hgot = 0;
+    if (e)
+        mpe_impi_bad(l, "a", impi_strerror(e));
+    const char *what = impi_pkt_type_name(p.type);
+    if (l->fini_in)
+        mpe_impi_bad(l, what, "it came after FINI");
+    if (p.type == IMPI_PK_FINI) {
+        l->fini_in = 1;
+        return;
+    }
+    /* Every other packet is between a proc of that host and one of ours. */
+    int src = source_rank(l, &p.src);
+    struct mpe_rank *dst = dest_rank(l, &p.dest);
+    if (src < 0 || !dst)
+        mpe_impi_bad(l, what,
+                     src < 0 ? "its source is not a proc of that host"
+                             : "its destination is not a proc of this node");
+    int i = dst->world - l->node->first;
+    if (p.type == IMPI_PK_PROTOACK) {
+        if (impi_flow_acked(&im->flow, mpe_impi_ftx(im, i, src)) != IMPI_OK)
+            mpe_impi_bad(l, what, "it acknowledges packets never sent");
+        mpe_impi_pump(l);
+        return;
+    }
+    bool due;
+    impi_flow_received(&im->flow, mpe_impi_frx(im, i, src), p.type, &due);
+    if (due) /* acknowledged on arrival, whatever the receiver does (mpe_impi.h) */
+        mpe_impi_ctl(l, IMPI_PK_PROTOACK, dst->world, src, 0, 0);
+    switch (p.type) {
+    case IMPI_PK_DATA:
+        if (p.drqid)
+            continuation(l, &p);
+        else
+            first_packet(l, &p, src, dst);
+        return;
+    case IMPI_PK_DATASYNC:
+        first_packet(l, &p, src, dst);
+        return;
+    case IMPI_PK_SYNCACK:
+        syncack(l, &p, src);
+        return;
+    case IMPI_PK_CANCEL: /* we never match a cancelled message away: always NO (§7.4) */
+        mpe_impi_ctl(l, IMPI_PK_CANCELNO, dst->world, src, p.srqid, 0);
+        return;
+    default: /* CANCELYES, CANCELNO */
+        mpe_impi_bad(l, what, "it answers a CANCEL we never sent");
+    }
+}
+
+/* Under the network lock (the transport's receive callback); see mpe_transport.h. */
+void mpe_impi_rx(struct mpe_ilink *l, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    struct mpe_irx *x = &l->rx;
+    while (len > 0 && !l->failed) {
+        if (!x->in_payload) {
+            size_t n = IMPI_PKT_HDR_LEN - x->hgot;
+            if (n > len)
+                n = len;
+            memcpy(x->hdr + x->hgot, p, n);
+            x->hgot += n;
+            p += n;
+            len -= n;
+            if (x->hgot == IMPI_PKT_HDR_LEN)
+                on_header(l);
+        } else {
+            uint64_t n = x->want - x->got;
+            if (n > len)
+                n = len;
+            if (x->got < x->keep) { /* bytes past `keep`: a truncated receive's excess */
+                uint64_t k = x->keep - x->got < n ? x->keep - x->got : n;
+                memcpy(x->dst + x->got, p, k);
+            }
+            x->got += n;
+            p += n;
+            len -= n;
+        }
+        if (x->in_payload && x->got == x->want)
+            payload_done(l);
+    }
+}
