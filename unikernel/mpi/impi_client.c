@@ -1,11 +1,19 @@
 /*
- * impi_client.c: the client side of the IMPI start-up (spec §3), run by node 0 in task
- * context before any rank starts: AUTH, IMPI, one COLL per label in LAM's order (the
- * server answers each before the next is sent, as LAM expects), DONE. Every command is
- * encoded and every reply decoded and checked by the freestanding codec (mpi/impi/).
+ * impi_client.c: the client side of the IMPI start-up (spec §3), run in task context
+ * before any rank starts: AUTH, IMPI, one COLL per label in LAM's order (the server
+ * answers each before the next is sent, as LAM expects), DONE. Every command is encoded
+ * and every reply decoded and checked by the freestanding codec (mpi/impi/).
  *
- * The server connection: the receive callback (NIC interrupt, lwIP lock held) only
- * appends to a buffer made before connecting; the task consumes it under ksock_lock().
+ * A client of several nodes is several IMPI hosts, one per node, whose data node 0 sends
+ * for all (it knows every node's address and ranks). The other nodes need the server's
+ * replies too: node 0 records them from the IMPI reply on (the transcript) and sends each
+ * node the transcript over a side connection (IMPI_UK_TABLE_PORT), which that node then
+ * reads exactly as if it were the server's stream, with sending turned off (replay); it
+ * answers one byte when its tables and links are ready. Node 0 sends DONE only then: no
+ * host of another client may connect to any of our nodes before.
+ *
+ * The connections: receive callbacks (NIC interrupt, lwIP lock held) only append to a
+ * buffer made before connecting; the task consumes it under ksock_lock().
  */
 #include "mpi/impi_uk.h"
 #include "kernel/fmt.h"
@@ -13,6 +21,7 @@
 #include "uk/console.h"
 #include "uk/cpu.h"
 #include "uk/ksock.h"
+#include "uk/net.h"
 #include "uk/time.h"
 #include <limits.h>
 #include <stdlib.h>
@@ -24,13 +33,30 @@
 #define LAM_ACKMARK       10 /* flow-control values we offer: LAM's (spec §8) */
 #define LAM_HIWATER       20
 #define COLL_DEFAULT      (-1) /* C_COLL_XSIZE, C_COLL_MAXLINEAR: "the default" */
+#define CLIENT_RETRY_US   200000
 
+/* The stream the start-up reads: the server's (node 0), or node 0's transcript (replay). */
 static struct {
     struct ksock *s;
-    uint8_t *buf; /* what the server sent, not consumed yet */
+    uint8_t *buf; /* what arrived, not consumed yet */
     size_t len;
     int eof, err, overflow;
+    int replay;     /* the other nodes: read node 0's transcript, send nothing */
+    uint8_t *rec;   /* node 0: the transcript (what consume() took since recording began) */
+    size_t rec_len; /* ... and its length; rec stays NULL until recording begins */
 } srv;
+
+/* Where the client's hosts are: node k of `nodes` is host k of our client, with the
+ * ranks block placement gives it (job.c's rule). */
+struct layout {
+    int node, nodes, size;
+    const uint32_t *ip; /* [nodes] */
+};
+
+static int node_count(const struct layout *lo, int k)
+{
+    return lo->size / lo->nodes + (k < lo->size % lo->nodes);
+}
 
 static void srv_recv(struct ksock *s, void *arg, const void *data, size_t len)
 {
@@ -62,22 +88,28 @@ static int fail(const char *step, const char *why)
 }
 
 /* Task context: send all of data, waiting for room. */
-static int send_all(const char *step, const void *data, size_t len)
+static int send_to(struct ksock *s, const char *step, const void *data, size_t len)
 {
     uint64_t deadline = time_ns() + CLIENT_STEP_NS;
     const uint8_t *p = data;
     while (len) {
-        long n = ksock_send(srv.s, p, len);
+        long n = ksock_send(s, p, len);
         if (n < 0)
             return fail(step, ksock_strerror((int)-n));
         if (n == 0 && time_ns() > deadline)
-            return fail(step, "the server takes nothing");
+            return fail(step, "the peer takes nothing");
         if (n == 0)
             halt();
         p += n;
         len -= (size_t)n;
     }
     return 0;
+}
+
+/* Task context: to the server; nothing in replay. */
+static int send_all(const char *step, const void *data, size_t len)
+{
+    return srv.replay ? 0 : send_to(srv.s, step, data, len);
 }
 
 /* Task context: wait until `want` bytes from the server are buffered (or it failed). */
@@ -98,9 +130,13 @@ static int wait_for(const char *step, size_t want)
     return 0;
 }
 
-/* Task context: drop the first n buffered bytes. */
+/* Task context: drop the first n buffered bytes (into the transcript once it records). */
 static void consume(size_t n)
 {
+    if (srv.rec) {
+        memcpy(srv.rec + srv.rec_len, srv.buf, n);
+        srv.rec_len += n;
+    }
     int t = ksock_lock();
     memmove(srv.buf, srv.buf + n, srv.len - n);
     srv.len -= n;
@@ -132,22 +168,29 @@ static int send_cmd(const char *step, uint32_t cmd, const void *payload, uint32_
     return send_all(step, hdr, sizeof hdr) || send_all(step, payload, len) ? -1 : 0;
 }
 
-/* Task context: AUTH (spec §3.2) and IMPI (§3.3): the job's client count. */
+/* Task context: AUTH (spec §3.2) and IMPI (§3.3): the job's client count. In replay, the
+ * transcript starts with the IMPI reply. */
 static int hello(const struct impi_uk_cfg *cfg, struct impi_job *job)
 {
     uint8_t v[IMPI_AUTH_KEY_LEN];
     uint32_t which, len;
-    impi_put32(v, 1u << cfg->auth);
-    if (send_cmd("AUTH", IMPI_CMD_AUTH, v, IMPI_INT4_LEN) || wait_for("AUTH", IMPI_AUTH_REPLY_LEN))
-        return -1;
-    int e = impi_auth_reply_get(srv.buf, &which);
-    consume(IMPI_AUTH_REPLY_LEN);
-    if (e != IMPI_OK || which != cfg->auth)
-        return fail("AUTH", "the server chose a method we did not offer");
-    if (which == IMPI_AUTH_KEY) {
-        impi_put64(v, cfg->key);
-        if (send_all("AUTH", v, IMPI_AUTH_KEY_LEN))
+    if (!srv.replay) {
+        impi_put32(v, 1u << cfg->auth);
+        if (send_cmd("AUTH", IMPI_CMD_AUTH, v, IMPI_INT4_LEN) ||
+            wait_for("AUTH", IMPI_AUTH_REPLY_LEN))
             return -1;
+        int e = impi_auth_reply_get(srv.buf, &which);
+        consume(IMPI_AUTH_REPLY_LEN);
+        if (e != IMPI_OK || which != cfg->auth)
+            return fail("AUTH", "the server chose a method we did not offer");
+        if (which == IMPI_AUTH_KEY) {
+            impi_put64(v, cfg->key);
+            if (send_all("AUTH", v, IMPI_AUTH_KEY_LEN))
+                return -1;
+        }
+        srv.rec = malloc(CLIENT_RX_MAX); /* every byte from here on is the transcript */
+        if (!srv.rec)
+            return fail("IMPI", "out of memory");
     }
     impi_put32(v, (uint32_t)cfg->client);
     if (send_cmd("IMPI", IMPI_CMD_IMPI, v, IMPI_INT4_LEN) || recv_cmd("IMPI", IMPI_CMD_IMPI, &len))
@@ -160,22 +203,20 @@ static int hello(const struct impi_uk_cfg *cfg, struct impi_job *job)
     return 0;
 }
 
-/* Task context: our data for label li (one host: this node, running nprocs ranks). */
-static uint32_t our_data(const struct impi_label_info *li, uint8_t *out, uint32_t ip, int nprocs)
+/* Task context: our data for label li: a host per node, the ranks in block placement. */
+static uint32_t our_data(const struct impi_label_info *li, uint8_t *out, const struct layout *lo)
 {
-    uint8_t id[IMPI_HOSTID_LEN];
-    impi_hostid_from_ipv4(id, ip);
+    uint32_t n = 0;
     switch (li->label) {
     case IMPI_C_VERSION: /* {major 0, minor 0} */
         impi_put32(out, 0);
         impi_put32(out + 4, 0);
         return 8;
     case IMPI_C_NHOSTS:
-        impi_put32(out, 1);
+        impi_put32(out, (uint32_t)lo->nodes);
         return 4;
     case IMPI_C_NPROCS:
-    case IMPI_H_NPROCS:
-        impi_put32(out, (uint32_t)nprocs);
+        impi_put32(out, (uint32_t)lo->size);
         return 4;
     case IMPI_C_DATALEN:
         impi_put32(out, IMPI_DEFAULT_DATALEN);
@@ -187,26 +228,27 @@ static uint32_t our_data(const struct impi_label_info *li, uint8_t *out, uint32_
     case IMPI_C_COLL_MAXLINEAR:
         impi_put32(out, (uint32_t)COLL_DEFAULT);
         return 4;
-    case IMPI_H_IPV6:
-        memcpy(out, id, IMPI_HOSTID_LEN);
-        return IMPI_HOSTID_LEN;
-    case IMPI_H_PORT:
-        impi_put32(out, IMPI_UK_HOST_PORT);
-        return 4;
-    case IMPI_H_ACKMARK:
-        impi_put32(out, LAM_ACKMARK);
-        return 4;
-    case IMPI_H_HIWATER:
-        impi_put32(out, LAM_HIWATER);
-        return 4;
     case IMPI_P_IPV6:
-        for (int i = 0; i < nprocs; i++)
-            memcpy(out + (size_t)i * IMPI_HOSTID_LEN, id, IMPI_HOSTID_LEN);
-        return (uint32_t)nprocs * IMPI_HOSTID_LEN;
-    default: /* IMPI_P_PID: the rank within our client, unique on this host */
-        for (int i = 0; i < nprocs; i++)
-            impi_put64(out + (size_t)i * 8, (uint64_t)i);
-        return (uint32_t)nprocs * 8;
+    case IMPI_P_PID:
+        for (int k = 0, r = 0; k < lo->nodes; k++)
+            for (int i = 0; i < node_count(lo, k); i++, r++, n += li->elem)
+                if (li->label == IMPI_P_IPV6)
+                    impi_hostid_from_ipv4(out + n, lo->ip[k]);
+                else /* the rank within our client: unique on its host */
+                    impi_put64(out + n, (uint64_t)r);
+        return n;
+    default: /* per host */
+        for (int k = 0; k < lo->nodes; k++, n += li->elem) {
+            uint32_t v = li->label == IMPI_H_PORT      ? IMPI_UK_HOST_PORT
+                         : li->label == IMPI_H_NPROCS  ? (uint32_t)node_count(lo, k)
+                         : li->label == IMPI_H_ACKMARK ? LAM_ACKMARK
+                                                       : LAM_HIWATER;
+            if (li->label == IMPI_H_IPV6)
+                impi_hostid_from_ipv4(out + n, lo->ip[k]);
+            else
+                impi_put32(out + n, v);
+        }
+        return n;
     }
 }
 
@@ -274,7 +316,8 @@ static int take_label(const struct impi_label_info *li, const uint8_t *d, const 
 }
 
 /* Task context: the tables sized once C_NHOSTS and C_NPROCS are known. */
-static int size_tables(const struct impi_client_shape *sh, struct impi_job *job, int nprocs)
+static int size_tables(const struct impi_client_shape *sh, struct impi_job *job,
+                       const struct layout *lo)
 {
     int hosts = 0, procs = 0;
     for (int c = 0; c < job->nclients; c++) {
@@ -288,8 +331,9 @@ static int size_tables(const struct impi_client_shape *sh, struct impi_job *job,
         procs += sh[c].nprocs;
     }
     job->client_first[job->nclients] = procs;
-    if (sh[job->client].nprocs != nprocs || sh[job->client].nhosts != 1)
+    if (sh[job->client].nprocs != lo->size || sh[job->client].nhosts != lo->nodes)
         return fail("COLL", "the server's tables differ from what we sent");
+    job->self_host += lo->node;
     job->nhosts = hosts;
     job->host_first = calloc((size_t)hosts + 1, sizeof *job->host_first);
     job->host_ip = calloc((size_t)hosts, sizeof *job->host_ip);
@@ -301,12 +345,12 @@ static int size_tables(const struct impi_client_shape *sh, struct impi_job *job,
 }
 
 /* Task context: COLL for every label (§3.4). */
-static int labels(struct impi_job *job, uint32_t ip, int nprocs)
+static int labels(struct impi_job *job, const struct layout *lo)
 {
     struct impi_client_shape sh[IMPI_MAX_CLIENTS];
     uint32_t off[IMPI_MAX_CLIENTS], len[IMPI_MAX_CLIENTS], label, mask, plen;
     uint32_t all = job->nclients == 32 ? ~0u : (1u << job->nclients) - 1;
-    size_t cap = (size_t)nprocs * IMPI_HOSTID_LEN + IMPI_INT4_LEN;
+    size_t cap = (size_t)(lo->size + lo->nodes) * IMPI_HOSTID_LEN + IMPI_INT4_LEN;
     uint8_t *out = malloc(cap);
     if (!out)
         return fail("COLL", "out of memory");
@@ -316,7 +360,7 @@ static int labels(struct impi_job *job, uint32_t ip, int nprocs)
     for (int i = 0; i < IMPI_NLABELS && !rc; i++) {
         const struct impi_label_info *li = impi_label_at(i);
         impi_put32(out, li->label);
-        uint32_t n = our_data(li, out + IMPI_INT4_LEN, ip, nprocs);
+        uint32_t n = our_data(li, out + IMPI_INT4_LEN, lo);
         if (send_cmd(li->name, IMPI_CMD_COLL, out, IMPI_INT4_LEN + n) ||
             recv_cmd(li->name, IMPI_CMD_COLL, &plen)) {
             rc = -1;
@@ -335,7 +379,7 @@ static int labels(struct impi_job *job, uint32_t ip, int nprocs)
         for (int c = 0; c < job->nclients && li->label == IMPI_C_NPROCS; c++)
             sh[c].nprocs = (int32_t)impi_get32(d + off[c]);
         if (li->label == IMPI_C_NPROCS)
-            rc = size_tables(sh, job, nprocs);
+            rc = size_tables(sh, job, lo);
         else if (li->label != IMPI_C_NHOSTS)
             rc = take_label(li, d, off, sh, job);
         consume(IMPI_CMD_HDR_LEN + plen);
@@ -360,34 +404,114 @@ static int check_tables(const struct impi_job *job)
     return 0;
 }
 
+/* Node 0's side connections to the other nodes (IMPI_UK_TABLE_PORT), for the transcript. */
+static struct ksock *table_listener;
+static struct table_peer {
+    struct ksock *s;
+    volatile int ready; /* the node said its tables and links are ready */
+} table_peer[NET_MAX_NODES];
+static const uint32_t *table_ips;
+static int table_nodes;
+
+static void table_recv(struct ksock *s, void *arg, const void *data, size_t len)
+{
+    (void)s, (void)data;
+    if (len)
+        ((struct table_peer *)arg)->ready = 1;
+}
+
+static void table_event(struct ksock *s, void *arg, enum ksock_event ev, int err)
+{
+    (void)s, (void)arg, (void)ev, (void)err; /* a lost node shows as a missing answer */
+}
+
+static const struct ksock_ops table_ops = {.recv = table_recv, .event = table_event};
+
+static void table_accept(struct ksock *l, void *arg, struct ksock *s)
+{
+    (void)l, (void)arg;
+    for (int k = 1; k < table_nodes; k++)
+        if (ksock_peer_ip(s) == table_ips[k] && !table_peer[k].s) {
+            table_peer[k].s = s;
+            ksock_set_ops(s, &table_ops, &table_peer[k]);
+            return;
+        }
+    ksock_abort(s); /* not one of our nodes */
+}
+
+/* Task context, node 0, before DONE: every other node gets the transcript and answers
+ * once its links exist. */
+static int hand_tables(void)
+{
+    uint64_t deadline = time_ns() + CLIENT_STEP_NS;
+    for (int k = 1; k < table_nodes; k++) {
+        while (!__atomic_load_n(&table_peer[k].s, __ATOMIC_ACQUIRE) && time_ns() < deadline)
+            halt();
+        if (!table_peer[k].s || send_to(table_peer[k].s, "tables", srv.rec, srv.rec_len))
+            return fail("tables", "a node of this job did not ask for the tables");
+    }
+    for (int k = 1; k < table_nodes; k++) {
+        while (!table_peer[k].ready && time_ns() < deadline)
+            halt();
+        if (!table_peer[k].ready)
+            return fail("tables", "a node of this job did not get ready");
+        ksock_close(table_peer[k].s);
+    }
+    return 0;
+}
+
+/* Task context: connect srv to ip:port, retrying until the deadline (the server, or node
+ * 0, may not listen yet). */
+static int connect_srv(uint32_t ip, uint16_t port, const char *what)
+{
+    uint64_t deadline = time_ns() + CLIENT_CONNECT_NS;
+    for (;;) {
+        srv.eof = srv.err = 0;
+        srv.s = ksock_connect(ip, port, &srv_ops, 0);
+        while (srv.s && !ksock_connected(srv.s) && !ksock_error(srv.s))
+            halt();
+        if (srv.s && ksock_connected(srv.s))
+            return 0;
+        if (srv.s)
+            ksock_abort(srv.s);
+        srv.s = 0;
+        if (time_ns() > deadline) {
+            kprintf("impi: cannot connect to %s at %u.%u.%u.%u:%u\n", what, ip >> 24,
+                    ip >> 16 & 255, ip >> 8 & 255, ip & 255, port);
+            return -1;
+        }
+        udelay(CLIENT_RETRY_US);
+    }
+}
+
 /* Task context; see impi_uk.h. */
-int impi_client_start(const struct impi_uk_cfg *cfg, uint32_t ip, int nprocs, struct impi_job *job,
+int impi_client_start(const struct impi_uk_cfg *cfg, int node, int nodes, int size,
+                      const uint32_t *ips, struct impi_job *job,
                       int (*ready)(const struct impi_job *job))
 {
+    struct layout lo = {.node = node, .nodes = nodes, .size = size, .ip = ips};
     memset(job, 0, sizeof *job);
     srv.buf = malloc(CLIENT_RX_MAX);
     if (!srv.buf)
         return fail("connect", "out of memory");
-    uint64_t deadline = time_ns() + CLIENT_CONNECT_NS;
-    for (;;) { /* the server may not be up yet: retry until the deadline */
-        srv.eof = srv.err = 0;
-        srv.s = ksock_connect(cfg->server_ip, cfg->server_port, &srv_ops, 0);
-        while (srv.s && !ksock_connected(srv.s) && !ksock_error(srv.s))
-            halt();
-        if (srv.s && ksock_connected(srv.s))
-            break;
-        if (srv.s)
-            ksock_abort(srv.s);
-        if (time_ns() > deadline) {
-            kprintf("impi: cannot connect to the IMPI server at %u.%u.%u.%u:%u\n",
-                    cfg->server_ip >> 24, cfg->server_ip >> 16 & 255, cfg->server_ip >> 8 & 255,
-                    cfg->server_ip & 255, cfg->server_port);
+    srv.replay = node > 0;
+    if (srv.replay) { /* node 0 is our server: its transcript, then our answer */
+        static const uint8_t ok = 1;
+        if (connect_srv(ips[0], IMPI_UK_TABLE_PORT, "node 0 for the IMPI tables") ||
+            hello(cfg, job) || labels(job, &lo) || check_tables(job) || ready(job) ||
+            send_to(srv.s, "tables", &ok, sizeof ok))
             return -1;
-        }
-        udelay(200000);
+        ksock_close(srv.s);
+        srv.s = 0;
+        return 0;
     }
+    table_ips = ips;
+    table_nodes = nodes;
+    if (nodes > 1 && !(table_listener = ksock_listen(IMPI_UK_TABLE_PORT, table_accept, 0)))
+        return fail("tables", "cannot listen for the other nodes");
     uint32_t len;
-    if (hello(cfg, job) || labels(job, ip, nprocs) || check_tables(job) || ready(job) ||
+    if (connect_srv(cfg->server_ip, cfg->server_port, "the IMPI server") || hello(cfg, job) ||
+        labels(job, &lo) || check_tables(job) || ready(job) || hand_tables() ||
         send_cmd("DONE", IMPI_CMD_DONE, 0, 0) || recv_cmd("DONE", IMPI_CMD_DONE, &len))
         return -1;
     consume(IMPI_CMD_HDR_LEN + len);

@@ -10,7 +10,8 @@
 #include "mpe_transport.h"
 #include <stdint.h>
 
-#define IMPI_UK_HOST_PORT 7102 /* where each node listens for other clients' hosts */
+#define IMPI_UK_HOST_PORT  7102 /* where each node listens for other clients' hosts */
+#define IMPI_UK_TABLE_PORT 7103 /* where node 0 hands the start-up's tables to the others */
 
 /* What job.conf says (qemu/ukrun --impi-server ...). */
 struct impi_uk_cfg {
@@ -35,12 +36,15 @@ struct impi_job {
     uint32_t maxlen, ackmark, hiwater; /* the job's minima */
 };
 
-/* impi_client.c. Task context, node 0 of a job of `nprocs` ranks on one node with address
- * `ip`: the start-up with the server (AUTH, IMPI, the 14 COLL labels, DONE); the server
- * connection stays open for impi_client_fini. Before DONE is sent, `ready` runs with the
- * complete tables (no other client's host can connect before our DONE). 0, or -1 after
+/* impi_client.c. Task context, on every node of a job of `size` ranks on `nodes` nodes
+ * (addresses ips[nodes]), `node` being this one: node 0 runs the start-up with the server
+ * (AUTH, IMPI, the 14 COLL labels, DONE) for every node, the others get its transcript
+ * (see the top of impi_client.c); node 0's server connection stays open for
+ * impi_client_fini. On each node, `ready` runs with the complete tables before node 0
+ * sends DONE (no other client's host can connect before our DONE). 0, or -1 after
  * printing why. */
-int impi_client_start(const struct impi_uk_cfg *cfg, uint32_t ip, int nprocs, struct impi_job *job,
+int impi_client_start(const struct impi_uk_cfg *cfg, int node, int nodes, int size,
+                      const uint32_t *ips, struct impi_job *job,
                       int (*ready)(const struct impi_job *job));
 /* Task context, at the end of a job whose hosts all exchanged FINI: the FINI command. */
 void impi_client_fini(void);

@@ -288,20 +288,17 @@ static int impi_ready(const struct impi_job *job)
 }
 
 /* Task context: join the IMPI job (impi_uk.h); our world ranks and the world's size. */
-static int impi_start(const struct impi_uk_cfg *cfg, int nodes, int count, int *wfirst, int *wsize)
+static int impi_start(const struct impi_uk_cfg *cfg, int node, int nodes, int size, int *wfirst,
+                      int *wsize)
 {
     static struct impi_job job;
-    if (nodes > 1) {
-        kprintf("impi: an IMPI client of more than one node is not implemented yet\n");
-        return -1;
-    }
     if (!net_up()) {
         kprintf("impi: an IMPI job needs the network\n");
         return -1;
     }
     impi_buffer = cfg->buffer;
     if (impi_host_listen() != 0 ||
-        impi_client_start(cfg, net_node()->ip, count, &job, impi_ready) != 0 ||
+        impi_client_start(cfg, node, nodes, size, net_node()->peer_ip, &job, impi_ready) != 0 ||
         impi_host_dance() != 0)
         return -1;
     *wfirst = job.client_first[job.client];
@@ -338,7 +335,7 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
         if (connect_lower(n) != 0)
             return -1;
     }
-    return impi->on ? impi_start(impi, nodes, count, wfirst, wsize) : 0;
+    return impi->on ? impi_start(impi, node, nodes, size, wfirst, wsize) : 0;
 }
 
 /* Task context, after every local rank exited with 0: tell every peer we are done, wait
