@@ -41,6 +41,7 @@
  * handshake), so a completion that saw the box held is never lost.
  */
 #include "mpe_internal.h"
+#include "mpe_impi.h"
 #include "cad.h"
 #include <string.h>
 
@@ -125,7 +126,9 @@ static void start_send(struct mpe_cad *c, uint32_t i, const struct cad_node *cn,
         mpe_local_send_desc(self, dst, &ns->req, &ns->msg);
         return;
     }
-    int rc = mpe_net_isend(self->node, self, &ns->req);
+    int rc = mpe_in_client(self->node, (uint32_t)ns->req.dst_world)
+                 ? mpe_net_isend(self->node, self, &ns->req)
+                 : mpe_impi_isend(self->node, self, &ns->req); /* another IMPI client's */
     if (rc < 0) {
         mpe_complete(&ns->req, -rc);
         return;
