@@ -15,6 +15,7 @@ usage: impi_fake_client.py HOST:PORT RANK MODE [MY_IP]
        host-unknown-dest  send a DATA packet to a proc nobody announced
        host-truncated     send 60 bytes of a packet header and close
        host-killed        send a header and part of its payload, then SIGKILL itself
+       host-garbage       send 512 bytes that are no IMPI packet (an unknown packet type)
        pingpong:N         benchmark: a 2-client job of two fakes; client 1 connects to client
                           0's host, client 0 times N 0-byte DATA ping-pongs and prints
                           "pp_lat_us <one-way>"; both then exchange FINI and end properly
@@ -150,6 +151,8 @@ def host_mode(s, rank, mode, my_ip, replies):
     elif mode == "host-truncated":
         h.sendall(packet(0, 8, 8, me, dest)[:60])
         h.close()
+    elif mode == "host-garbage":
+        h.sendall(bytes([0x47, 0x45, 0x54, 0x20]) + bytes(range(256)) + bytes(252))
     elif mode == "host-killed":
         h.sendall(packet(0, 4096, 4096, me, dest) + bytes(1000))
         time.sleep(0.2)
