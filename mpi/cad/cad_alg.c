@@ -235,12 +235,13 @@ static int choose(const struct cad_coll *c)
 /* Check and choose: the part of planning that building repeats. */
 static const char *prepare(struct cad_coll *c)
 {
+    int k = c->kind;
+    if (k > 0 && k < CAD_K_COUNT && no_impi[k] && c->size > 0 && cad_impi_spans(c))
+        return no_impi[k]; /* whatever else is wrong: this is what the user must hear */
     const char *why = check_common(c);
     if (why)
         return why;
     if (cad_impi_spans(c)) { /* other clients listen: LAM's way or not at all */
-        if (no_impi[c->kind])
-            return no_impi[c->kind];
         if (c->alg == CAD_A_AUTO)
             c->alg = CAD_A_IMPI;
         if (c->alg != CAD_A_IMPI)
