@@ -182,12 +182,13 @@ static int cmp_msg(const void *a, const void *b)
     return x->tag - y->tag;
 }
 
-/* Our cross-client SENDs (and as many cross-client RECVs) must be exactly `want`. */
+/* Our cross-client SENDs, and our cross-client RECVs (as the messages they wait for), must
+ * each be exactly `want`. */
 static void compare(const struct layout *ly, int kind, int root, int comm, struct msgs *want)
 {
-    static struct msgs got;
+    static struct msgs got, rcv;
     int recvs = 0;
-    got.n = 0;
+    got.n = rcv.n = 0;
     for (int r = 0; r < ly->n; r++) {
         void *mem;
         struct cad_graph *g = build(ly, kind, r, root, comm, &mem);
@@ -197,17 +198,19 @@ static void compare(const struct layout *ly, int kind, int root, int comm, struc
                 ly->client[nd->u.x.peer] == ly->client[r])
                 continue;
             if (nd->type == CAD_RECV)
-                recvs++;
+                add(&rcv, (int)nd->u.x.peer, r, nd->u.x.ctx, nd->u.x.tag);
             else
                 add(&got, r, (int)nd->u.x.peer, nd->u.x.ctx, nd->u.x.tag);
         }
         free(mem);
     }
     qsort(got.m, (size_t)got.n, sizeof got.m[0], cmp_msg);
+    qsort(rcv.m, (size_t)rcv.n, sizeof rcv.m[0], cmp_msg);
     qsort(want->m, (size_t)want->n, sizeof want->m[0], cmp_msg);
-    int same = got.n == want->n && recvs == got.n;
+    int same = got.n == want->n && rcv.n == got.n;
     for (int i = 0; same && i < got.n; i++)
-        same = !cmp_msg(&got.m[i], &want->m[i]);
+        same = !cmp_msg(&got.m[i], &want->m[i]) && !cmp_msg(&rcv.m[i], &want->m[i]);
+    recvs = rcv.n;
     if (same)
         return;
     fprintf(stderr, "    %s n=%d root=%d comm=%d: ours (%d sends, %d receives) vs LAM's (%d):\n",
