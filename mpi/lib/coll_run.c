@@ -10,6 +10,10 @@
  *
  *   struct coll_req | unpack list | graph (8-aligned) | run (64) | scratch (64) | temps
  *
+ * A communicator that spans IMPI clients (comm->clients, world.c) gets LAM's algorithms
+ * (CAD_A_IMPI) for barrier, bcast, reduce and allreduce, blocking or not, and
+ * MPI_ERR_UNSUPPORTED_OPERATION with a message for every other collective.
+ *
  * Progress does not need this file: the engine advances the graph from interrupts and
  * IPIs (mpix.h). The rank's own calls only run what must run here: user-defined ops
  * (application code never runs in interrupt context) and, with UKMPI_CAD_PROGRESS=poll,
@@ -73,6 +77,13 @@ static size_t up64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
+/* The collectives LAM does across IMPI clients (its user guide; impi-protocol.md 12.3). */
+static int spans_ok(int kind)
+{
+    return kind == CAD_K_BARRIER || kind == CAD_K_BCAST || kind == CAD_K_REDUCE ||
+           kind == CAD_K_ALLREDUCE;
+}
+
 /* Task context. Allocate the request and its block for the description `d` (kind, rank,
  * size, sizes filled; alg from the environment unless set), with `temp_bytes` of room for
  * the caller's temporaries and `nunpack` unpack entries. The graph is not built yet. */
@@ -81,6 +92,13 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
 {
     struct cad_plan plan;
     const char *why = 0;
+    if (comm->clients && !spans_ok(d->kind)) {
+        *err = world_refuse(cad_kind_name(d->kind), "this collective");
+        return 0;
+    }
+    d->client = comm->clients;
+    if (comm->clients) /* the other clients expect LAM's algorithms, whatever we like */
+        d->alg = CAD_A_IMPI;
     if (!d->alg)
         d->alg = alg_of[d->kind];
     if (!d->chunk)

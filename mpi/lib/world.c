@@ -6,6 +6,10 @@
  * LAM's algorithms (coll_*.c), and what LAM cannot do across clients fails clearly.
  */
 #include "mpi_impl.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+_Static_assert(WORLD_MAX_CLIENTS <= 256, "client numbers travel as uint8_t (cad_coll.client)");
 
 static int nclients = 1;
 static int32_t first[WORLD_MAX_CLIENTS + 1];
@@ -49,4 +53,30 @@ int world_client(int w)
     while (c + 1 < nclients && w >= first[c + 1])
         c++;
     return c;
+}
+
+/* Task context. */
+uint8_t *world_client_map(const int *world, int n, int *err)
+{
+    *err = MPI_SUCCESS;
+    int spans = 0;
+    for (int i = 1; i < n && !spans; i++)
+        spans = world_client(world[i]) != world_client(world[0]);
+    if (!spans)
+        return 0;
+    uint8_t *m = malloc((size_t)n);
+    if (!m) {
+        *err = MPI_ERR_NO_MEM;
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        m[i] = (uint8_t)world_client(world[i]); /* < WORLD_MAX_CLIENTS */
+    return m;
+}
+
+/* Task context. */
+int world_refuse(const char *fn, const char *what)
+{
+    fprintf(stderr, "mpi: %s: %s across IMPI clients: LAM/MPI cannot do that\n", fn, what);
+    return MPI_ERR_UNSUPPORTED_OPERATION;
 }
