@@ -63,6 +63,7 @@ int cad_impi_lsize(const struct cad_impi *l, int cl)
     return k;
 }
 
+/* Any context. */
 int cad_impi_lrank(const struct cad_impi *l, int cl, int i)
 {
     for (int r = 0; r < l->n; r++)
@@ -71,6 +72,7 @@ int cad_impi_lrank(const struct cad_impi *l, int cl, int i)
     return -1;
 }
 
+/* Any context. */
 int cad_impi_lindex(const struct cad_impi *l, int cl, int r)
 {
     int k = 0;
@@ -98,7 +100,8 @@ static int local_barrier(struct cad_builder *b, const struct cad_impi *l, long k
     return heard;
 }
 
-/* A zero-byte barrier message between masters. */
+/* Builder or planning context (so are the static functions below): a zero-byte barrier
+ * message between masters. */
 static int bar_msg(struct cad_builder *b, int type, int peer)
 {
     return cad_builder_wire(b, type, cad_loc(CAD_B_NONE, 0), 0, peer, b->c->ctx,

@@ -29,6 +29,8 @@
  */
 #include "cad_alg_int.h"
 
+/* Builder or planning context (so are the static functions below): a vector between
+ * clients, or to a non-commutative reduce's root. */
 static int reduce_msg(struct cad_builder *b, int type, struct cad_loc at, int peer)
 {
     return cad_builder_wire(b, type, at, b->c->bytes, peer, b->c->ctx - 1, CAD_IMPI_TAG_REDUCE);

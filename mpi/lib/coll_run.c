@@ -97,7 +97,12 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
         return 0;
     }
     d->client = comm->clients;
-    if (comm->clients) /* the other clients expect LAM's algorithms, whatever we like */
+    /* The other clients expect LAM's algorithms, whatever we like. HAZARD: their messages
+     * between clients have fixed tags (LAM's), so two non-blocking ones outstanding at once
+     * on this communicator are told apart only by the order their receives are posted in,
+     * which a receive that waits for a local phase does not keep. LAM has no non-blocking
+     * collectives; ours may mismatch then (blocking ones cannot: one at a time). */
+    if (comm->clients)
         d->alg = CAD_A_IMPI;
     if (!d->alg)
         d->alg = alg_of[d->kind];
