@@ -15,6 +15,8 @@
  * other way, may: receives match by source). Concurrent collectives on one
  * communicator get disjoint tag ranges from the library (MPI orders collectives per
  * communicator, so every rank numbers them alike).
+ * The one exception is CAD_A_IMPI: its messages between IMPI clients carry LAM's fixed
+ * tags, on ctx or ctx - 1 (see cad_coll.client).
  *
  * Reductions: a CALC computes inout[i] = in[i] op inout[i] (MPI's operand order: `in` is
  * the lower ranks' part). Every builder combines in rank order unless the op commutes, so
