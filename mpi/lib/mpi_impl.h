@@ -84,6 +84,7 @@ struct mpi_comm_s {
     uint32_t ctx;      /* context id of point-to-point traffic; ctx + 1: collectives */
     uint32_t coll_seq; /* collectives started on it: each gets its own tags (coll_run.c) */
     uint8_t *clients;  /* IMPI client of each rank when it spans several (world.c), else NULL */
+    struct coll_req *impi_q; /* its IMPI collectives not known complete, in order (coll_run.c) */
     MPI_Errhandler errh;
     int refs;
     int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */

@@ -4,7 +4,8 @@
  * that UKMPI_IMPI_FAKE_CLIENTS splits into pretend clients (every rank still ours; see
  * mpi/lib/world.c). Barrier, bcast (small and 70 000 bytes), reduce and allreduce from
  * every root with the data checked on every rank, a non-commutative user op (2x2 integer
- * matrices, whose product shows any reordering), in place, blocking and non-blocking; then
+ * matrices, whose product shows any reordering), in place, blocking and non-blocking (also
+ * several outstanding at once); then
  * what LAM cannot do across clients must fail with MPI_ERR_UNSUPPORTED_OPERATION
  * (MPI_Gather, MPI_Comm_dup on MPI_COMM_WORLD) while MPI_COMM_SELF still works. Each
  * failed check prints "impi_coll: FAIL ..."; rank 0 ends with "impi_coll: N ranks ok"
@@ -116,6 +117,32 @@ static void bcasts(void)
     }
 }
 
+/* Several non-blocking ones outstanding at once (the library runs them one at a time:
+ * LAM's fixed tags cannot tell them apart), waited for in reverse order. */
+static void overlapped(MPI_Op mat)
+{
+    int in[N], sum[N], prod[N], got[N], want[N], root = np - 1;
+    MPI_Request r[4];
+    for (int i = 0; i < N; i++)
+        in[i] = val(me, i);
+    for (int i = 0; i < N; i++)
+        got[i] = me == root ? val(root, i) : -99;
+    MPI_Ibarrier(MPI_COMM_WORLD, &r[0]);
+    MPI_Iallreduce(in, sum, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[1]);
+    MPI_Ibcast(got, N, MPI_INT, root, MPI_COMM_WORLD, &r[2]);
+    MPI_Iallreduce(in, prod, N, MPI_INT, mat, MPI_COMM_WORLD, &r[3]);
+    for (int k = 3; k >= 0; k--)
+        MPI_Wait(&r[k], MPI_STATUS_IGNORE);
+    expected(0, want);
+    for (int i = 0; i < N; i++)
+        check(sum[i] == want[i], "overlapped iallreduce sum", 0, i);
+    expected(1, want);
+    for (int i = 0; i < N; i++)
+        check(prod[i] == want[i], "overlapped iallreduce matmul", 0, i);
+    for (int i = 0; i < N; i++)
+        check(got[i] == val(root, i), "overlapped ibcast", root, i);
+}
+
 /* What LAM cannot do across clients fails, with the class that says so. */
 static void refusals(void)
 {
@@ -146,6 +173,7 @@ int main(int argc, char **argv)
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         bcasts();
         reductions(mat);
+        overlapped(mat);
     }
     refusals();
     int ok = !bad, nok = 0;
