@@ -221,8 +221,8 @@ int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
  * runs is built, its local copies made, and queued; it goes to the engine at a later MPI
  * call of this rank once all before it completed (every wait and test polls; the engine
  * wakes a waiting rank when a collective of it completes). So a non-blocking IMPI
- * collective behind another progresses only inside MPI calls; blocking ones never wait
- * in the queue.
+ * collective behind another progresses only inside MPI calls, and a blocking one waits
+ * there only behind non-blocking ones the program left running.
  */
 
 /* Task context: q to the engine; -1 (last_why set) if it refuses the graph. */
