@@ -66,10 +66,12 @@ $(B)/apps/%: mpi/examples/%.c $(APP_CONF) mpi/bin/ukmpicc
 ALL_TARGETS += $(MPI_EXAMPLES)
 
 # The MPI library's portable parts (mpi/lib/: datatypes, reductions, groups, errors, the
-# stubs of unimplemented functions) also build on the host, for the unit tests. The
-# communicator, point-to-point and init files need the kernel and are not listed.
+# stubs of unimplemented functions, the IMPI client layout) also build on the host, for
+# the unit tests. The communicator, point-to-point and init files need the kernel and are
+# not listed.
 MPI_LIB_UNIT_SRCS := $(addprefix mpi/lib/,dtype.c dtype_make.c dtype_flat.c dtype_query.c \
-                       status.c op.c op_kernels.c group.c errh.c misc.c topo_dims.c unimpl.c)
+                       status.c op.c op_kernels.c group.c errh.c misc.c topo_dims.c unimpl.c \
+                       world.c)
 UNIT_SRCS += $(MPI_LIB_UNIT_SRCS)
 UNIT_INC += -Impi/include -Impi/lib
 

@@ -22,6 +22,10 @@
  *   REDUCE_SCATTER  ring if commutative, size > 2, bytes >= 16 KiB and the tags fit,
  *                   else composite
  *   SCAN/EXSCAN     recursive doubling on more than 2 ranks, else linear
+ *
+ * A description whose `client` map shows more than one IMPI client is the exception to
+ * all of this: BARRIER, BCAST, REDUCE and ALLREDUCE take IMPI (LAM's algorithms) and no
+ * other, every other kind is refused (LAM cannot do it across clients).
  */
 #include "cad_alg_int.h"
 #include <string.h>
@@ -33,11 +37,13 @@ static const struct {
     uint32_t algs;
     const char *why;
 } kinds[CAD_K_COUNT] = {
-    [CAD_K_BARRIER] = {BIT(CAD_A_DISSEM), "barrier takes dissem"},
-    [CAD_K_BCAST] = {BIT(CAD_A_BINOMIAL) | BIT(CAD_A_CHAIN), "bcast takes binomial or chain"},
-    [CAD_K_REDUCE] = {BIT(CAD_A_BINOMIAL), "reduce takes binomial"},
-    [CAD_K_ALLREDUCE] = {BIT(CAD_A_RECDBL) | BIT(CAD_A_RING) | BIT(CAD_A_COMPOSITE),
-                         "allreduce takes recdbl, ring or composite"},
+    [CAD_K_BARRIER] = {BIT(CAD_A_DISSEM) | BIT(CAD_A_IMPI), "barrier takes dissem or impi"},
+    [CAD_K_BCAST] = {BIT(CAD_A_BINOMIAL) | BIT(CAD_A_CHAIN) | BIT(CAD_A_IMPI),
+                     "bcast takes binomial, chain or impi"},
+    [CAD_K_REDUCE] = {BIT(CAD_A_BINOMIAL) | BIT(CAD_A_IMPI), "reduce takes binomial or impi"},
+    [CAD_K_ALLREDUCE] = {BIT(CAD_A_RECDBL) | BIT(CAD_A_RING) | BIT(CAD_A_COMPOSITE) |
+                             BIT(CAD_A_IMPI),
+                         "allreduce takes recdbl, ring, composite or impi"},
     [CAD_K_GATHER] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_BINOMIAL), "gather takes linear or binomial"},
     [CAD_K_SCATTER] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_BINOMIAL), "scatter takes linear or binomial"},
     [CAD_K_ALLGATHER] = {BIT(CAD_A_RING) | BIT(CAD_A_RECDBL), "allgather takes ring or recdbl"},
@@ -67,6 +73,19 @@ static const char *const alg_names[CAD_A_COUNT] = {
     [CAD_A_AUTO] = "auto",     [CAD_A_LINEAR] = "linear",     [CAD_A_BINOMIAL] = "binomial",
     [CAD_A_CHAIN] = "chain",   [CAD_A_RECDBL] = "recdbl",     [CAD_A_RING] = "ring",
     [CAD_A_DISSEM] = "dissem", [CAD_A_PAIRWISE] = "pairwise", [CAD_A_COMPOSITE] = "composite",
+    [CAD_A_IMPI] = "impi",
+};
+
+/* Why a kind cannot span IMPI clients (what the library prints; LAM's user guide: over
+ * IMPI it does barrier, bcast, reduce and allreduce only). */
+static const char *const no_impi[CAD_K_COUNT] = {
+    [CAD_K_GATHER] = "gather (and gatherv) across IMPI clients: LAM/MPI cannot do it",
+    [CAD_K_SCATTER] = "scatter (and scatterv) across IMPI clients: LAM/MPI cannot do it",
+    [CAD_K_ALLGATHER] = "allgather (and allgatherv) across IMPI clients: LAM/MPI cannot do it",
+    [CAD_K_ALLTOALL] = "alltoall (and alltoallv) across IMPI clients: LAM/MPI cannot do it",
+    [CAD_K_REDUCE_SCATTER] = "reduce_scatter across IMPI clients: LAM/MPI cannot do it",
+    [CAD_K_SCAN] = "scan across IMPI clients: LAM/MPI cannot do it",
+    [CAD_K_EXSCAN] = "exscan across IMPI clients: LAM/MPI cannot do it",
 };
 
 static int is_reduction(int kind)
@@ -167,6 +186,8 @@ static const char *check_alg(const struct cad_coll *c)
         return "binomial gather/scatter needs regular blocks (counts NULL)";
     if (a == CAD_A_RECDBL && k == CAD_K_ALLGATHER && (c->counts || !pow2(n)))
         return "recdbl allgather needs regular blocks on a power of two ranks";
+    if (a == CAD_A_IMPI && is_reduction(k) && !c->ctx)
+        return "impi reduce travels on ctx - 1: ctx must be at least 1";
     return 0;
 }
 
@@ -214,9 +235,18 @@ static int choose(const struct cad_coll *c)
 /* Check and choose: the part of planning that building repeats. */
 static const char *prepare(struct cad_coll *c)
 {
+    int k = c->kind;
+    if (k > 0 && k < CAD_K_COUNT && no_impi[k] && c->size > 0 && cad_impi_spans(c))
+        return no_impi[k]; /* whatever else is wrong: this is what the user must hear */
     const char *why = check_common(c);
     if (why)
         return why;
+    if (cad_impi_spans(c)) { /* other clients listen: LAM's way or not at all */
+        if (c->alg == CAD_A_AUTO)
+            c->alg = CAD_A_IMPI;
+        if (c->alg != CAD_A_IMPI)
+            return "across IMPI clients only the impi algorithm talks to the other clients";
+    }
     if (c->alg == CAD_A_AUTO)
         c->alg = choose(c);
     return check_alg(c);
@@ -228,19 +258,29 @@ static void dispatch(struct cad_builder *b)
     int a = c->alg;
     switch (c->kind) {
     case CAD_K_BARRIER:
-        cad_alg_barrier_dissem(b);
+        if (a == CAD_A_IMPI)
+            cad_alg_impi_barrier(b);
+        else
+            cad_alg_barrier_dissem(b);
         break;
     case CAD_K_BCAST:
-        if (a == CAD_A_CHAIN)
+        if (a == CAD_A_IMPI)
+            cad_alg_impi_bcast(b);
+        else if (a == CAD_A_CHAIN)
             cad_alg_bcast_chain(b);
         else
             cad_alg_bcast_tree(b, c->root, cad_loc(CAD_B_RBUF, 0), c->bytes, 0, CAD_NODE_START);
         break;
     case CAD_K_REDUCE:
-        cad_alg_reduce_binomial(b);
+        if (a == CAD_A_IMPI)
+            cad_alg_impi_reduce(b);
+        else
+            cad_alg_reduce_binomial(b);
         break;
     case CAD_K_ALLREDUCE:
-        if (a == CAD_A_RING)
+        if (a == CAD_A_IMPI)
+            cad_alg_impi_allreduce(b);
+        else if (a == CAD_A_RING)
             cad_alg_allreduce_ring(b);
         else if (a == CAD_A_COMPOSITE)
             cad_alg_allreduce_composite(b);

@@ -15,6 +15,8 @@
  * other way, may: receives match by source). Concurrent collectives on one
  * communicator get disjoint tag ranges from the library (MPI orders collectives per
  * communicator, so every rank numbers them alike).
+ * The one exception is CAD_A_IMPI: its messages between IMPI clients carry LAM's fixed
+ * tags, on ctx or ctx - 1 (see cad_coll.client).
  *
  * Reductions: a CALC computes inout[i] = in[i] op inout[i] (MPI's operand order: `in` is
  * the lower ranks' part). Every builder combines in rank order unless the op commutes, so
@@ -65,6 +67,7 @@ enum cad_alg {
     CAD_A_DISSEM,    /* dissemination (barrier) */
     CAD_A_PAIRWISE,  /* pairwise exchange, one partner per step (alltoall) */
     CAD_A_COMPOSITE, /* made of two simpler ones (e.g. allreduce = reduce + bcast) */
+    CAD_A_IMPI,      /* across IMPI clients, LAM/MPI's way (cad_alg_impi.c; needs `client`) */
     CAD_A_COUNT
 };
 
@@ -122,6 +125,17 @@ struct cad_coll {
     uint16_t user_op; /* CAD_OP_USER: index into the owner's user-op table */
     int commutative;  /* 0 for non-commutative user ops */
     uint64_t chunk;   /* CHAIN pipeline segment bytes; 0: CAD_ALG_CHUNK (RING: unused) */
+    /*
+     * The IMPI client of each communicator rank (client[r] for r < size, any values: ranks
+     * with equal values are one client, in any order), or NULL: the whole communicator is
+     * one client. When it shows more than one client, the collective must talk to the
+     * other clients (LAM/MPI, GridMPI, ...) as they expect: AUTO picks CAD_A_IMPI for
+     * BARRIER, BCAST, REDUCE and ALLREDUCE, every other algorithm is refused, and so is
+     * every other kind (LAM cannot do them across clients). CAD_A_IMPI's messages between
+     * clients use fixed tags on fixed contexts, not `tag`'s range (cad_alg_impi.c): `ctx`
+     * must be the communicator's collective context and ctx - 1 its point-to-point one.
+     */
+    const uint8_t *client;
 };
 
 /* Default pipeline segment. A CHAIN bcast raises it when the message would need more than

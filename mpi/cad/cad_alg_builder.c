@@ -44,18 +44,25 @@ static int check_index(struct cad_builder *b, int want, int got)
     return want;
 }
 
-static int xfer(struct cad_builder *b, int type, struct cad_loc at, uint64_t len, int peer, long k)
+/* Task context (builder), any context while planning. */
+int cad_builder_wire(struct cad_builder *b, int type, struct cad_loc at, uint64_t len, int peer,
+                     uint32_t ctx, int32_t tag)
 {
-    if (k < 0 || k >= CAD_ALG_TAGS)
-        return cad_builder_fail(b, CAD_EINVAL, "algorithm needs more than CAD_ALG_TAGS tags here");
     int i = next_index(b);
     if (i < 0 || !b->g)
         return i;
     void *p = (void *)(uintptr_t)addr(b, at);
-    int tag = b->c->tag + (int)k; /* no overflow: the plan checked tag + CAD_ALG_TAGS */
-    int got = type == CAD_SEND ? cad_send(b->g, p, len, peer, tag, b->c->ctx)
-                               : cad_recv(b->g, p, len, peer, tag, b->c->ctx);
+    int got = type == CAD_SEND ? cad_send(b->g, p, len, peer, tag, ctx)
+                               : cad_recv(b->g, p, len, peer, tag, ctx);
     return check_index(b, i, got);
+}
+
+static int xfer(struct cad_builder *b, int type, struct cad_loc at, uint64_t len, int peer, long k)
+{
+    if (k < 0 || k >= CAD_ALG_TAGS)
+        return cad_builder_fail(b, CAD_EINVAL, "algorithm needs more than CAD_ALG_TAGS tags here");
+    /* no overflow: the plan checked tag + CAD_ALG_TAGS */
+    return cad_builder_wire(b, type, at, len, peer, b->c->ctx, b->c->tag + (int32_t)k);
 }
 
 /* Task context (builder), any context while planning: the node calls. */

@@ -58,6 +58,10 @@ static inline struct cad_loc cad_loc_add(struct cad_loc l, uint64_t d)
  * call. `k` is the message's tag offset from cad_coll.tag, below CAD_ALG_TAGS. */
 int cad_builder_send(struct cad_builder *b, struct cad_loc at, uint64_t len, int peer, long k);
 int cad_builder_recv(struct cad_builder *b, struct cad_loc at, uint64_t len, int peer, long k);
+/* A SEND (type CAD_SEND) or RECV on an absolute context and tag, outside the collective's
+ * range: the messages other implementations expect (cad_alg_impi*.c only). */
+int cad_builder_wire(struct cad_builder *b, int type, struct cad_loc at, uint64_t len, int peer,
+                     uint32_t ctx, int32_t tag);
 /* inout = in op inout over len bytes (len / esize elements of the collective's type). */
 int cad_builder_calc(struct cad_builder *b, struct cad_loc in, struct cad_loc inout, uint64_t len);
 /* `to` runs after `from`. */
@@ -138,5 +142,70 @@ void cad_alg_scatter_binomial(struct cad_builder *b);
 void cad_alg_allgather_ring(struct cad_builder *b);
 void cad_alg_allgather_recdbl(struct cad_builder *b);
 void cad_alg_alltoall(struct cad_builder *b);
+
+/* --- across IMPI clients (cad_alg_impi.c, cad_alg_impi_reduce.c) ---------------------- */
+
+#define CAD_IMPI_MAX_CLIENTS 256 /* cad_coll.client holds uint8_t values */
+
+/* Who is whose master. Masters are the lowest rank of each client present, numbered
+ * 0 .. nm - 1 in rank order (IMPI's master numbers). ~2 KiB: builders keep it on the stack. */
+struct cad_impi {
+    const uint8_t *client;            /* cad_coll.client; NULL: one client */
+    int n;                            /* communicator size */
+    int nm;                           /* masters */
+    int master[CAD_IMPI_MAX_CLIENTS]; /* master number -> its rank */
+    int num[CAD_IMPI_MAX_CLIENTS];    /* client value -> its master number */
+};
+
+/* LAM's constants (share/include/impi.h): the tags of the messages between clients, and
+ * the most masters its algorithms still do linearly (IMPI_MAX_LINEAR_*: compile-time; LAM
+ * ignores the IMPI_C_COLL_MAXLINEAR label). */
+#define CAD_IMPI_TAG_BARRIER   110
+#define CAD_IMPI_TAG_BCAST     120
+#define CAD_IMPI_TAG_REDUCE    190
+#define CAD_IMPI_MAX_LINEAR    4
+/* Our own tags inside one client, as offsets from cad_coll.tag: at least 256, so that with
+ * the library's tag bases (multiples of CAD_ALG_TAGS) none equals an IMPI tag. Each
+ * dissemination barrier takes one per round (at most 31). */
+#define CAD_IMPI_K_BARRIER_IN  256
+#define CAD_IMPI_K_BARRIER_OUT 320
+#define CAD_IMPI_K_BCAST       384
+#define CAD_IMPI_K_REDUCE      385
+
+void cad_impi_layout(const struct cad_coll *c, struct cad_impi *l);
+/* The ranks of client cl in rank order: how many, the i-th, and the index of rank r. */
+int cad_impi_lsize(const struct cad_impi *l, int cl);
+int cad_impi_lrank(const struct cad_impi *l, int cl, int i);
+int cad_impi_lindex(const struct cad_impi *l, int cl, int r);
+/* LAM's lam_cubedim (bits to number n masters) and lam_hibit (v's highest set bit below
+ * dim, -1 for none). */
+static inline int cad_impi_cubedim(int n)
+{
+    int d = 0;
+    while ((1ll << d) < n)
+        d++;
+    return d;
+}
+static inline int cad_impi_hibit(int v, int dim)
+{
+    for (int i = dim - 1; v > 0 && i >= 0; i--)
+        if (v >> i & 1)
+            return i;
+    return -1;
+}
+/* The client of rank r (0 when there is no map). */
+static inline int cad_impi_client(const struct cad_impi *l, int r)
+{
+    return l->client ? l->client[r] : 0;
+}
+/* 1 if c->client shows more than one client (any context; cad_alg.c's choice). */
+int cad_impi_spans(const struct cad_coll *c);
+/* IMPI bcast of rbuf from `root`, its first nodes after `after` (which it never connects
+ * to END itself: the caller does, if the bcast made no node). */
+void cad_impi_bcast(struct cad_builder *b, const struct cad_impi *l, int root, int after);
+void cad_alg_impi_barrier(struct cad_builder *b);
+void cad_alg_impi_bcast(struct cad_builder *b);
+void cad_alg_impi_reduce(struct cad_builder *b);
+void cad_alg_impi_allreduce(struct cad_builder *b);
 
 #endif

@@ -35,6 +35,10 @@ struct coll_req {
     MPI_Datatype dt; /* ... applied to elements of this type, in the rank's context */
     int err;         /* an error of such an op */
     void *owned;     /* the description's count arrays (malloc), freed with the request */
+    /* IMPI (coll_run.c, "One at a time"): in comm->impi_q; not handed to the engine yet;
+     * refused by the engine when its turn came (complete, with err set). */
+    int impi, deferred, failed;
+    struct coll_req *impi_next;
 };
 
 struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes, int nunpack,

@@ -10,6 +10,11 @@
  *
  *   struct coll_req | unpack list | graph (8-aligned) | run (64) | scratch (64) | temps
  *
+ * A communicator that spans IMPI clients (comm->clients, world.c) gets LAM's algorithms
+ * (CAD_A_IMPI) for barrier, bcast, reduce and allreduce, blocking or not, run one at a
+ * time ("One at a time" below), and MPI_ERR_UNSUPPORTED_OPERATION with a message for
+ * every other collective.
+ *
  * Progress does not need this file: the engine advances the graph from interrupts and
  * IPIs (mpix.h). The rank's own calls only run what must run here: user-defined ops
  * (application code never runs in interrupt context) and, with UKMPI_CAD_PROGRESS=poll,
@@ -73,6 +78,13 @@ static size_t up64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
+/* The collectives LAM does across IMPI clients (its user guide; impi-protocol.md 12.3). */
+static int spans_ok(int kind)
+{
+    return kind == CAD_K_BARRIER || kind == CAD_K_BCAST || kind == CAD_K_REDUCE ||
+           kind == CAD_K_ALLREDUCE;
+}
+
 /* Task context. Allocate the request and its block for the description `d` (kind, rank,
  * size, sizes filled; alg from the environment unless set), with `temp_bytes` of room for
  * the caller's temporaries and `nunpack` unpack entries. The graph is not built yet. */
@@ -81,6 +93,15 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
 {
     struct cad_plan plan;
     const char *why = 0;
+    if (comm->clients && !spans_ok(d->kind)) {
+        *err = world_refuse(cad_kind_name(d->kind), "this collective");
+        return 0;
+    }
+    d->client = comm->clients;
+    /* The other clients expect LAM's algorithms, whatever we like (and one at a time: see
+     * "One at a time" below). */
+    if (comm->clients)
+        d->alg = CAD_A_IMPI;
     if (!d->alg)
         d->alg = alg_of[d->kind];
     if (!d->chunk)
@@ -183,6 +204,7 @@ int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
         return MPI_ERR_INTERN;
     }
     cad_alg_copies(d, &q->plan, q->tmp); /* the moves inside this rank the graph assumes */
+    q->impi = d->alg == CAD_A_IMPI && d->client;
     rc = coll_issue_graph(q, g, req);
     if (rc == MPI_ERR_ARG) /* the kernel refused a graph of ours: a bug, say so */
         fprintf(stderr, "mpi: %s (%s): graph refused: %s\n", cad_kind_name(d->kind),
@@ -190,7 +212,86 @@ int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
     return rc;
 }
 
-/* Task context: hand a built graph to the engine. */
+/*
+ * One at a time. The IMPI collectives of a communicator (q->impi) run in the order they
+ * were started, each after the one before completed: their messages between clients carry
+ * LAM's fixed tags, so two graphs running at once would be told apart only by the order
+ * their receives get posted in, which a receive that waits for a local phase does not
+ * keep (LAM has no non-blocking collectives to worry about). One started while another
+ * runs is built, its local copies made, and queued; it goes to the engine at a later MPI
+ * call of this rank once all before it completed (every wait and test polls; the engine
+ * wakes a waiting rank when a collective of it completes). So a non-blocking IMPI
+ * collective behind another progresses only inside MPI calls, and a blocking one waits
+ * there only behind non-blocking ones the program left running.
+ */
+
+/* Task context: q to the engine; -1 (last_why set) if it refuses the graph. */
+static int engine_issue(struct coll_req *q)
+{
+    if (mpi_engine->cad_issue(q->run) < 0) {
+        memcpy(last_why, q->run->why, sizeof last_why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Task context: run what the engine parked for q (user ops); 1 if q is complete. */
+static int poll_run(struct coll_req *q)
+{
+    struct mpe_cad *run = q->run;
+    int node;
+    if (q->failed || __atomic_load_n(&run->req.done, __ATOMIC_ACQUIRE))
+        return 1;
+    /* Nothing for us to do unless we poll or a user op waits (a stale look at the queue
+     * only delays it to the next call: the engine wakes us when it parks one). MPI_Test
+     * in a compute loop then costs a few loads, not a call into the engine. */
+    if (run->policy != MPE_CAD_POLL &&
+        __atomic_load_n(&run->copy->defer_head, __ATOMIC_ACQUIRE) == CAD_NIL)
+        return 0;
+    while ((node = mpi_engine->cad_test(run)) >= 0) {
+        const struct cad_node *n = &cad_nodes(run->copy)[node]; /* the engine's: validated */
+        int rc = op_apply_packed(q->op, (const void *)(uintptr_t)n->u.c.in,
+                                 (void *)(uintptr_t)n->u.c.inout, (int)n->u.c.count, q->dt);
+        if (rc != MPI_SUCCESS && !q->err)
+            q->err = rc;
+        mpi_engine->cad_done(run, node);
+    }
+    return __atomic_load_n(&run->req.done, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Task context: drop the completed head(s) of c's queue and start the next one. The head
+ * is polled here too: its user ops must run even while the program waits for a later one. */
+static void impi_advance(MPI_Comm c)
+{
+    struct coll_req *h;
+    while ((h = c->impi_q)) {
+        if (h->deferred) {
+            h->deferred = 0;
+            if (engine_issue(h) == 0)
+                return;
+            fprintf(stderr, "mpi: a queued IMPI collective: graph refused: %s\n", last_why);
+            h->failed = 1;
+            h->err = MPI_ERR_INTERN;
+        }
+        if (!poll_run(h))
+            return;
+        c->impi_q = h->impi_next;
+        h->impi = 0;
+    }
+}
+
+/* Task context: take q out of its communicator's queue (wherever it is). */
+static void impi_unlink(struct coll_req *q)
+{
+    for (struct coll_req **pp = &q->comm->impi_q; *pp; pp = &(*pp)->impi_next)
+        if (*pp == q) {
+            *pp = q->impi_next;
+            break;
+        }
+    q->impi = 0;
+}
+
+/* Task context: hand a built graph to the engine (or, an IMPI one, queue it). */
 int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
 {
     MPI_Request r = req_alloc();
@@ -206,8 +307,17 @@ int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
     run->world_size = (uint32_t)q->comm->size;
     run->policy = policy;
     run->run_nodes = q->plan.node_cap;
-    if (mpi_engine->cad_issue(run) < 0) {
-        memcpy(last_why, run->why, sizeof last_why);
+    if (q->impi) {
+        struct coll_req **pp = &q->comm->impi_q;
+        impi_advance(q->comm);
+        q->deferred = *pp != 0;
+        while (*pp)
+            pp = &(*pp)->impi_next;
+        *pp = q;
+    }
+    if (!q->deferred && engine_issue(q) < 0) {
+        if (q->impi)
+            impi_unlink(q);
         req_discard(r);
         coll_free(q);
         return MPI_ERR_ARG;
@@ -228,25 +338,9 @@ int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
 int coll_poll(MPI_Request r)
 {
     struct coll_req *q = r->coll;
-    struct mpe_cad *run = q->run;
-    int node;
-    if (__atomic_load_n(&run->req.done, __ATOMIC_ACQUIRE))
-        return 1;
-    /* Nothing for us to do unless we poll or a user op waits (a stale look at the queue
-     * only delays it to the next call: the engine wakes us when it parks one). MPI_Test
-     * in a compute loop then costs a few loads, not a call into the engine. */
-    if (run->policy != MPE_CAD_POLL &&
-        __atomic_load_n(&run->copy->defer_head, __ATOMIC_ACQUIRE) == CAD_NIL)
-        return 0;
-    while ((node = mpi_engine->cad_test(run)) >= 0) {
-        const struct cad_node *n = &cad_nodes(run->copy)[node]; /* the engine's: validated */
-        int rc = op_apply_packed(q->op, (const void *)(uintptr_t)n->u.c.in,
-                                 (void *)(uintptr_t)n->u.c.inout, (int)n->u.c.count, q->dt);
-        if (rc != MPI_SUCCESS && !q->err)
-            q->err = rc;
-        mpi_engine->cad_done(run, node);
-    }
-    return __atomic_load_n(&run->req.done, __ATOMIC_ACQUIRE) != 0;
+    if (q->impi)
+        impi_advance(q->comm);
+    return !q->deferred && poll_run(q);
 }
 
 /* Task context, once coll_poll said complete: unpack, release, free. MPI error class. */
@@ -262,8 +356,13 @@ int coll_finish(MPI_Request r)
         op_release(q->op);
     if (q->dt)
         dt_release(q->dt);
+    MPI_Comm c = q->comm;
+    if (q->impi)
+        impi_unlink(q);
     coll_free(q);
     r->coll = 0;
+    if (c->impi_q) /* the next one may go now */
+        impi_advance(c);
     return rc;
 }
 

@@ -7,6 +7,10 @@
  * has 0, SELF 2; a new communicator gets an id all its members agree on: the maximum of
  * their next free ids (an allreduce over the parent), after which each member's next free
  * id moves past it. Ids are never reused (2^31 communicator creations would wrap).
+ *
+ * IMPI (world.c): a communicator whose ranks belong to several IMPI clients keeps their
+ * map (c->clients) for the collectives, and cannot make new communicators: LAM cannot.
+ * Only MPI_COMM_WORLD can be such a communicator, since nothing can be made from it.
  */
 #include "mpi_impl.h"
 #include <limits.h>
@@ -22,8 +26,20 @@ int comm_valid(MPI_Comm comm)
     return comm && comm->refs > 0;
 }
 
-static void comm_setup(MPI_Comm c, MPI_Group g, int my_world, uint32_t ctx, const char *name)
+/* The constructors' refusal on a communicator that spans IMPI clients (LAM's user guide:
+ * no communicator constructor works across clients). Every member of the parent refuses
+ * alike, before any message, so nobody waits for the others. */
+#define SPANS(comm, fn)                                                                            \
+    do {                                                                                           \
+        if ((comm)->clients)                                                                       \
+            return err_raise(comm, world_refuse(fn, "a new communicator"), fn);                    \
+    } while (0)
+
+/* Task context: c's fields from its group; MPI_ERR_NO_MEM if the client map failed. */
+static int comm_setup(MPI_Comm c, MPI_Group g, int my_world, uint32_t ctx, const char *name)
 {
+    int err;
+    c->clients = world_client_map(g->world, g->size, &err);
     c->group = g;
     c->size = g->size;
     c->rank = grp_rank_of(g, my_world);
@@ -31,6 +47,7 @@ static void comm_setup(MPI_Comm c, MPI_Group g, int my_world, uint32_t ctx, cons
     c->errh = MPI_ERRORS_ARE_FATAL;
     c->refs = 1;
     strncpy(c->name, name, sizeof c->name - 1);
+    return err;
 }
 
 /* Task context (MPI_Init). */
@@ -42,10 +59,11 @@ int comm_init_world(int rank, int size)
     for (int i = 0; i < size; i++)
         w->world[i] = i;
     s->world[0] = rank;
-    comm_setup(&mpi_comm_world_, w, rank, 0, "MPI_COMM_WORLD");
-    comm_setup(&mpi_comm_self_, s, rank, 2, "MPI_COMM_SELF");
+    int rc = comm_setup(&mpi_comm_world_, w, rank, 0, "MPI_COMM_WORLD");
+    if (rc == MPI_SUCCESS)
+        rc = comm_setup(&mpi_comm_self_, s, rank, 2, "MPI_COMM_SELF");
     mpi_comm_world_.predefined = mpi_comm_self_.predefined = 1;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int MPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -90,7 +108,11 @@ static int comm_make(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
         grp_release(g);
         return MPI_ERR_NO_MEM;
     }
-    comm_setup(c, g, me, ctx, "");
+    if (comm_setup(c, g, me, ctx, "") != MPI_SUCCESS) {
+        grp_release(g);
+        free(c);
+        return MPI_ERR_NO_MEM;
+    }
     c->errh = parent->errh; /* MPI: a new communicator inherits the parent's handler */
     err_retain(c->errh);
     *out = c;
@@ -103,6 +125,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return MPI_ERR_OTHER;
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_dup");
+    SPANS(comm, "MPI_Comm_dup");
     uint32_t ctx;
     int rc = agree_ctx(comm, &ctx);
     if (rc == MPI_SUCCESS) {
@@ -137,6 +160,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return MPI_ERR_OTHER;
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_split");
+    SPANS(comm, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
         return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_split");
     int n = comm->size, mine[2] = {color, key};
@@ -176,6 +200,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return MPI_ERR_OTHER;
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_create");
+    SPANS(comm, "MPI_Comm_create");
     if (!group)
         return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     for (int i = 0; i < group->size; i++)
@@ -198,6 +223,7 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (--c->refs == 0) {
         grp_release(c->group);
         err_release(c->errh);
+        free(c->clients);
         free(c);
     }
     *comm = MPI_COMM_NULL;

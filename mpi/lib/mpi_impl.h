@@ -83,6 +83,8 @@ struct mpi_comm_s {
     MPI_Group group;   /* group->world[i]: world rank of comm rank i */
     uint32_t ctx;      /* context id of point-to-point traffic; ctx + 1: collectives */
     uint32_t coll_seq; /* collectives started on it: each gets its own tags (coll_run.c) */
+    uint8_t *clients;  /* IMPI client of each rank when it spans several (world.c), else NULL */
+    struct coll_req *impi_q; /* its IMPI collectives not known complete, in order (coll_run.c) */
     MPI_Errhandler errh;
     int refs;
     int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
@@ -186,6 +188,12 @@ void world_init(int size);
 void world_set(int n, const int32_t *first, int size);
 int world_nclients(void);
 int world_client(int world);
+/* The IMPI client of each of n world ranks (malloc'd, the caller frees it), or NULL when
+ * they are all in one client; *err is MPI_ERR_NO_MEM (else MPI_SUCCESS). */
+uint8_t *world_client_map(const int *world, int n, int *err);
+/* What a call that LAM cannot do across IMPI clients returns, having said so on stderr:
+ * MPI_ERR_UNSUPPORTED_OPERATION. `fn` names the call, `what` the thing refused. */
+int world_refuse(const char *fn, const char *what);
 
 /* op.c */
 

@@ -2,7 +2,8 @@
  * mpi_test_util.c: stand-ins for what other modules of the MPI library provide, so that
  * the datatype, reduction, group and error files can be tested alone: the predefined
  * communicators (weak: the communicator module's own definitions win if it is ever linked
- * here) and mpi_abort_hook, which here jumps back into mpi_t_fatal; and the datatype
+ * here), the engine pointer (never used: nothing here reaches the engine) and
+ * mpi_abort_hook, which here jumps back into mpi_t_fatal; and the datatype
  * checks the datatype and reduction tests share.
  */
 #include "ut.h"
@@ -17,6 +18,8 @@ __attribute__((weak)) struct mpi_comm_s mpi_comm_world_ = {
     .rank = 0, .size = 1, .refs = 1, .predefined = 1, .name = "MPI_COMM_WORLD"};
 __attribute__((weak)) struct mpi_comm_s mpi_comm_self_ = {
     .rank = 0, .size = 1, .refs = 1, .predefined = 1, .name = "MPI_COMM_SELF"};
+/* world.c's world_init asks the engine; tests call world_set instead. */
+__attribute__((weak)) const struct mpe_ops *mpi_engine;
 
 static jmp_buf *abort_env;
 static int abort_code;
