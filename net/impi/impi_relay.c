@@ -228,9 +228,9 @@ static void tables_done(void)
      * checks by the announced index (the unikernel) is served. */
     if (relay.m.me != relay.m.nclients - 1 && relay.m.nclients > 2)
         impi_log(0,
-                 "note: client A (client %d of %d) must accept connections from %d external "
-                 "clients' hosts at one relay address: a LAM client A cannot (it must be the "
-                 "highest client); a client that checks host indices can",
+                 "note: client A (client %d of %d) must accept host connections of %d higher "
+                 "client(s) from this relay's address: a LAM client A aborts there (it must be "
+                 "the highest client); a client that checks host indices does not",
                  relay.m.me, relay.m.nclients, relay.m.nclients - 1 - relay.m.me);
     relay_start_dance();
     link_backlog = true;

@@ -7,6 +7,9 @@
 #                 pairs of clients 0-1, 0-2 and 1-2).
 #   multi3_trunk: the same job with client 2 behind two trunked relays (<ns>F1, <ns>F2):
 #                 "pairs 3" and a pairwise exchange "a2a 3".
+#   multi4:       LAM clients 0, 1 and 2 directly on the global network (<ns>G, <ns>H,
+#                 <ns>F3), LAM client 3 behind one relay (<ns>F1): "pairs 4" (clients 0-2
+#                 and 1-3) and "a2a 6" (clients 0, 1, 2 with client 3).
 #   relay2relay:  a 2-client job with each client behind its own relay (<ns>A via <ns>F1,
 #                 <ns>P via <ns>F3): the relays are each other's IMPI hosts on the global
 #                 network.
@@ -47,7 +50,7 @@ mk_second_private() {
 }
 
 # Builds the topology and boots the universes once per run: M0 <ns>G, M1 <ns>H, M2 <ns>A,
-# M3 <ns>P, D2 <ns>F1 (multi3's direct baseline).
+# M3 <ns>P, D2 <ns>F1 (multi3's direct baseline), D3 <ns>F3 (multi4's client 2).
 multi_topology() {
     [ -n "${MULTI_UP:-}" ] && return
     mk_topology 2
@@ -58,6 +61,7 @@ multi_topology() {
     lam_boot M2 ${NSP}A
     lam_boot M3 ${NSP}P
     lam_boot D2 ${NSP}F1
+    lam_boot D3 ${NSP}F3
     MULTI_UP=1
 }
 
@@ -185,6 +189,18 @@ t_multi3_trunk() {
             ok "multi3-trunk/relay$k-owns-one-proc-per-external-client" ||
             bad "multi3-trunk/relay$k-owns-one-proc-per-external-client"
     done
+}
+
+t_multi4() {
+    multi_topology
+    MC_U=(M0 M1 D3 M2)
+    MC_NS=(${NSP}G ${NSP}H ${NSP}F3 ${NSP}A)
+    MC_IP=(10.77.2.2 10.77.2.3 10.77.2.103 10.77.1.2)
+    MC_RELAY=("" "" "" "${NSP}F1 10.77.1.101 10.77.2.101")
+    LAM_TIMEOUT=50 multi_job multi4 2 pairs 4
+    LAM_TIMEOUT=50 multi_job multi4-a2a 2 a2a 6 4096 10
+    [ "$(grep -c 'external-proc .*(client [012])' "$WORK/log/multi4-c3-relay0.log.out")" = 6 ] &&
+        ok multi4/relay-maps-three-external-clients || bad multi4/relay-maps-three-external-clients
 }
 
 t_relay2relay() {
