@@ -25,8 +25,9 @@ struct relay relay;
 #define CT_LABL 0x4c41424cu /* master -> secondary: label, A's data, the server's reply */
 #define CT_TEND 0x54454e44u /* master -> secondary: tables complete */
 
-/* One trunk's addresses: priv ip, priv port, glob ip, glob port, control port. */
-#define CT_TRUNK_LEN            (5 * CT_INT_LEN)
+/* One trunk's addresses: priv ip, RELAY_MAX_EXT priv ports, glob ip, glob port, control
+ * port. */
+#define CT_TRUNK_LEN            ((4 + RELAY_MAX_EXT) * CT_INT_LEN)
 /* CT_HELO: the index, then its trunk's addresses. CT_TRKS: K, then K trunks' addresses. */
 #define CT_HELO_LEN             (CT_INT_LEN + CT_TRUNK_LEN)
 #define CT_TRKS_LEN(k)          (CT_INT_LEN + CT_TRUNK_LEN * (uint32_t)(k))
@@ -159,7 +160,8 @@ static uint32_t ct_get32(const uint8_t **p)
 static uint8_t *ct_put_trunk(uint8_t *p, const struct relay_trunk *t)
 {
     p = ct_put32(p, t->priv_ip);
-    p = ct_put32(p, t->priv_port);
+    for (int e = 0; e < RELAY_MAX_EXT; e++)
+        p = ct_put32(p, t->priv_port[e]);
     p = ct_put32(p, t->glob_ip);
     p = ct_put32(p, t->glob_port);
     return ct_put32(p, t->ctrl_port);
@@ -167,7 +169,8 @@ static uint8_t *ct_put_trunk(uint8_t *p, const struct relay_trunk *t)
 static void ct_get_trunk(const uint8_t **p, struct relay_trunk *t)
 {
     t->priv_ip = ct_get32(p);
-    t->priv_port = (uint16_t)ct_get32(p);
+    for (int e = 0; e < RELAY_MAX_EXT; e++)
+        t->priv_port[e] = (uint16_t)ct_get32(p);
     t->glob_ip = ct_get32(p);
     t->glob_port = (uint16_t)ct_get32(p);
     t->ctrl_port = (uint16_t)ct_get32(p);
@@ -219,6 +222,16 @@ static void tables_done(void)
         relay_fail("the job's maximum packet length %u is larger than this relay buffers",
                    relay.m.maxlen);
     relay_map_print(&relay.m, relay.self, stdout);
+    /* LAM checks an accepted host connection against the first host at its source
+     * address: behind this relay that is our host for the lowest external client, so a LAM
+     * client A fails to accept the others (net/impi/README.md). Not refused: a client that
+     * checks by the announced index (the unikernel) is served. */
+    if (relay.m.me != relay.m.nclients - 1 && relay.m.nclients > 2)
+        impi_log(0,
+                 "note: client A (client %d of %d) must accept host connections of %d higher "
+                 "client(s) from this relay's address: a LAM client A aborts there (it must be "
+                 "the highest client); a client that checks host indices does not",
+                 relay.m.me, relay.m.nclients, relay.m.nclients - 1 - relay.m.me);
     relay_start_dance();
     link_backlog = true;
 }
@@ -233,7 +246,10 @@ static void on_label_reply(const uint8_t *p, uint32_t n)
     int i = li->order, e;
     if ((e = relay_map_label(&relay.m, label, startup.adata[i], startup.alen[i], p, n)))
         relay_fail("server: bad %s reply: %s", li->name, impi_strerror(e));
-    size_t cap = 64 + (size_t)n + startup.alen[i] + 16u * (IMPI_MAX_PROCS + RELAY_MAX_TRUNKS);
+    /* The reply with each external client's part replaced by its trunk view: at most 16
+     * bytes per proc or per trunk host of each client more than the server's reply. */
+    size_t cap = 64 + (size_t)n + startup.alen[i] +
+                 16u * ((size_t)relay.m.out.nprocs + RELAY_MAX_TRUNKS * IMPI_MAX_CLIENTS);
     uint8_t *out = malloc(cap);
     uint32_t olen;
     if (!out)
@@ -300,12 +316,11 @@ static void server_input(struct rconn *rc)
             break;
         const uint8_t *p = d + IMPI_CMD_HDR_LEN;
         if (c.cmd == IMPI_CMD_IMPI) {
-            relay.m.nclients = (int)impi_get32(p);
-            if (relay.m.nclients != 2)
-                relay_fail("the job has %d clients; this relay supports 2-client jobs "
-                           "(one private cluster, one external client)",
-                           relay.m.nclients);
-            relay.m.ext = 1 - relay.m.me;
+            int nc = (int)impi_get32(p);
+            if (relay_map_job(&relay.m, nc, relay.m.me))
+                relay_fail("server: the job has %d clients and client A is client %d: a relay "
+                           "serves jobs of 2 to %d clients",
+                           nc, relay.m.me, IMPI_MAX_CLIENTS);
             uint8_t j[CT_JOB_LEN];
             ct_put32(ct_put32(j, (uint32_t)relay.m.nclients), (uint32_t)relay.m.me);
             ctrl_all(CT_JOB, j, sizeof j);
@@ -348,8 +363,9 @@ static void client_cmd(struct rconn *rc, const struct impi_cmd *c, const uint8_t
     switch (c->cmd) {
     case IMPI_CMD_IMPI:
         relay.m.me = (int)impi_get32(p);
-        if (relay.m.me < 0 || relay.m.me > 1)
-            relay_fail("client A: rank %d; this relay supports 2-client jobs", relay.m.me);
+        if (relay.m.me < 0 || relay.m.me >= IMPI_MAX_CLIENTS)
+            relay_fail("client A: rank %d; IMPI jobs have at most %d clients", relay.m.me,
+                       IMPI_MAX_CLIENTS);
         cmd_send(relay.server, IMPI_CMD_IMPI, p, IMPI_INT4_LEN);
         break;
     case IMPI_CMD_COLL: {
@@ -537,9 +553,9 @@ static void ctrl_input(struct rconn *rc)
         } else if (type == CT_TRKS && from_master && len >= CT_INT_LEN) {
             on_trunks(d, len);
         } else if (type == CT_JOB && from_master && len == CT_JOB_LEN) {
-            relay.m.nclients = (int)ct_get32(&d);
-            relay.m.me = (int)ct_get32(&d);
-            relay.m.ext = 1 - relay.m.me;
+            int nc = (int)ct_get32(&d), me = (int)ct_get32(&d);
+            if (relay_map_job(&relay.m, nc, me))
+                relay_fail("trunk control: bad job record (%d clients, A is %d)", nc, me);
         } else if (type == CT_LABL && from_master && len >= CT_LABL_LEN(0, 0)) {
             on_label(d, len);
         } else if (type == CT_TEND && from_master) {
@@ -781,9 +797,15 @@ static struct relay_trunk *listen_gateways(void)
     struct relay_trunk *me = &relay.m.tr[relay.self];
     me->priv_ip = opts.priv_ip;
     me->glob_ip = opts.glob_ip;
-    struct rconn *lp = listen_on(opts.priv_ip, &me->priv_port, K_LISTEN_PRIV, "private gateway");
+    /* One private gateway per external client the job may have (the job's size is known
+     * only later, and the ports go to the master before): the unused ones only listen. */
+    for (int e = 0; e < RELAY_MAX_EXT; e++) {
+        struct rconn *lp =
+            listen_on(opts.priv_ip, &me->priv_port[e], K_LISTEN_PRIV, "private gateway");
+        lp->side = SIDE_IN;
+        lp->ext = e;
+    }
     struct rconn *lg = listen_on(opts.glob_ip, &me->glob_port, K_LISTEN_GLOB, "global gateway");
-    lp->side = SIDE_IN;
     lg->side = SIDE_OUT;
     return me;
 }
@@ -803,7 +825,7 @@ static void join_master(struct relay_trunk *me, uint32_t ip, uint16_t port)
     ct_put_trunk(ct_put32(h, (uint32_t)relay.self), me);
     relay_ctrl_send(relay.ctrl_master, CT_HELO, h, sizeof h);
     printf("trunk %d ready: private %s:%u global %s:%u\n", relay.self, impi_ipstr(me->priv_ip),
-           me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
+           me->priv_port[0], impi_ipstr(me->glob_ip), me->glob_port);
 }
 
 /* Main thread, master relay: connect to the real server (AUTH first), open client A's
@@ -949,8 +971,9 @@ int main(int argc, char **argv)
         join_master(me, tof_ip, tof_port);
     else
         start_master();
-    impi_log(1, "private gateway %s:%u, global gateway %s:%u", impi_ipstr(me->priv_ip),
-             me->priv_port, impi_ipstr(me->glob_ip), me->glob_port);
+    impi_log(1, "private gateway %s:%u (and %d more ports), global gateway %s:%u",
+             impi_ipstr(me->priv_ip), me->priv_port[0], RELAY_MAX_EXT - 1, impi_ipstr(me->glob_ip),
+             me->glob_port);
     run();
     relay_print_stats();
     impi_log(1, "all host connections finished; exiting");

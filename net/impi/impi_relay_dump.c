@@ -70,8 +70,7 @@ void relay_dump(void)
     if (!relay.dance_started)
         return;
     for (int s = SIDE_IN; s <= SIDE_OUT; s++) {
-        int nh = s == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts;
-        for (int h = 0; h < nh; h++)
+        for (int h = 0; h < relay_nslots((enum rside)s); h++)
             dump_conn("host", relay.hosts[s][h]);
     }
     dump_pairs(SIDE_IN);

@@ -20,30 +20,33 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Global host index of the first host of client c, in the global (glob) or private view. */
-static int base(int c, bool glob)
+/* Main thread: see impi_relay_run.h. */
+int relay_nslots(enum rside s)
 {
-    int b = 0;
-    for (int k = 0; k < c; k++) {
-        if (k == relay.m.me)
-            b += glob ? relay.m.K : relay.m.in.nhosts;
-        else
-            b += glob ? relay.m.out.nhosts : relay.m.K;
-    }
-    return b;
+    return s == SIDE_IN ? relay.m.in.nhosts * relay.m.next : relay.m.out.nhosts;
 }
 
-/* This relay's own host index on side s. */
-static int my_index(enum rside s)
+/* This relay's own host index towards host slot `slot` of side s: on the global side it is
+ * one host of client A; on the private side one host of each external client, the one of
+ * the slot's external client. */
+static int my_index(enum rside s, int slot)
 {
-    return s == SIDE_OUT ? base(relay.m.me, true) + relay.self
-                         : base(relay.m.ext, false) + relay.self;
+    return s == SIDE_OUT ? relay_gidx_trunk(&relay.m, relay.self)
+                         : relay_pidx_trunk(&relay.m, slot % relay.m.next, relay.self);
 }
 
-/* Host index of real host h on side s (A's hosts in the private view, B's in the global). */
-static int host_index(enum rside s, int h)
+/* Host index of the real host of slot `slot` of side s (A's hosts in the private view,
+ * the external clients' in the global). */
+static int host_index(enum rside s, int slot)
 {
-    return s == SIDE_OUT ? base(relay.m.ext, true) + h : base(relay.m.me, false) + h;
+    return s == SIDE_OUT ? relay_gidx_out(&relay.m, slot)
+                         : relay_pidx_in(&relay.m, slot / relay.m.next);
+}
+
+/* The real host (index in that side's table) of slot `slot` of side s. */
+static int slot_host(enum rside s, int slot)
+{
+    return s == SIDE_OUT ? slot : slot / relay.m.next;
 }
 
 /* Any context: "private" or "global", for messages. */
@@ -59,19 +62,20 @@ static void host_connect(struct rconn *rc)
     const struct relay_side *sd = rc->side == SIDE_IN ? &relay.m.in : &relay.m.out;
     const struct relay_trunk *t = &relay.m.tr[relay.self];
     uint32_t src = rc->side == SIDE_IN ? t->priv_ip : t->glob_ip;
-    int fd = impi_connect(src, sd->ip[rc->host], sd->port[rc->host]);
+    int h = slot_host(rc->side, rc->host);
+    int fd = impi_connect(src, sd->ip[h], sd->port[h]);
     if (fd < 0)
         relay_fail("%s: cannot connect from %s: %s", rc->c.name, impi_ipstr(src), strerror(errno));
     rc->c.fd = fd;
     rc->connecting = true;
     uint8_t idx[4];
-    impi_put32(idx, (uint32_t)my_index(rc->side));
+    impi_put32(idx, (uint32_t)my_index(rc->side, rc->host));
     if (impi_conn_send(&rc->c, idx, 4))
         relay_fail("out of memory");
     struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN | EPOLLRDHUP, .data.ptr = rc};
     epoll_ctl(relay.ep, EPOLL_CTL_ADD, fd, &ev);
     rc->c.want_out = true;
-    impi_log(1, "%s: connecting as host %d", rc->c.name, my_index(rc->side));
+    impi_log(1, "%s: connecting as host %d", rc->c.name, my_index(rc->side, rc->host));
 }
 
 /* Removes pending connection p from relay.pending (keeping the order: oldest first). */
@@ -110,12 +114,19 @@ pending_drop(struct rconn *p, const char *fmt, ...)
 static void identify(struct rconn *p)
 {
     enum rside s = p->side;
-    int idx = (int)impi_get32(p->idx);
-    int nh = s == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts, h = -1;
-    for (int k = 0; k < nh; k++)
-        if (host_index(s, k) == idx)
-            h = k;
-    if (h < 0 || idx < my_index(s)) {
+    int idx = (int)impi_get32(p->idx), h = -1;
+    if (s == SIDE_OUT) {
+        /* Global view: the external hosts in order, A's K relay hosts among them. */
+        int before = relay_gidx_trunk(&relay.m, 0);
+        h = idx < before ? idx : idx - relay.m.K;
+        if (idx < 0 || (idx >= before && idx < before + relay.m.K) || h >= relay.m.out.nhosts)
+            h = -1;
+    } else if (p->ext < relay.m.next) {
+        /* Private view: A's host, at the gateway port of external client p->ext. */
+        int a = idx - relay_pidx_in(&relay.m, 0);
+        h = a >= 0 && a < relay.m.in.nhosts ? a * relay.m.next + p->ext : -1;
+    }
+    if (h < 0 || idx < my_index(s, h)) {
         pending_drop(p, "announced host index %d, which is no host that connects to us", idx);
         return;
     }
@@ -169,7 +180,8 @@ void relay_start_dance(void)
 {
     for (int s = 0; s < 2; s++) {
         const struct relay_side *sd = s == SIDE_IN ? &relay.m.in : &relay.m.out;
-        relay.hosts[s] = calloc((size_t)sd->nhosts, sizeof *relay.hosts[s]);
+        int nslots = relay_nslots((enum rside)s);
+        relay.hosts[s] = calloc((size_t)nslots, sizeof *relay.hosts[s]);
         size_t np = (size_t)(s == SIDE_IN ? relay.m.out.nprocs : relay.m.in.nprocs);
         relay.st.dest_pkts[s] = calloc(np, sizeof(uint64_t));
         relay.st.dest_data[s] = calloc(np, sizeof(uint64_t));
@@ -179,20 +191,25 @@ void relay_start_dance(void)
         if (!relay.hosts[s] || !relay.st.dest_pkts[s] || !relay.st.dest_data[s] ||
             !relay.st.pair_pkts[s] || !relay.st.pair_acks[s])
             relay_fail("out of memory");
-        for (int h = 0; h < sd->nhosts; h++) {
+        for (int slot = 0; slot < nslots; slot++) {
+            int h = slot_host((enum rside)s, slot);
             char name[64];
-            snprintf(name, sizeof name, "%s host %d (%s:%u)", s == SIDE_IN ? "private" : "external",
-                     h, impi_ipstr(sd->ip[h]), sd->port[h]);
+            if (s == SIDE_IN)
+                snprintf(name, sizeof name, "private host %d (%s:%u) for client %d", h,
+                         impi_ipstr(sd->ip[h]), sd->port[h], relay.m.ext[slot % relay.m.next]);
+            else
+                snprintf(name, sizeof name, "external host %d (%s:%u)", h, impi_ipstr(sd->ip[h]),
+                         sd->port[h]);
             struct rconn *rc = calloc(1, sizeof *rc);
             if (!rc)
                 relay_fail("out of memory");
             impi_conn_init(&rc->c, -1, name);
             rc->kind = K_HOST;
             rc->side = (enum rside)s;
-            rc->host = h;
-            relay.hosts[s][h] = rc;
+            rc->host = slot;
+            relay.hosts[s][slot] = rc;
             /* The higher-indexed host connects to the lower one (spec §4). */
-            if (host_index((enum rside)s, h) < my_index((enum rside)s))
+            if (host_index((enum rside)s, slot) < my_index((enum rside)s, slot))
                 host_connect(rc);
         }
     }
@@ -249,6 +266,7 @@ void relay_gateway_accept(struct rconn *lc)
                  impi_ipstr(ntohl(sa.sin_addr.s_addr)), ntohs(sa.sin_port));
         struct rconn *p = relay_conn_new(fd, K_PENDING, name);
         p->side = lc->side;
+        p->ext = lc->ext;
         if (relay.npending == RELAY_PENDING_MAX && !evict_silent()) {
             pending_drop(p, "%d connections are waiting for the tables already", RELAY_PENDING_MAX);
             continue;
@@ -261,7 +279,6 @@ void relay_gateway_accept(struct rconn *lc)
  * nothing more can come for side s through this relay). */
 static void fini_side(enum rside s)
 {
-    const struct relay_side *sd = s == SIDE_IN ? &relay.m.in : &relay.m.out;
     struct impi_proc z;
     memset(&z, 0, sizeof z);
     z.pid = -1;
@@ -269,7 +286,7 @@ static void fini_side(enum rside s)
     impi_pkt_control(&f, IMPI_PK_FINI, &z, &z);
     uint8_t b[IMPI_PKT_HDR_LEN];
     impi_pkt_encode(&f, b);
-    for (int h = 0; h < sd->nhosts; h++) {
+    for (int h = 0; h < relay_nslots(s); h++) {
         struct rconn *rc = relay.hosts[s][h];
         if (rc->fini_tx)
             continue;
@@ -282,8 +299,7 @@ static void fini_side(enum rside s)
 /* Whether every host of side s has sent its FINI to this relay. */
 static bool side_fini_rx(enum rside s)
 {
-    const struct relay_side *sd = s == SIDE_IN ? &relay.m.in : &relay.m.out;
-    for (int h = 0; h < sd->nhosts; h++)
+    for (int h = 0; h < relay_nslots(s); h++)
         if (!relay.hosts[s][h]->fini_rx)
             return false;
     return true;
@@ -342,7 +358,8 @@ static void forward(struct rconn *rc, const uint8_t *f, size_t fr, const struct 
                        (long long)p->dest.pid);
         relay_private_id(&relay.m, j, &src);
         dest = relay.m.in.proc[i];
-        out = relay.hosts[SIDE_IN][relay.m.in.proc_host[i]];
+        /* A's host gets it on its connection to our host for the source's client. */
+        out = relay.hosts[SIDE_IN][relay.m.in.proc_host[i] * relay.m.next + relay.m.out.ext_of[j]];
     }
     if (p->type == IMPI_PK_PROTOACK) {
         /* A LAM receiver acknowledging what the relay delivered: the relay never holds
@@ -448,8 +465,7 @@ bool relay_hosts_finished(void)
     if (!relay.dance_started)
         return false;
     for (int s = 0; s < 2; s++) {
-        int nh = s == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts;
-        for (int h = 0; h < nh; h++) {
+        for (int h = 0; h < relay_nslots((enum rside)s); h++) {
             struct rconn *rc = relay.hosts[s][h];
             if (rc->fini_rx && rc->fini_tx && !impi_conn_pending(&rc->c) && rc->c.fd >= 0)
                 impi_conn_close(&rc->c, relay.ep);

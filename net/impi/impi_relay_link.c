@@ -78,7 +78,7 @@ static void link_packet(int k, const uint8_t *p, uint32_t len)
     if (from != SIDE_IN && from != SIDE_OUT)
         relay_fail("%s: bad side %u", l->rc->c.name, from);
     enum rside to = from == SIDE_IN ? SIDE_OUT : SIDE_IN;
-    uint32_t nh = (uint32_t)(to == SIDE_IN ? relay.m.in.nhosts : relay.m.out.nhosts);
+    uint32_t nh = (uint32_t)relay_nslots(to);
     struct impi_pkt pk;
     if (host >= nh || impi_frame(f, fr, relay.m.maxlen, &pk, &whole) || whole != fr)
         relay_fail("%s: bad packet record (host %u, %zu bytes)", l->rc->c.name, host, fr);

@@ -15,13 +15,16 @@ enum rkind {
     K_HOST,          /* a host-to-host connection (A's or B's host) */
     K_PENDING,       /* accepted at a gateway, its 4-byte host index not yet acted on */
 };
-enum rside { SIDE_IN = 0, SIDE_OUT = 1 }; /* IN: private cluster A, OUT: external B */
+/* IN: private cluster A; OUT: every external client ("B" below and in logs: A->B is
+ * private to global). */
+enum rside { SIDE_IN = 0, SIDE_OUT = 1 };
 
 struct rconn {
     struct impi_conn c;
     enum rkind kind;
     enum rside side;
-    int host;        /* index in that side's host table, -1 until identified */
+    int host;        /* K_HOST: slot in relay.hosts[side], -1 until identified (relay_nslots) */
+    int ext;         /* private gateway listener and its accepts: the external client it serves */
     bool connecting; /* non-blocking connect in progress */
     bool fini_rx, fini_tx;
     int trunk; /* K_CTRL: the relay at the other end once known (a link), else -1 */
@@ -49,7 +52,7 @@ struct relay_link {
 
 struct relay_stats {
     uint64_t pkts[2], bytes[2]; /* by direction: [SIDE_IN] = A->B, [SIDE_OUT] = B->A */
-    uint64_t *dest_pkts[2];     /* per destination proc: [SIDE_IN] B's procs, [SIDE_OUT] A's */
+    uint64_t *dest_pkts[2];     /* per destination proc: [SIDE_IN] external, [SIDE_OUT] A's */
     uint64_t *dest_data[2];     /* the same, DATA/DATASYNC only */
     uint64_t acks_sent[2];      /* PROTOACKs we generated towards senders on that side */
     uint64_t acks_dropped[2];   /* PROTOACKs from LAM receivers on that side, consumed */
@@ -69,8 +72,11 @@ struct relay {
     struct rconn *client, *server, *ctrl_master; /* ctrl_master: a secondary's link */
     struct rconn *ctrl[RELAY_MAX_TRUNKS];        /* master's links to secondaries */
     struct relay_link link[RELAY_MAX_TRUNKS];    /* [self] unused */
-    struct rconn **hosts[2];                     /* [side][host] once the map is complete */
-    struct rconn *pending[RELAY_PENDING_MAX];    /* K_PENDING, oldest first */
+    /* [side][slot] once the map is complete: on the global side one per external host; on
+     * the private side one per (A's host h, external client e), slot h * next + e, since
+     * A's host connects to our host of each external client separately. */
+    struct rconn **hosts[2];
+    struct rconn *pending[RELAY_PENDING_MAX]; /* K_PENDING, oldest first */
     int npending;
     uint64_t dropped;   /* unidentified connections dropped (bad index, no room, closed) */
     int nctrl;          /* master: trunk control connections accepted */
@@ -104,6 +110,8 @@ void relay_send(struct rconn *rc, const void *p, size_t n);
 void relay_flush(struct rconn *rc);
 /* Main thread: send one trunk control record (type, then n bytes of fields at p). */
 void relay_ctrl_send(struct rconn *rc, uint32_t type, const void *p, uint32_t n);
+/* Main thread, tables complete: the number of host connections on side s. */
+int relay_nslots(enum rside s);
 /* Main thread: the tables are complete: create host slots, connect where we are the
  * higher-indexed host, and identify pending accepts (impi_relay_fwd.c). */
 void relay_start_dance(void);
