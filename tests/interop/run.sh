@@ -2,10 +2,11 @@
 # IMPI interop tests against LAM/MPI 7.1.4 (see net/impi/README.md). Needs root (network
 # namespaces, the unprivileged LAM user). Closing line: "interop: N passed, N failed".
 # IMPI_TESTS selects tests by name (default: all): loopback relay trunk trunk_a2a badinput
+# uk_lam (a unikernel job with LAM: impi_t_uklam.sh; UK_LAM_MODE=p2p|coll|all)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/interop/impi_lib.sh
-TESTS=${IMPI_TESTS:-loopback relay trunk trunk_a2a badinput}
+TESTS=${IMPI_TESTS:-loopback relay trunk trunk_a2a badinput uk_lam}
 for f in tests/interop/impi_t_*.sh; do . "$f"; done
 impi_setup
 impi_build_prog
