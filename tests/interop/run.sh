@@ -2,7 +2,8 @@
 # IMPI interop tests against LAM/MPI 7.1.4 (see net/impi/README.md). Needs root (network
 # namespaces, the unprivileged LAM user). Closing line: "interop: N passed, N failed".
 # IMPI_TESTS selects tests by name (default: all): loopback relay trunk trunk_a2a badinput
-# uk_lam (a unikernel job with LAM: impi_t_uklam.sh; UK_LAM_MODE=p2p|coll|all)
+# uk_lam (a unikernel job with LAM: impi_t_uklam.sh; UK_LAM_MODE=p2p|coll|all); not by
+# default: uk_lam_relay
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/interop/impi_lib.sh

@@ -13,16 +13,24 @@
 #   --uk-nodes N  unikernel nodes (1..8, default 1); node I is 10.0.0.(I+1)
 #   --timeout S   safety net only (default 600, or UK_LAM_TIMEOUT): a side still running
 #                 after S seconds is stopped and counts as hung
-#   --relay       the unikernel behind impi-relay (the seed's topology): not yet
+#   --relay       the unikernel behind impi-relay (the seed's topology, below)
 #
-# The topology: a network namespace of this run's own with a TAP device 10.0.0.254/24 that
-# the unikernel job's hub joins (qemu/ukrun --hub-tap, --hub-netns); impi-server -server 2
-# listens on 10.0.0.254, LAM (an unprivileged user, its own session, IMPI_AUTH_NONE,
-# advertising 10.0.0.254) runs in the namespace. Nothing touches the host's network.
+# Direct topology: a network namespace of this run's own with a TAP device 10.0.0.254/24
+# that the unikernel job's hub joins (qemu/ukrun --hub-tap, --hub-netns); impi-server
+# -server 2 listens on 10.0.0.254, LAM (an unprivileged user, its own session,
+# IMPI_AUTH_NONE, advertising 10.0.0.254) runs in the namespace.
+# --relay: the TAP (10.0.0.254) is in a front-end namespace, whose other leg (10.77.2.101)
+# is a veth into a global namespace (10.77.2.2) with impi-server and LAM; impi-relay runs
+# on the front-end (-private 10.0.0.254 -global 10.77.2.101) and is the unikernel's IMPI
+# server. The unikernel cannot reach the global namespace: everything crosses the relay.
+# Nothing here touches the host's network.
 # Output: every line of the unikernel side prefixed "[uk] ", of LAM's "[lam] ", then
-# "uk-with-lam: ..." lines saying how each side ended. Exit: 0 if both sides and the server
-# exited 0; 1 if one failed or hung (a side that fails first gets the other stopped after
+# "uk-with-lam: ..." lines saying how each side ended. Exit: 0 if both sides, the server
+# (and the relay) exited 0; 1 if one failed or hung (a side that fails first gets the other stopped after
 # a grace period, so a failure never waits for the safety net); 2 on a usage mistake.
+# LAM's mpirun exits 0 once its procs called MPI_Finalize, whatever their exit codes (seen
+# with -sa too): a program reports its LAM procs' failures through a unikernel rank (as
+# uk_lam_prog.c does: rank 0 collects every rank's result and exits 1).
 # Needs root (namespace, TAP, the LAM user), as tests/interop/run.sh. Everything it makes
 # (namespace, TAP, LAM session, processes, work directory) goes on every exit path.
 set -uo pipefail
@@ -48,10 +56,6 @@ shift 2
 [ -f "$lam_src" ] || { echo "uk-with-lam: $lam_src: no such file" >&2; exit 2; }
 [[ $uk_nodes =~ ^[1-8]$ ]] || { echo "uk-with-lam: --uk-nodes $uk_nodes: must be 1..8" >&2; exit 2; }
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || { echo "uk-with-lam: --timeout $timeout: whole seconds > 0" >&2; exit 2; }
-if [ "$relay" = 1 ]; then
-    echo "uk-with-lam: --relay: not yet (issue 13, test 3)" >&2
-    exit 2
-fi
 [ "$(id -u)" = 0 ] || { echo "uk-with-lam: needs root (network namespace, TAP, LAM user)" >&2; exit 2; }
 
 # impi_lib.sh: the LAM user, sessions, namespaces, daemons; its safety net is ours.
@@ -59,11 +63,14 @@ LAM_TIMEOUT=$timeout
 # shellcheck source=tests/interop/impi_lib.sh
 . "$here/impi_lib.sh"
 [ -x "$SERVER_BIN" ] || { echo "uk-with-lam: $SERVER_BIN not built (make all)" >&2; exit 2; }
+[ "$relay" = 0 ] || [ -x "$RELAY_BIN" ] || { echo "uk-with-lam: $RELAY_BIN not built (make all)" >&2; exit 2; }
 
 readonly TAP_ADDR=10.0.0.254 TAP_PREFIX=24 TAP_IF=uktap0 LAM_PROCS=2 UK_RANKS_PER_NODE=2
+readonly GLOBAL_FRONT=10.77.2.101 GLOBAL_HOST=10.77.2.2 GLOBAL_PREFIX=24 # --relay only
 readonly GRACE_S=15  # after one side failed, how long the other may take to notice
 readonly STOP_WAIT_S=10 # after SIGTERM to a side, how long until SIGKILL
 SIDES=(uk lam)
+DAEMON_NAMES=() DAEMON_PIDS=() # impi-server, impi-relay: waited for and reported at the end
 
 # Main shell: SIGTERM to side $1's whole process group (it runs in a session of its own,
 # see launch), SIGKILL to what is left after STOP_WAIT_S.
@@ -110,30 +117,58 @@ lam_prog=$WORK/tmp/$(basename "${lam_src%.c}")
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "uk-with-lam: LAM's mpicc failed on $lam_src"; exit 1; }
 chmod 755 "$lam_prog"
 
-ns=${NSP}uk
-mkns "$ns"
-{ ip -n "$ns" tuntap add dev "$TAP_IF" mode tap &&
-    ip -n "$ns" addr add "$TAP_ADDR/$TAP_PREFIX" dev "$TAP_IF" &&
-    ip -n "$ns" link set "$TAP_IF" up; } ||
-    { echo "uk-with-lam: cannot make TAP $TAP_IF in namespace $ns (needs root and /dev/net/tun)"; exit 1; }
+# Namespace $1 with the TAP the hub joins, at TAP_ADDR.
+mk_tap_ns() {
+    mkns "$1"
+    { ip -n "$1" tuntap add dev "$TAP_IF" mode tap &&
+        ip -n "$1" addr add "$TAP_ADDR/$TAP_PREFIX" dev "$TAP_IF" &&
+        ip -n "$1" link set "$TAP_IF" up; } ||
+        { echo "uk-with-lam: cannot make TAP $TAP_IF in namespace $1 (needs root and /dev/net/tun)"; exit 1; }
+}
 
-# The server's start-up limit covers the unikernel's boot under TCG; the job's own
-# lifetime is not limited by it (impi-server stops the clock at DONE).
-start_daemon "$ns" "$WORK/log/server.log" "$SERVER_BIN" -server 2 -host "$TAP_ADDR" \
-    -timeout "$timeout" -v || exit 1
-server_pid=$DAEMON_PID
-srv=$(head -n1 "$WORK/log/server.log.out")
-echo "uk-with-lam: impi-server at $srv in namespace $ns; unikernel nodes 10.0.0.1..10.0.0.$uk_nodes"
+# Starts daemon $1 (a name for the report) in namespace $2: start_daemon's arguments.
+daemon() {
+    local name=$1
+    shift
+    start_daemon "$@" || exit 1
+    DAEMON_NAMES+=("$name")
+    DAEMON_PIDS+=("$DAEMON_PID")
+}
 
-lam_boot L "$ns"
+# The start-up limits (-timeout) of server and relay cover the unikernel's boot under TCG;
+# the job's own lifetime is not limited by them (they stop the clock at DONE).
+if [ "$relay" = 0 ]; then
+    hub_ns=${NSP}uk lam_ns=${NSP}uk lam_addr=$TAP_ADDR
+    mk_tap_ns "$hub_ns"
+    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
+        -host "$lam_addr" -timeout "$timeout" -v
+    srv=$(head -n1 "$WORK/log/impi-server.log.out")
+    uk_srv=$srv
+    echo "uk-with-lam: impi-server at $srv in namespace $lam_ns"
+else
+    hub_ns=${NSP}F lam_ns=${NSP}G lam_addr=$GLOBAL_HOST
+    mk_tap_ns "$hub_ns"
+    mkns "$lam_ns"
+    link_ns "$hub_ns" glob "$GLOBAL_FRONT/$GLOBAL_PREFIX" "$lam_ns" front "$GLOBAL_HOST/$GLOBAL_PREFIX"
+    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
+        -host "$lam_addr" -timeout "$timeout" -v
+    srv=$(head -n1 "$WORK/log/impi-server.log.out")
+    daemon impi-relay "$hub_ns" "$WORK/log/impi-relay.log" "$RELAY_BIN" -private "$TAP_ADDR" \
+        -global "$GLOBAL_FRONT" -server "$srv" -timeout "$timeout" -v
+    uk_srv=$(head -n1 "$WORK/log/impi-relay.log.out")
+    echo "uk-with-lam: impi-server at $srv in namespace $lam_ns; impi-relay at $uk_srv (private), $GLOBAL_FRONT (global) in namespace $hub_ns"
+fi
+echo "uk-with-lam: unikernel nodes 10.0.0.1..10.0.0.$uk_nodes (hub in namespace $hub_ns); LAM at $lam_addr in namespace $lam_ns"
+
+lam_boot L "$lam_ns"
 
 launch uk "$root/qemu/ukrun" -n $((UK_RANKS_PER_NODE * uk_nodes)) --nodes "$uk_nodes" \
-    --timeout "$timeout" --impi-server "$srv" --impi-client 0 --hub-tap "$TAP_IF" \
-    --hub-netns "$ns" "$uk_image" "$@"
-launch lam ip netns exec "$ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
+    --timeout "$timeout" --impi-server "$uk_srv" --impi-client 0 --hub-tap "$TAP_IF" \
+    --hub-netns "$hub_ns" "$uk_image" "$@"
+launch lam ip netns exec "$lam_ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
     --init-groups env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" \
     LAMHOME="$LAM" LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX=L IMPI_AUTH_NONE= \
-    IMPI_HOST_NAME="$TAP_ADDR" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
+    IMPI_HOST_NAME="$lam_addr" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
     mpirun -client 1 "$srv" -np "$LAM_PROCS" "$lam_prog" "$@"
 
 # Both sides run; when one fails, the other gets GRACE_S to end on its own (it may have
@@ -169,24 +204,34 @@ done
 # sees its end only when the universe halts.
 lam_halt_all
 for p in "${PIDS[@]}"; do
-    [ "$p" != "$server_pid" ] || continue
+    [[ " ${DAEMON_PIDS[*]} " != *" $p "* ]] || continue
     for _ in $(seq $((STOP_WAIT_S * 10))); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill "$p" 2>/dev/null
     wait "$p" 2>/dev/null
 done
 
-# The server exits 0 after FINI from both clients; after a failure it may still wait.
-for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-kill "$server_pid" 2>/dev/null
-wait_rc "$server_pid" rc_server
-
-rc_uk=$(cat "$WORK/uk.rc" 2>/dev/null || echo "none")
-rc_lam=$(cat "$WORK/lam.rc" 2>/dev/null || echo "none")
-for s in "${stopped[@]}"; do printf -v "rc_$s" '%s' "stopped"; done
-echo "uk-with-lam: unikernel side exit $rc_uk, LAM side exit $rc_lam, impi-server exit $rc_server"
-if [ "$rc_uk$rc_lam$rc_server" != 000 ]; then
-    echo "uk-with-lam: impi-server's log (last 20 lines):"
-    tail -n 20 "$WORK/log/server.log" | sed 's/^/[server] /'
+# How side $1 ended: its exit code, or "stopped" (by us: hung, or the other side failed).
+side_end() {
+    if [[ " ${stopped[*]} " == *" $1 "* ]]; then echo stopped; else cat "$WORK/$1.rc" 2>/dev/null || echo none; fi
+}
+summary="unikernel side exit $(side_end uk), LAM side exit $(side_end lam)"
+failed=0
+for s in "${SIDES[@]}"; do [ "$(side_end "$s")" = 0 ] || failed=1; done
+# Server and relay exit 0 after FINI from both clients; after a failure they may wait.
+for i in "${!DAEMON_PIDS[@]}"; do
+    p=${DAEMON_PIDS[$i]}
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill "$p" 2>/dev/null
+    wait_rc "$p" rc
+    summary+=", ${DAEMON_NAMES[$i]} exit $rc"
+    [ "$rc" = 0 ] || failed=1
+done
+echo "uk-with-lam: $summary"
+if [ "$failed" = 1 ]; then
+    for n in "${DAEMON_NAMES[@]}"; do
+        echo "uk-with-lam: $n's log (last 20 lines):"
+        tail -n 20 "$WORK/log/$n.log" | sed "s/^/[$n] /"
+    done
     echo "uk-with-lam: FAILED"
     exit 1
 fi
