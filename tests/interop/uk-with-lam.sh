@@ -104,7 +104,7 @@ launch() {
     (
         setsid -w bash -c 'echo $$ >"$0"; exec "$@"' "$WORK/$side.pid" "$@" </dev/null 2>&1
         echo $? >"$WORK/$side.rc.tmp" && mv "$WORK/$side.rc.tmp" "$WORK/$side.rc"
-    ) | sed -u "s/^/[$side] /" &
+    ) 2>&1 | sed -u "s/^/[$side] /" &
     PIDS+=($!)
 }
 
