@@ -22,7 +22,7 @@ uk_lam_case() {
         bad "$t/ukmpicc-build" "$(tail -n 5 "$WORK/log/$t-build.log")"
         return
     fi
-    "$ROOT/tests/interop/uk-with-lam.sh" "$@" --uk-nodes "${UK_LAM_NODES:-1}" "$img" \
+    "$ROOT/tests/interop/uk-with-lam.sh" "$@" -v --uk-nodes "${UK_LAM_NODES:-1}" "$img" \
         "$ROOT/tests/interop/uk_lam_prog.c" "$mode" >"$log" 2>&1
     rc=$?
     # Rank 0's total counts the checks of every rank; every FAIL line names one.

@@ -3,7 +3,7 @@
 # through impi-server (issue 13), the entry point of the unikernel interop tests that users
 # can run with their own programs:
 #
-#   tests/interop/uk-with-lam.sh [--relay] [--uk-nodes N] [--timeout S] UK_IMAGE LAM_SOURCE.c [ARGS...]
+#   tests/interop/uk-with-lam.sh [--relay] [--uk-nodes N] [--timeout S] [-v] UK_IMAGE LAM_SOURCE.c [ARGS...]
 #
 #   UK_IMAGE      the program built with mpi/bin/ukmpicc: IMPI client 0, N nodes x 2 ranks
 #                 (world ranks 0..2N-1)
@@ -14,6 +14,8 @@
 #   --timeout S   safety net only (default 600, or UK_LAM_TIMEOUT): a side still running
 #                 after S seconds is stopped and counts as hung
 #   --relay       the unikernel behind impi-relay (the seed's topology, below)
+#   -v            the unikernel's whole console (qemu/ukrun -v), not only rank output and
+#                 the lines that say why a job ended
 #
 # Direct topology: a network namespace of this run's own with a TAP device 10.0.0.254/24
 # that the unikernel job's hub joins (qemu/ukrun --hub-tap, --hub-netns); impi-server
@@ -37,10 +39,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$ d' | sed 's/^# \{0,1\}//'; }
-relay=0 uk_nodes=1 timeout=${UK_LAM_TIMEOUT:-600}
+relay=0 uk_nodes=1 timeout=${UK_LAM_TIMEOUT:-600} ukrun_opts=()
 while [ $# -gt 0 ]; do
     case $1 in
     --relay) relay=1; shift ;;
+    -v) ukrun_opts+=(-v); shift ;;
     --uk-nodes) uk_nodes=${2-}; shift 2 || { echo "uk-with-lam: --uk-nodes needs N" >&2; exit 2; } ;;
     --timeout) timeout=${2-}; shift 2 || { echo "uk-with-lam: --timeout needs S" >&2; exit 2; } ;;
     -h|--help) usage; exit 0 ;;
@@ -162,7 +165,7 @@ echo "uk-with-lam: unikernel nodes 10.0.0.1..10.0.0.$uk_nodes (hub in namespace 
 
 lam_boot L "$lam_ns"
 
-launch uk "$root/qemu/ukrun" -n $((UK_RANKS_PER_NODE * uk_nodes)) --nodes "$uk_nodes" \
+launch uk "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) --nodes "$uk_nodes" \
     --timeout "$timeout" --impi-server "$uk_srv" --impi-client 0 --hub-tap "$TAP_IF" \
     --hub-netns "$hub_ns" "$uk_image" "$@"
 launch lam ip netns exec "$lam_ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
