@@ -42,3 +42,63 @@ uk_lam_case() {
         tail -n 40 "$log"
     fi
 }
+
+# Test ukrun_impi (no QEMU, no LAM): qemu/ukrun's IMPI options without booting anything (--dry-run): each
+# mistake is refused with exit 2 and a message naming it; a good command line puts exactly
+# the impi_* keys the kernel parses into job.conf and runs the one node through uknodes.
+t_ukrun_impi() {
+    local app=$WORK/ukrun-app kernel=$WORK/ukrun-kernel out rc args expect
+    touch "$app" "$kernel"
+    local ok_srv=(--impi-server 10.0.0.254:4711 --impi-client 0 --hub-tap t0)
+    # "expected message|options..." per mistake
+    local cases=(
+        "go together|--impi-server 10.0.0.254:1 --hub-tap t0"
+        "go together|--impi-client 1 --hub-tap t0"
+        "dotted IPv4|--impi-server 10.0.0.256:1 --impi-client 0 --hub-tap t0"
+        "dotted IPv4|--impi-server 10.0.0.01:1 --impi-client 0 --hub-tap t0"
+        "dotted IPv4|--impi-server host:1 --impi-client 0 --hub-tap t0"
+        "dotted IPv4|--impi-server 10.0.0.1 --impi-client 0 --hub-tap t0"
+        "1..65535|--impi-server 10.0.0.1:0 --impi-client 0 --hub-tap t0"
+        "1..65535|--impi-server 10.0.0.1:65536 --impi-client 0 --hub-tap t0"
+        "0..31|--impi-server 10.0.0.1:1 --impi-client 32 --hub-tap t0"
+        "0..31|--impi-server 10.0.0.1:1 --impi-client x --hub-tap t0"
+        "none or key|--impi-server 10.0.0.1:1 --impi-client 0 --impi-auth KEY --hub-tap t0"
+        "needs --impi-key|--impi-server 10.0.0.1:1 --impi-client 0 --impi-auth key --hub-tap t0"
+        "needs --impi-auth key|--impi-server 10.0.0.1:1 --impi-client 0 --impi-key 5 --hub-tap t0"
+        "decimal|--impi-server 10.0.0.1:1 --impi-client 0 --impi-auth key --impi-key 0x5 --hub-tap t0"
+        "decimal|--impi-server 10.0.0.1:1 --impi-client 0 --impi-auth key --impi-key 18446744073709551616 --hub-tap t0"
+        "needs --hub-tap|--impi-server 10.0.0.1:1 --impi-client 0"
+        "needs --hub-tap|--hub-netns ns0"
+    )
+    local c bad_cases=0
+    for c in "${cases[@]}"; do
+        expect=${c%%|*}
+        read -ra args <<<"${c#*|}"
+        out=$(UKRUN_KERNEL=$kernel "$ROOT/qemu/ukrun" --dry-run "${args[@]}" "$app" 2>&1)
+        rc=$?
+        if [ "$rc" != 2 ] || [[ $out != *"$expect"* ]]; then
+            echo "  ukrun ${args[*]}: exit $rc, said: $out (expected exit 2 and '$expect')"
+            bad_cases=$((bad_cases + 1))
+        fi
+    done
+    [ "$bad_cases" = 0 ] && ok ukrun_impi/mistakes-refused ||
+        bad ukrun_impi/mistakes-refused "$bad_cases of ${#cases[@]} accepted or unclear"
+
+    out=$(UKRUN_KERNEL=$kernel "$ROOT/qemu/ukrun" --dry-run -n 2 --impi-server 10.0.0.254:65535 \
+        --impi-client 31 --impi-auth key --impi-key 18446744073709551615 --hub-tap t0 \
+        --hub-netns ns0 "$app" 2>&1)
+    rc=$?
+    expect="impi_server=10.0.0.254:65535
+impi_client=31
+impi_auth=key
+impi_key=18446744073709551615"
+    if [ "$rc" = 0 ] && [ "$(grep '^impi_' <<<"$out")" = "$expect" ] &&
+        [[ $out == *"uknodes --nodes 1 "*"--tap t0 --netns ns0 "* ]]; then
+        ok ukrun_impi/job-conf-keys
+    else
+        bad ukrun_impi/job-conf-keys "exit $rc: $out"
+    fi
+    out=$(UKRUN_KERNEL=$kernel "$ROOT/qemu/ukrun" --dry-run -n 2 "${ok_srv[@]}" "$app" 2>&1)
+    [ "$(grep '^impi_' <<<"$out")" = $'impi_server=10.0.0.254:4711\nimpi_client=0\nimpi_auth=none' ] &&
+        ok ukrun_impi/auth-none-by-default || bad ukrun_impi/auth-none-by-default "$out"
+}
