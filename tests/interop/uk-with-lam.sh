@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# uk-with-lam.sh: runs a unikernel MPI job and a LAM/MPI 7.1.4 job as one MPI_COMM_WORLD
+# through impi-server (issue 13), the entry point of the unikernel interop tests that users
+# can run with their own programs:
+#
+#   tests/interop/uk-with-lam.sh [--relay] [--uk-nodes N] [--timeout S] [-v] UK_IMAGE LAM_SOURCE.c [ARGS...]
+#
+#   UK_IMAGE      the program built with mpi/bin/ukmpicc: IMPI client 0, N nodes x 2 ranks
+#                 (world ranks 0..2N-1)
+#   LAM_SOURCE.c  the program for LAM, built here with LAM's mpicc: client 1, 2 procs (the
+#                 last 2 world ranks); usually the same source as UK_IMAGE
+#   ARGS          given to both programs
+#   --uk-nodes N  unikernel nodes (1..8, default 1); node I is 10.0.0.(I+1)
+#   --timeout S   safety net only (default 600, or UK_LAM_TIMEOUT): a side still running
+#                 after S seconds is stopped and counts as hung
+#   --relay       the unikernel behind impi-relay (the seed's topology, below)
+#   -v            the unikernel's whole console (qemu/ukrun -v), not only rank output and
+#                 the lines that say why a job ended
+#
+# Direct topology: a network namespace of this run's own with a TAP device 10.0.0.254/24
+# that the unikernel job's hub joins (qemu/ukrun --hub-tap, --hub-netns); impi-server
+# -server 2 listens on 10.0.0.254, LAM (an unprivileged user, its own session,
+# IMPI_AUTH_NONE, advertising 10.0.0.254) runs in the namespace.
+# --relay: the TAP (10.0.0.254) is in a front-end namespace, whose other leg (10.77.2.101)
+# is a veth into a global namespace (10.77.2.2) with impi-server and LAM; impi-relay runs
+# on the front-end (-private 10.0.0.254 -global 10.77.2.101) and is the unikernel's IMPI
+# server. The unikernel cannot reach the global namespace: everything crosses the relay.
+# Nothing here touches the host's network.
+# Output: every line of the unikernel side prefixed "[uk] ", of LAM's "[lam] ", then
+# "uk-with-lam: ..." lines saying how each side ended. Exit: 0 if both sides, the server
+# (and the relay) exited 0; 1 if one failed or hung (a side that fails first gets the other stopped after
+# a grace period, so a failure never waits for the safety net); 2 on a usage mistake.
+# LAM's mpirun exits 0 once its procs called MPI_Finalize, whatever their exit codes (seen
+# with -sa too): a program reports its LAM procs' failures through a unikernel rank (as
+# uk_lam_prog.c does: rank 0 collects every rank's result and exits 1).
+# Needs root (namespace, TAP, the LAM user), as tests/interop/run.sh. Everything it makes
+# (namespace, TAP, LAM session, processes, work directory) goes on every exit path.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$ d' | sed 's/^# \{0,1\}//'; }
+relay=0 uk_nodes=1 timeout=${UK_LAM_TIMEOUT:-600} ukrun_opts=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --relay) relay=1; shift ;;
+    -v) ukrun_opts+=(-v); shift ;;
+    --uk-nodes) uk_nodes=${2-}; shift 2 || { echo "uk-with-lam: --uk-nodes needs N" >&2; exit 2; } ;;
+    --timeout) timeout=${2-}; shift 2 || { echo "uk-with-lam: --timeout needs S" >&2; exit 2; } ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    -*) echo "uk-with-lam: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+[ $# -ge 2 ] || { echo "uk-with-lam: need UK_IMAGE and LAM_SOURCE.c (see --help)" >&2; exit 2; }
+uk_image=$(readlink -f "$1") lam_src=$(readlink -f "$2")
+shift 2
+[ -f "$uk_image" ] || { echo "uk-with-lam: $uk_image: no such file" >&2; exit 2; }
+[ -f "$lam_src" ] || { echo "uk-with-lam: $lam_src: no such file" >&2; exit 2; }
+[[ $uk_nodes =~ ^[1-8]$ ]] || { echo "uk-with-lam: --uk-nodes $uk_nodes: must be 1..8" >&2; exit 2; }
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || { echo "uk-with-lam: --timeout $timeout: whole seconds > 0" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || { echo "uk-with-lam: needs root (network namespace, TAP, LAM user)" >&2; exit 2; }
+
+# impi_lib.sh: the LAM user, sessions, namespaces, daemons; its safety net is ours.
+LAM_TIMEOUT=$timeout
+# shellcheck source=tests/interop/impi_lib.sh
+. "$here/impi_lib.sh"
+[ -x "$SERVER_BIN" ] || { echo "uk-with-lam: $SERVER_BIN not built (make all)" >&2; exit 2; }
+[ "$relay" = 0 ] || [ -x "$RELAY_BIN" ] || { echo "uk-with-lam: $RELAY_BIN not built (make all)" >&2; exit 2; }
+
+readonly TAP_ADDR=10.0.0.254 TAP_PREFIX=24 TAP_IF=uktap0 LAM_PROCS=2 UK_RANKS_PER_NODE=2
+readonly GLOBAL_FRONT=10.77.2.101 GLOBAL_HOST=10.77.2.2 GLOBAL_PREFIX=24 # --relay only
+readonly GRACE_S=15  # after one side failed, how long the other may take to notice
+readonly STOP_WAIT_S=10 # after SIGTERM to a side, how long until SIGKILL
+SIDES=(uk lam)
+DAEMON_NAMES=() DAEMON_PIDS=() # impi-server, impi-relay: waited for and reported at the end
+
+# Main shell: SIGTERM to side $1's whole process group (it runs in a session of its own,
+# see launch), SIGKILL to what is left after STOP_WAIT_S.
+stop_side() {
+    local pid i
+    pid=$(cat "$WORK/$1.pid" 2>/dev/null) || return 0
+    [ -n "$pid" ] || return 0
+    kill -TERM -- "-$pid" 2>/dev/null || return 0
+    for i in $(seq $((STOP_WAIT_S * 10))); do
+        kill -0 -- "-$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    kill -KILL -- "-$pid" 2>/dev/null
+}
+
+# EXIT trap: both sides, then what impi_lib.sh made (server, LAM session, namespace, WORK).
+uwl_cleanup() {
+    local s
+    if [ -n "${WORK:-}" ]; then
+        for s in "${SIDES[@]}"; do [ -e "$WORK/$s.rc" ] || stop_side "$s"; done
+    fi
+    impi_cleanup
+}
+
+# Main shell: runs "$@" as side $1 in a session of its own (its process group can be
+# stopped whole: QEMU, the hub, LAM's mpirun), its output prefixed "[$1] " on our stdout;
+# its pid lands in $WORK/$1.pid, its exit code in $WORK/$1.rc when it ends.
+launch() {
+    local side=$1
+    shift
+    (
+        setsid -w bash -c 'echo $$ >"$0"; exec "$@"' "$WORK/$side.pid" "$@" </dev/null 2>&1
+        echo $? >"$WORK/$side.rc.tmp" && mv "$WORK/$side.rc.tmp" "$WORK/$side.rc"
+    ) 2>&1 | sed -u "s/^/[$side] /" &
+    PIDS+=($!)
+}
+
+impi_setup
+trap uwl_cleanup EXIT
+
+# LAM's mpicc: as root (impi_build_prog says why), into the LAM user's TMPDIR.
+lam_prog=$WORK/tmp/$(basename "${lam_src%.c}")
+"$LAM_CACHED/bin/mpicc" -O2 -o "$lam_prog" "$lam_src" 2>&1 | sed 's/^/[lam mpicc] /'
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "uk-with-lam: LAM's mpicc failed on $lam_src"; exit 1; }
+chmod 755 "$lam_prog"
+
+# Namespace $1 with the TAP the hub joins, at TAP_ADDR.
+mk_tap_ns() {
+    mkns "$1"
+    { ip -n "$1" tuntap add dev "$TAP_IF" mode tap &&
+        ip -n "$1" addr add "$TAP_ADDR/$TAP_PREFIX" dev "$TAP_IF" &&
+        ip -n "$1" link set "$TAP_IF" up; } ||
+        { echo "uk-with-lam: cannot make TAP $TAP_IF in namespace $1 (needs root and /dev/net/tun)"; exit 1; }
+}
+
+# Starts daemon $1 (a name for the report) in namespace $2: start_daemon's arguments.
+daemon() {
+    local name=$1
+    shift
+    start_daemon "$@" || exit 1
+    DAEMON_NAMES+=("$name")
+    DAEMON_PIDS+=("$DAEMON_PID")
+}
+
+# The start-up limits (-timeout) of server and relay cover the unikernel's boot under TCG;
+# the job's own lifetime is not limited by them (they stop the clock at DONE).
+if [ "$relay" = 0 ]; then
+    hub_ns=${NSP}uk lam_ns=${NSP}uk lam_addr=$TAP_ADDR
+    mk_tap_ns "$hub_ns"
+    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
+        -host "$lam_addr" -timeout "$timeout" -v
+    srv=$(head -n1 "$WORK/log/impi-server.log.out")
+    uk_srv=$srv
+    echo "uk-with-lam: impi-server at $srv in namespace $lam_ns"
+else
+    hub_ns=${NSP}F lam_ns=${NSP}G lam_addr=$GLOBAL_HOST
+    mk_tap_ns "$hub_ns"
+    mkns "$lam_ns"
+    link_ns "$hub_ns" glob "$GLOBAL_FRONT/$GLOBAL_PREFIX" "$lam_ns" front "$GLOBAL_HOST/$GLOBAL_PREFIX"
+    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
+        -host "$lam_addr" -timeout "$timeout" -v
+    srv=$(head -n1 "$WORK/log/impi-server.log.out")
+    daemon impi-relay "$hub_ns" "$WORK/log/impi-relay.log" "$RELAY_BIN" -private "$TAP_ADDR" \
+        -global "$GLOBAL_FRONT" -server "$srv" -timeout "$timeout" -v
+    uk_srv=$(head -n1 "$WORK/log/impi-relay.log.out")
+    echo "uk-with-lam: impi-server at $srv in namespace $lam_ns; impi-relay at $uk_srv (private), $GLOBAL_FRONT (global) in namespace $hub_ns"
+fi
+echo "uk-with-lam: unikernel nodes 10.0.0.1..10.0.0.$uk_nodes (hub in namespace $hub_ns); LAM at $lam_addr in namespace $lam_ns"
+
+lam_boot L "$lam_ns"
+
+launch uk "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) --nodes "$uk_nodes" \
+    --timeout "$timeout" --impi-server "$uk_srv" --impi-client 0 --hub-tap "$TAP_IF" \
+    --hub-netns "$hub_ns" "$uk_image" "$@"
+launch lam ip netns exec "$lam_ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
+    --init-groups env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" \
+    LAMHOME="$LAM" LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX=L IMPI_AUTH_NONE= \
+    IMPI_HOST_NAME="$lam_addr" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
+    mpirun -client 1 "$srv" -np "$LAM_PROCS" "$lam_prog" "$@"
+
+# Both sides run; when one fails, the other gets GRACE_S to end on its own (it may have
+# a message to say), then is stopped. The overall deadline is a last resort above the
+# sides' own timeouts.
+deadline=$(($(date +%s) + timeout + 2 * STOP_WAIT_S))
+stop_at= stopped=()
+while :; do
+    running=()
+    for s in "${SIDES[@]}"; do
+        if [ -e "$WORK/$s.rc" ]; then
+            [ "$(cat "$WORK/$s.rc")" = 0 ] || [ -n "$stop_at" ] || stop_at=$(($(date +%s) + GRACE_S))
+        else
+            running+=("$s")
+        fi
+    done
+    [ ${#running[@]} = 0 ] && break
+    now=$(date +%s)
+    if { [ -n "$stop_at" ] && [ "$now" -ge "$stop_at" ]; } || [ "$now" -ge "$deadline" ]; then
+        for s in "${running[@]}"; do
+            echo "uk-with-lam: stopping the $s side: $([ "$now" -ge "$deadline" ] && echo "still running after ${timeout}s" || echo "the other side failed")"
+            stop_side "$s"
+            stopped+=("$s")
+        done
+        for s in "${running[@]}"; do
+            for _ in $(seq 50); do [ -e "$WORK/$s.rc" ] && break; sleep 0.1; done
+        done
+        break
+    fi
+    sleep 0.5
+done
+# LAM's lamd holds mpirun's stdout (it forwards the procs' output): the "[lam] " prefixer
+# sees its end only when the universe halts.
+lam_halt_all
+for p in "${PIDS[@]}"; do
+    [[ " ${DAEMON_PIDS[*]} " != *" $p "* ]] || continue
+    for _ in $(seq $((STOP_WAIT_S * 10))); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+done
+
+# How side $1 ended: its exit code, or "stopped" (by us: hung, or the other side failed).
+side_end() {
+    if [[ " ${stopped[*]} " == *" $1 "* ]]; then echo stopped; else cat "$WORK/$1.rc" 2>/dev/null || echo none; fi
+}
+summary="unikernel side exit $(side_end uk), LAM side exit $(side_end lam)"
+failed=0
+for s in "${SIDES[@]}"; do [ "$(side_end "$s")" = 0 ] || failed=1; done
+# Server and relay exit 0 after FINI from both clients; after a failure they may wait.
+for i in "${!DAEMON_PIDS[@]}"; do
+    p=${DAEMON_PIDS[$i]}
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill "$p" 2>/dev/null
+    wait_rc "$p" rc
+    summary+=", ${DAEMON_NAMES[$i]} exit $rc"
+    [ "$rc" = 0 ] || failed=1
+done
+echo "uk-with-lam: $summary"
+if [ "$failed" = 1 ]; then
+    for n in "${DAEMON_NAMES[@]}"; do
+        echo "uk-with-lam: $n's log (last 20 lines):"
+        tail -n 20 "$WORK/log/$n.log" | sed "s/^/[$n] /"
+    done
+    echo "uk-with-lam: FAILED"
+    exit 1
+fi
+echo "uk-with-lam: both sides ended with 0"
