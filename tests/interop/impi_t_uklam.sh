@@ -1,12 +1,16 @@
 # Test uk_lam (issue 13, test 1): one unikernel node (2 ranks, IMPI client 0) and LAM (2
 # procs, client 1) as one MPI_COMM_WORLD through impi-server, run by the entry point
 # tests/interop/uk-with-lam.sh with tests/interop/uk_lam_prog.c built for both sides.
-# Test uk_lam_relay (issue 13, test 3; not in the default set yet): the same with the
-# unikernel behind impi-relay (uk-with-lam.sh --relay).
+# Test uk_lam_2nodes (test 2): two unikernel nodes of 2 ranks, two IMPI hosts in one client.
+# Test uk_lam_relay (test 3): the seed's topology: the unikernel cluster (2 nodes) on its
+# private hub behind impi-relay, LAM and impi-server on the global network
+# (uk-with-lam.sh --relay).
 # UK_LAM_MODE (p2p, coll or all; default all) chooses the program's cases; UK_LAM_NODES
-# (default 1) the unikernel nodes. Output of a run: $WORK/log/<test>.log.
-t_uk_lam() { uk_lam_case uk_lam; }
-t_uk_lam_relay() { uk_lam_case uk_lam_relay --relay; }
+# the unikernel nodes of uk_lam (default 1) and uk_lam_relay (default 2). Output of a run:
+# $WORK/log/<test>.log.
+t_uk_lam() { uk_lam_case uk_lam --uk-nodes "${UK_LAM_NODES:-1}"; }
+t_uk_lam_2nodes() { uk_lam_case uk_lam_2nodes --uk-nodes 2; }
+t_uk_lam_relay() { uk_lam_case uk_lam_relay --relay --uk-nodes "${UK_LAM_NODES:-2}"; }
 
 # Runs uk-with-lam.sh as test $1 with its options $2...
 uk_lam_case() {
@@ -22,7 +26,7 @@ uk_lam_case() {
         bad "$t/ukmpicc-build" "$(tail -n 5 "$WORK/log/$t-build.log")"
         return
     fi
-    "$ROOT/tests/interop/uk-with-lam.sh" "$@" -v --uk-nodes "${UK_LAM_NODES:-1}" "$img" \
+    "$ROOT/tests/interop/uk-with-lam.sh" "$@" -v "$img" \
         "$ROOT/tests/interop/uk_lam_prog.c" "$mode" >"$log" 2>&1
     rc=$?
     # Rank 0's total counts the checks of every rank; every FAIL line names one.
