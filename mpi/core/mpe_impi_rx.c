@@ -200,7 +200,7 @@ static void on_header(struct mpe_ilink *l)
     int e = impi_pkt_decode(l->rx.hdr, im->maxlen, &p);
     l->rx.hgot = 0;
     if (e)
-        mpe_impi_bad(l, "a", impi_strerror(e));
+        mpe_impi_bad(l, "IMPI", impi_strerror(e));
     const char *what = impi_pkt_type_name(p.type);
     if (l->fini_in)
         mpe_impi_bad(l, what, "it came after FINI");

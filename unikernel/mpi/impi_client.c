@@ -193,8 +193,13 @@ static int hello(const struct impi_uk_cfg *cfg, struct impi_job *job)
             return fail("IMPI", "out of memory");
     }
     impi_put32(v, (uint32_t)cfg->client);
-    if (send_cmd("IMPI", IMPI_CMD_IMPI, v, IMPI_INT4_LEN) || recv_cmd("IMPI", IMPI_CMD_IMPI, &len))
+    if (send_cmd("IMPI", IMPI_CMD_IMPI, v, IMPI_INT4_LEN) ||
+        recv_cmd("IMPI", IMPI_CMD_IMPI, &len)) {
+        if (!srv.replay && cfg->auth == IMPI_AUTH_KEY && (srv.eof || srv.err))
+            kprintf("impi: the server dropped us after our AUTH key: is --impi-key the "
+                    "server's key?\n");
         return -1;
+    }
     job->nclients = (int32_t)impi_get32(srv.buf + IMPI_CMD_HDR_LEN);
     consume(IMPI_CMD_HDR_LEN + len);
     if (job->nclients < 2 || job->nclients > IMPI_MAX_CLIENTS || cfg->client >= job->nclients)
