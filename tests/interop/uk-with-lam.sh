@@ -3,7 +3,8 @@
 # through impi-server (issue 13), the entry point of the unikernel interop tests that users
 # can run with their own programs:
 #
-#   tests/interop/uk-with-lam.sh [--relay] [--uk-nodes N] [--timeout S] [-v] UK_IMAGE LAM_SOURCE.c [ARGS...]
+#   tests/interop/uk-with-lam.sh [--relay [--uk-clusters C]] [--uk-nodes N] [--timeout S] [-v]
+#                                UK_IMAGE LAM_SOURCE.c [ARGS...]
 #
 #   UK_IMAGE      the program built with mpi/bin/ukmpicc: IMPI client 0, N nodes x 2 ranks
 #                 (world ranks 0..2N-1)
@@ -14,6 +15,8 @@
 #   --timeout S   safety net only (default 600, or UK_LAM_TIMEOUT): a side still running
 #                 after S seconds is stopped and counts as hung
 #   --relay       the unikernel behind impi-relay (the seed's topology, below)
+#   --uk-clusters C  (with --relay) C unikernel jobs (1..4, default 1), each on its own
+#                 private hub behind its own relay, IMPI clients 0..C-1; LAM is client C
 #   -v            the unikernel's whole console (qemu/ukrun -v), not only rank output and
 #                 the lines that say why a job ended
 #
@@ -22,9 +25,10 @@
 # -server 2 listens on 10.0.0.254, LAM (an unprivileged user, its own session,
 # IMPI_AUTH_NONE, advertising 10.0.0.254) runs in the namespace.
 # --relay: the TAP (10.0.0.254) is in a front-end namespace, whose other leg (10.77.2.101)
-# is a veth into a global namespace (10.77.2.2) with impi-server and LAM; impi-relay runs
-# on the front-end (-private 10.0.0.254 -global 10.77.2.101) and is the unikernel's IMPI
-# server. The unikernel cannot reach the global namespace: everything crosses the relay.
+# is a veth into a global namespace (a bridge at 10.77.2.2) with impi-server and LAM;
+# impi-relay runs on the front-end (-private 10.0.0.254 -global 10.77.2.101) and is the
+# unikernel's IMPI server. The unikernel cannot reach the global namespace: everything
+# crosses the relay. Cluster c of --uk-clusters has front-end c (global 10.77.2.(100+c)).
 # Nothing here touches the host's network.
 # Output: every line of the unikernel side prefixed "[uk] ", of LAM's "[lam] ", then
 # "uk-with-lam: ..." lines saying how each side ended. Exit: 0 if both sides, the server
@@ -39,12 +43,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$ d' | sed 's/^# \{0,1\}//'; }
-relay=0 uk_nodes=1 timeout=${UK_LAM_TIMEOUT:-600} ukrun_opts=()
+relay=0 uk_nodes=1 uk_clusters=1 timeout=${UK_LAM_TIMEOUT:-600} ukrun_opts=()
 while [ $# -gt 0 ]; do
     case $1 in
     --relay) relay=1; shift ;;
     -v) ukrun_opts+=(-v); shift ;;
     --uk-nodes) uk_nodes=${2-}; shift 2 || { echo "uk-with-lam: --uk-nodes needs N" >&2; exit 2; } ;;
+    --uk-clusters) uk_clusters=${2-}; shift 2 || { echo "uk-with-lam: --uk-clusters needs C" >&2; exit 2; } ;;
     --timeout) timeout=${2-}; shift 2 || { echo "uk-with-lam: --timeout needs S" >&2; exit 2; } ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
@@ -58,6 +63,8 @@ shift 2
 [ -f "$uk_image" ] || { echo "uk-with-lam: $uk_image: no such file" >&2; exit 2; }
 [ -f "$lam_src" ] || { echo "uk-with-lam: $lam_src: no such file" >&2; exit 2; }
 [[ $uk_nodes =~ ^[1-8]$ ]] || { echo "uk-with-lam: --uk-nodes $uk_nodes: must be 1..8" >&2; exit 2; }
+[[ $uk_clusters =~ ^[1-4]$ ]] || { echo "uk-with-lam: --uk-clusters $uk_clusters: must be 1..4" >&2; exit 2; }
+[ "$uk_clusters" = 1 ] || [ "$relay" = 1 ] || { echo "uk-with-lam: --uk-clusters needs --relay" >&2; exit 2; }
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || { echo "uk-with-lam: --timeout $timeout: whole seconds > 0" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "uk-with-lam: needs root (network namespace, TAP, LAM user)" >&2; exit 2; }
 
@@ -69,10 +76,12 @@ LAM_TIMEOUT=$timeout
 [ "$relay" = 0 ] || [ -x "$RELAY_BIN" ] || { echo "uk-with-lam: $RELAY_BIN not built (make all)" >&2; exit 2; }
 
 readonly TAP_ADDR=10.0.0.254 TAP_PREFIX=24 TAP_IF=uktap0 LAM_PROCS=2 UK_RANKS_PER_NODE=2
-readonly GLOBAL_FRONT=10.77.2.101 GLOBAL_HOST=10.77.2.2 GLOBAL_PREFIX=24 # --relay only
+readonly GLOBAL_NET=10.77.2 GLOBAL_HOST=10.77.2.2 GLOBAL_PREFIX=24 # --relay only
 readonly GRACE_S=15  # after one side failed, how long the other may take to notice
 readonly STOP_WAIT_S=10 # after SIGTERM to a side, how long until SIGKILL
-SIDES=(uk lam)
+SIDES=(uk)
+for c in $(seq 2 "$uk_clusters"); do SIDES+=("uk$c"); done
+SIDES+=(lam)
 DAEMON_NAMES=() DAEMON_PIDS=() # impi-server, impi-relay: waited for and reported at the end
 
 # Main shell: SIGTERM to side $1's whole process group (it runs in a session of its own,
@@ -140,39 +149,56 @@ daemon() {
 
 # The start-up limits (-timeout) of server and relay cover the unikernel's boot under TCG;
 # the job's own lifetime is not limited by them (they stop the clock at DONE).
+hub_nss=() uk_srvs=() # per unikernel cluster: the namespace of its hub, its IMPI server
 if [ "$relay" = 0 ]; then
-    hub_ns=${NSP}uk lam_ns=${NSP}uk lam_addr=$TAP_ADDR
-    mk_tap_ns "$hub_ns"
+    lam_ns=${NSP}uk lam_addr=$TAP_ADDR
+    mk_tap_ns "$lam_ns"
     daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
         -host "$lam_addr" -timeout "$timeout" -v
     srv=$(head -n1 "$WORK/log/impi-server.log.out")
-    uk_srv=$srv
+    hub_nss=("$lam_ns") uk_srvs=("$srv")
     echo "uk-with-lam: impi-server at $srv in namespace $lam_ns"
 else
-    hub_ns=${NSP}F lam_ns=${NSP}G lam_addr=$GLOBAL_HOST
-    mk_tap_ns "$hub_ns"
+    lam_ns=${NSP}G lam_addr=$GLOBAL_HOST
     mkns "$lam_ns"
-    link_ns "$hub_ns" glob "$GLOBAL_FRONT/$GLOBAL_PREFIX" "$lam_ns" front "$GLOBAL_HOST/$GLOBAL_PREFIX"
-    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
-        -host "$lam_addr" -timeout "$timeout" -v
+    { ip -n "$lam_ns" link add br0 type bridge &&
+        ip -n "$lam_ns" addr add "$GLOBAL_HOST/$GLOBAL_PREFIX" dev br0 &&
+        ip -n "$lam_ns" link set br0 up; } || { echo "uk-with-lam: cannot make the global bridge"; exit 1; }
+    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" \
+        -server $((uk_clusters + 1)) -host "$lam_addr" -timeout "$timeout" -v
     srv=$(head -n1 "$WORK/log/impi-server.log.out")
-    daemon impi-relay "$hub_ns" "$WORK/log/impi-relay.log" "$RELAY_BIN" -private "$TAP_ADDR" \
-        -global "$GLOBAL_FRONT" -server "$srv" -timeout "$timeout" -v
-    uk_srv=$(head -n1 "$WORK/log/impi-relay.log.out")
-    echo "uk-with-lam: impi-server at $srv in namespace $lam_ns; impi-relay at $uk_srv (private), $GLOBAL_FRONT (global) in namespace $hub_ns"
+    echo "uk-with-lam: impi-server at $srv in namespace $lam_ns"
+    for c in $(seq 1 "$uk_clusters"); do
+        ns=${NSP}F$c front=$GLOBAL_NET.$((100 + c)) name=impi-relay
+        [ "$c" = 1 ] || name=impi-relay$c
+        mk_tap_ns "$ns"
+        { ip link add glob netns "$ns" type veth peer name "f$c" netns "$lam_ns" &&
+            ip -n "$ns" addr add "$front/$GLOBAL_PREFIX" dev glob &&
+            ip -n "$ns" link set glob up && ip -n "$lam_ns" link set "f$c" master br0 up; } ||
+            { echo "uk-with-lam: cannot link front-end $c to the global bridge"; exit 1; }
+        daemon "$name" "$ns" "$WORK/log/$name.log" "$RELAY_BIN" -private "$TAP_ADDR" \
+            -global "$front" -server "$srv" -timeout "$timeout" -v
+        hub_nss+=("$ns") uk_srvs+=("$(head -n1 "$WORK/log/$name.log.out")")
+        echo "uk-with-lam: $name at ${uk_srvs[-1]} (private), $front (global) in namespace $ns"
+    done
 fi
-echo "uk-with-lam: unikernel nodes 10.0.0.1..10.0.0.$uk_nodes (hub in namespace $hub_ns); LAM at $lam_addr in namespace $lam_ns"
+echo "uk-with-lam: unikernel nodes 10.0.0.1..10.0.0.$uk_nodes (hub in namespace ${hub_nss[*]}); LAM at $lam_addr in namespace $lam_ns"
 
 lam_boot L "$lam_ns"
 
-launch uk "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) --nodes "$uk_nodes" \
-    --timeout "$timeout" --impi-server "$uk_srv" --impi-client 0 --hub-tap "$TAP_IF" \
-    --hub-netns "$hub_ns" "$uk_image" "$@"
+for c in $(seq 1 "$uk_clusters"); do
+    side=uk
+    [ "$c" = 1 ] || side=uk$c
+    launch "$side" "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) \
+        --nodes "$uk_nodes" --timeout "$timeout" --impi-server "${uk_srvs[$((c - 1))]}" \
+        --impi-client $((c - 1)) --hub-tap "$TAP_IF" --hub-netns "${hub_nss[$((c - 1))]}" \
+        "$uk_image" "$@"
+done
 launch lam ip netns exec "$lam_ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
     --init-groups env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" \
     LAMHOME="$LAM" LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX=L IMPI_AUTH_NONE= \
     IMPI_HOST_NAME="$lam_addr" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
-    mpirun -client 1 "$srv" -np "$LAM_PROCS" "$lam_prog" "$@"
+    mpirun -client "$uk_clusters" "$srv" -np "$LAM_PROCS" "$lam_prog" "$@"
 
 # Both sides run; when one fails, the other gets GRACE_S to end on its own (it may have
 # a message to say), then is stopped. The overall deadline is a last resort above the
@@ -217,7 +243,9 @@ done
 side_end() {
     if [[ " ${stopped[*]} " == *" $1 "* ]]; then echo stopped; else cat "$WORK/$1.rc" 2>/dev/null || echo none; fi
 }
-summary="unikernel side exit $(side_end uk), LAM side exit $(side_end lam)"
+summary="unikernel side exit $(side_end uk)"
+for c in $(seq 2 "$uk_clusters"); do summary+=", unikernel cluster $c exit $(side_end "uk$c")"; done
+summary+=", LAM side exit $(side_end lam)"
 failed=0
 for s in "${SIDES[@]}"; do [ "$(side_end "$s")" = 0 ] || failed=1; done
 # Server and relay exit 0 after FINI from both clients; after a failure they may wait.

@@ -5,7 +5,9 @@
  * clients in order): ranks 0..U-1 are the unikernel job (client 0), the last NLAM ranks
  * are LAM (client 1); with one unikernel node, 0,1 = unikernel and 2,3 = LAM.
  *
- *   uk_lam_prog [p2p|coll|all]     (default all)
+ *   uk_lam_prog [p2p|coll|all [lam-reduce-broken]]   (default all; the second argument:
+ *                                  reduce results at LAM roots are not checked, for jobs of 3
+ *                                  or more clients, where LAM 7.1.4 gets them wrong)
  *
  *   p2p   point-to-point only (no collective anywhere, the summary included): 8 B,
  *         200 000 B and 4 MiB both ways, MPI_Ssend both ways (it must not return before
@@ -394,6 +396,10 @@ static int contrib(int r, int i)
     return (r + 1) * 1000 + i % 977;
 }
 
+/* The second argument "lam-reduce-broken": a job of 3 or more IMPI clients, where LAM
+ * 7.1.4's reduce gives a LAM root a wrong result (see t_reduce). */
+static int lam_reduce_broken;
+
 /* Any rank: the sum over all ranks of contrib(., i). */
 static int sum_at(int i)
 {
@@ -428,7 +434,9 @@ static void t_reduce(int n)
     for (int root = 0; root < size; root++) {
         memset(out, 0, (size_t)n * sizeof(int));
         MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
-        if (rank == root && verify_sums(out, n, why))
+        /* LAM's own root combines only the last client's partial with 3+ clients (its
+         * ssi_coll_impi_reduce.c): with lam-reduce-broken its result is not ours to check. */
+        if (rank == root && !(lam_reduce_broken && root >= nuk) && verify_sums(out, n, why))
             bad = with_context(why, "root", root);
     }
     report(name, bad);
@@ -519,6 +527,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     nuk = size - NLAM;
+    lam_reduce_broken = argc > 2 && !strcmp(argv[2], "lam-reduce-broken");
     int p2p = !strcmp(mode, "p2p") || !strcmp(mode, "all");
     int coll = !strcmp(mode, "coll") || !strcmp(mode, "all");
     if ((!p2p && !coll) || nuk < 2) {
