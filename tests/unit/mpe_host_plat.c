@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One direction of a node pair: a ring buffer (the connection's transport). */
+/* One direction of a node pair, or what a node sends one of its IMPI links: a ring buffer
+ * (the connection's or the link's transport). */
 struct pipe {
-    int from, to;
+    int from, to;            /* nodes; an IMPI link's: from the node to the remote host */
+    struct mpe_ilink *ilink; /* an IMPI link's pipe: the link that sends into it */
     uint8_t *buf;
     size_t head, len;
-    int want_room; /* a send was short: call mpe_net_sent once bytes leave */
+    int want_room; /* a send was short: call mpe_net_sent (mpe_impi_sent) once bytes leave */
     int broken;
 };
 
@@ -38,8 +40,21 @@ static struct {
     uint32_t rnd;
     struct mpe_node *node[HOST_MAX_NODES];
     struct pipe pipe[HOST_MAX_NODES][HOST_MAX_NODES];
+    struct pipe ipipe[HOST_MAX_NODES][HOST_MAX_HOSTS]; /* node -> remote IMPI host */
+    int base;     /* world rank of the job's rank 0 (host_impi_layout: our client's first) */
     int cur_node; /* whose engine runs now (plat_node): the rank's, or the interrupted one */
 } sim;
+
+/* Test's thread: the k-th pipe of either kind (node pairs, then IMPI links), to treat them
+ * alike; NULL past the last. */
+static struct pipe *pipe_at(int k)
+{
+    if (k < HOST_MAX_NODES * HOST_MAX_NODES)
+        return &sim.pipe[k / HOST_MAX_NODES][k % HOST_MAX_NODES];
+    k -= HOST_MAX_NODES * HOST_MAX_NODES;
+    return k < HOST_MAX_NODES * HOST_MAX_HOSTS ? &sim.ipipe[k / HOST_MAX_HOSTS][k % HOST_MAX_HOSTS]
+                                               : 0;
+}
 
 static struct task tasks[HOST_MAX_RANKS];
 static int cur_rank;
@@ -361,7 +376,7 @@ static struct {
     __typeof__(sim) sim;
     struct task tasks[HOST_MAX_RANKS];
     int cur_rank;
-    uint8_t *pipe[HOST_MAX_NODES][HOST_MAX_NODES]; /* the pipes' buffers */
+    uint8_t *pipe[HOST_MAX_NODES * (HOST_MAX_NODES + HOST_MAX_HOSTS)]; /* pipe_at(k)'s bytes */
 } snap;
 
 /* Test's thread: is p[0..n) all zero? */
@@ -382,9 +397,8 @@ static void snap_drop(void)
         free(snap.blk[i].zero);
     }
     free(snap.blk);
-    for (int i = 0; i < HOST_MAX_NODES; i++)
-        for (int j = 0; j < HOST_MAX_NODES; j++)
-            free(snap.pipe[i][j]);
+    for (int k = 0; pipe_at(k); k++)
+        free(snap.pipe[k]);
     memset(&snap, 0, sizeof snap);
 }
 
@@ -415,15 +429,14 @@ int host_snapshot(void)
             s->zero[p] = (uint8_t)all_zero(s->copy + at, len);
         }
     }
-    for (int i = 0; i < HOST_MAX_NODES; i++)
-        for (int j = 0; j < HOST_MAX_NODES; j++)
-            if (sim.pipe[i][j].buf) {
-                if (!(snap.pipe[i][j] = malloc(sim.cfg.cap))) {
-                    snap_drop();
-                    return -1;
-                }
-                memcpy(snap.pipe[i][j], sim.pipe[i][j].buf, sim.cfg.cap);
+    for (int k = 0; pipe_at(k); k++)
+        if (pipe_at(k)->buf) {
+            if (!(snap.pipe[k] = malloc(sim.cfg.cap))) {
+                snap_drop();
+                return -1;
             }
+            memcpy(snap.pipe[k], pipe_at(k)->buf, sim.cfg.cap);
+        }
     snap.sim = sim;
     memcpy(snap.tasks, tasks, sizeof tasks);
     snap.cur_rank = cur_rank;
@@ -464,10 +477,9 @@ void host_restore(void)
         }
     }
     sim = snap.sim;
-    for (int i = 0; i < HOST_MAX_NODES; i++)
-        for (int j = 0; j < HOST_MAX_NODES; j++)
-            if (snap.pipe[i][j])
-                memcpy(sim.pipe[i][j].buf, snap.pipe[i][j], sim.cfg.cap);
+    for (int k = 0; pipe_at(k); k++)
+        if (snap.pipe[k])
+            memcpy(pipe_at(k)->buf, snap.pipe[k], sim.cfg.cap);
     memcpy(tasks, snap.tasks, sizeof tasks);
     cur_rank = snap.cur_rank;
     in_irq = lock_depth = 0;
@@ -481,9 +493,8 @@ void host_world_destroy(void)
     while (blocks)
         blk_free(blocks);
     held_free();
-    for (int i = 0; i < HOST_MAX_NODES; i++)
-        for (int j = 0; j < HOST_MAX_NODES; j++)
-            free(sim.pipe[i][j].buf);
+    for (int k = 0; pipe_at(k); k++)
+        free(pipe_at(k)->buf);
     memset(&sim, 0, sizeof sim);
     memset(tasks, 0, sizeof tasks);
     cur_rank = in_irq = lock_depth = 0;
@@ -537,10 +548,12 @@ int host_world_create(int nodes, int size, const struct host_cfg *cfg)
 
 void host_as_rank(int world)
 {
-    if (!sim.live || world < 0 || world >= sim.size || !sim.node[host_node_of(world)])
+    int r = world - sim.base; /* the job's own numbering (block placement) */
+    if (!sim.live || r < 0 || r >= sim.size || world >= HOST_MAX_RANKS ||
+        !sim.node[host_node_of(r)])
         host_fail("no rank %d here", world);
     cur_rank = world;
-    sim.cur_node = host_node_of(world);
+    sim.cur_node = host_node_of(r);
 }
 
 void host_init_all(void)
@@ -548,7 +561,7 @@ void host_init_all(void)
     for (int r = 0; r < sim.size; r++) {
         if (!sim.node[host_node_of(r)])
             continue;
-        host_as_rank(r);
+        host_as_rank(sim.base + r);
         if (mpe_ops.init())
             host_fail("rank %d: init failed", r);
     }
@@ -592,9 +605,9 @@ size_t host_pipe_len(int from, int to)
     return pipe_of(from, to)->len;
 }
 
-size_t host_pipe_take(int from, int to, void *buf, size_t max)
+/* Test's thread: up to max bytes out of p. */
+static size_t ring_take(struct pipe *p, void *buf, size_t max)
 {
-    struct pipe *p = pipe_of(from, to);
     size_t n = p->len < max ? p->len : max;
     size_t first = sim.cfg.cap - p->head < n ? sim.cfg.cap - p->head : n;
     memcpy(buf, p->buf + p->head, first); /* up to the ring's end, then from its start */
@@ -604,19 +617,26 @@ size_t host_pipe_take(int from, int to, void *buf, size_t max)
     return n;
 }
 
+size_t host_pipe_take(int from, int to, void *buf, size_t max)
+{
+    return ring_take(pipe_of(from, to), buf, max);
+}
+
 void host_pipe_break(int from, int to)
 {
     pipe_of(from, to)->broken = 1;
 }
 
-/* After bytes left pipe from->to: TCP's SENT event, if the sender was short of room. */
-static void room_appeared(int from, int to)
+/* After bytes left pipe p: TCP's SENT event, if the sender was short of room. */
+static void room_appeared(struct pipe *p)
 {
-    struct pipe *p = &sim.pipe[from][to];
     if (p->want_room) {
         p->want_room = 0;
-        int saved = irq_enter(from);
-        mpe_net_sent(mpe_node_conn(sim.node[from], to));
+        int saved = irq_enter(p->from);
+        if (p->ilink)
+            mpe_impi_sent(p->ilink);
+        else
+            mpe_net_sent(mpe_node_conn(sim.node[p->from], p->to));
         irq_leave(saved);
     }
 }
@@ -626,7 +646,7 @@ size_t host_pipe_drop(int from, int to)
     struct pipe *p = pipe_of(from, to);
     size_t n = p->len;
     p->head = p->len = 0;
-    room_appeared(from, to);
+    room_appeared(p);
     return n;
 }
 
@@ -648,7 +668,7 @@ size_t host_pump(void)
             host_inject(j, i, chunk, n);
             unhold(0);
             moved += n;
-            room_appeared(i, j);
+            room_appeared(p);
         }
     return moved;
 }
@@ -659,6 +679,80 @@ size_t host_pump_all(void)
     while ((n = host_pump()))
         all += n;
     return all;
+}
+
+/* ---- IMPI links (mpe_impi.h) ---- */
+
+/* Test's thread: node's pipe to remote host `host`, which must have a link. */
+static struct pipe *ipipe_of(int node, int host)
+{
+    if (!sim.live || node < 0 || node >= sim.nodes || host < 0 || host >= HOST_MAX_HOSTS ||
+        !sim.ipipe[node][host].ilink)
+        host_fail("node %d has no IMPI link to host %d", node, host);
+    return &sim.ipipe[node][host];
+}
+
+/* Task context (job start): see mpe_host_plat.h. */
+int host_impi_layout(int nclients, const int32_t *client_first, int client,
+                     const struct mpe_impi_cfg *cfg)
+{
+    if (!sim.live || cfg->nhosts > HOST_MAX_HOSTS || client_first[nclients] > HOST_MAX_RANKS)
+        return -1;
+    sim.base = client_first[client];
+    for (int i = 0; i < sim.nodes; i++) {
+        struct mpe_node *n = sim.node[i];
+        struct mpe_impi_cfg c = *cfg;
+        const char *why;
+        c.self_host = cfg->self_host + i; /* one host per node, in node order */
+        if (!n)
+            continue;
+        sim.cur_node = i;
+        if (mpe_node_set_clients(n, nclients, client_first, client) || mpe_impi_setup(n, &c, &why))
+            return -1;
+        for (int h = 0; h < cfg->nhosts; h++) {
+            struct pipe *p = &sim.ipipe[i][h];
+            if (!(p->ilink = mpe_impi_link(n, h)))
+                continue;
+            p->from = i;
+            p->to = h;
+            if (!(p->buf = malloc(sim.cfg.cap)))
+                return -1;
+            int t = plat_net_lock();
+            mpe_impi_attach(p->ilink, p);
+            plat_net_unlock(t);
+        }
+    }
+    return 0;
+}
+
+struct mpe_ilink *host_impi_link(int node, int host)
+{
+    return ipipe_of(node, host)->ilink;
+}
+
+void host_impi_inject(int node, int host, const void *data, size_t len)
+{
+    struct mpe_ilink *l = ipipe_of(node, host)->ilink;
+    uint8_t *copy = hold(1, len); /* exact size, as in host_inject */
+    memcpy(copy, data, len);
+    int saved = irq_enter(node);
+    mpe_impi_rx(l, copy, len);
+    irq_leave(saved);
+    unhold(1);
+}
+
+size_t host_impi_len(int node, int host)
+{
+    return ipipe_of(node, host)->len;
+}
+
+size_t host_impi_take(int node, int host, void *buf, size_t max)
+{
+    struct pipe *p = ipipe_of(node, host);
+    size_t n = ring_take(p, buf, max);
+    if (n)
+        room_appeared(p);
+    return n;
 }
 
 int host_catch(void (*fn)(void *), void *arg)

@@ -27,7 +27,8 @@
 #include <stdint.h>
 
 #define HOST_MAX_NODES 8
-#define HOST_MAX_RANKS 64
+#define HOST_MAX_RANKS 64 /* of MPI_COMM_WORLD, other IMPI clients' too */
+#define HOST_MAX_HOSTS 8  /* IMPI hosts of a job */
 
 struct host_cfg {
     size_t cap;    /* bytes a pipe holds (the TCP send buffer); 0: 64 KiB */
@@ -78,6 +79,23 @@ void host_inject(int node, int peer, const void *data, size_t len);
 size_t host_pipe_drop(int from, int to);
 /* From now on plat_net_send from->to fails (the connection broke). */
 void host_pipe_break(int from, int to);
+
+/* IMPI (mpe_impi.h): the job's nodes as hosts of IMPI client `client` of `nclients`
+ * (client_first as for mpe_node_set_clients); the test plays the other clients' hosts.
+ * Right after host_world_create, before host_init_all: every engine node gets
+ * mpe_node_set_clients and mpe_impi_setup(cfg), node i as host cfg->self_host + i, and
+ * each of its links (a host of another client) is attached to a pipe of its own. World
+ * ranks are MPI_COMM_WORLD's from then on (host_as_rank: client_first[client] + the job's
+ * rank). 0, or -1 if the engine refused the layout. */
+int host_impi_layout(int nclients, const int32_t *client_first, int client,
+                     const struct mpe_impi_cfg *cfg);
+struct mpe_ilink *host_impi_link(int node, int host);
+/* The test plays remote host `host`: bytes it says to node's link (mpe_impi_rx, interrupt
+ * context, under the network lock); what the node sent it so far (bytes waiting, take up
+ * to max of them out: room for the link, as host_pipe_take and host_pump give). */
+void host_impi_inject(int node, int host, const void *data, size_t len);
+size_t host_impi_len(int node, int host);
+size_t host_impi_take(int node, int host, void *buf, size_t max);
 
 /* Run fn(arg). 1 if it ended the job through plat_fatal (message in host_fatal_msg,
  * "node N: ..." with N the node whose engine called it), else 0. */
