@@ -145,15 +145,29 @@ void mpe_impi_ctl(struct mpe_ilink *l, uint32_t type, int self, int peer, uint64
     mpe_impi_pump(l);
 }
 
-/* Under the network lock: fill the header of the next packet of send r (at the head of
- * the FIFO) if its pair may send; r leaves the FIFO when this is its last packet for now. */
-static int data_packet(struct mpe_ilink *l, struct mpe_req *r, struct impi_pkt *p)
+/* Under the network lock: take r (after prev; NULL: r is the head) out of the FIFO. */
+static void sendq_unlink(struct mpe_reqq *q, struct mpe_req *prev, struct mpe_req *r)
+{
+    if (prev)
+        prev->next = r->next;
+    else
+        q->head = r->next;
+    if (q->tail == r)
+        q->tail = prev;
+}
+
+/* Under the network lock: fill the header of the next packet of send r (in the FIFO after
+ * prev) if its pair may send; r leaves the FIFO when this is its last packet for now.
+ * 1: a packet; 0: r's pair is at hiwater (later sends of other pairs may go); -1: no
+ * handle for a DATASYNC (nothing may go: a later send of r's pair would overtake it). */
+static int data_packet(struct mpe_ilink *l, struct mpe_req *prev, struct mpe_req *r,
+                       struct impi_pkt *p)
 {
     struct mpe_impi *im = l->node->impi;
     struct mpe_itx *t = &l->cur;
     struct impi_flow_tx *f = mpe_impi_ftx(im, r->src_world - l->node->first, r->dst_world);
     if (!impi_flow_can_send(&im->flow, f))
-        return 0; /* hiwater: the FIFO waits for this pair's PROTOACK */
+        return 0; /* hiwater: this pair's sends wait for its PROTOACK */
     uint64_t left = r->len - r->sent, plen = left < im->maxlen ? left : im->maxlen;
     memset(p, 0, sizeof *p);
     p->src = im->procs[r->src_world];
@@ -167,16 +181,16 @@ static int data_packet(struct mpe_ilink *l, struct mpe_req *r, struct impi_pkt *
         ((r->flags & MPE_SYNC) || r->len > im->maxlen)) { /* §7.1 ssend, §7.2 first packet */
         uint32_t h = mpe_handle_new(&l->rdv_out, r);
         if (!h)
-            return 0; /* every handle waits for a SYNCACK */
+            return -1; /* every handle waits for a SYNCACK */
         r->handle = h;
         p->type = IMPI_PK_DATASYNC;
         p->srqid = h;
-        mpe_reqq_pop(&l->sendq); /* back with the SYNCACK */
+        sendq_unlink(&l->sendq, prev, r); /* back with the SYNCACK */
     } else {
         p->srqid = r->handle;
         p->drqid = r->peer_handle;
         if (r->sent + plen == r->len) {
-            mpe_reqq_pop(&l->sendq);
+            sendq_unlink(&l->sendq, prev, r);
             t->done = r; /* complete once the transport took the last byte */
         }
     }
@@ -188,7 +202,10 @@ static int data_packet(struct mpe_ilink *l, struct mpe_req *r, struct impi_pkt *
     return 1;
 }
 
-/* Under the network lock: start the next packet, if any may go. 1 if cur is now active. */
+/* Under the network lock: start the next packet, if any may go: control first, then the
+ * first send in the FIFO whose pair is below hiwater (MPI orders messages per pair only,
+ * and a pair's sends all wait together, so none overtakes another of its pair). 1 if cur
+ * is now active. */
 static int tx_next(struct mpe_ilink *l)
 {
     struct mpe_itx *t = &l->cur;
@@ -198,8 +215,12 @@ static int tx_next(struct mpe_ilink *l)
         p = l->ctl[l->ctl_head];
         l->ctl_head = (l->ctl_head + 1) % MPE_IMPI_CTL;
         l->ctl_n--;
-    } else if (!l->sendq.head || !data_packet(l, l->sendq.head, &p)) {
-        return 0;
+    } else {
+        int k = 0;
+        for (struct mpe_req *r = l->sendq.head, *prev = 0; r && !k; prev = r, r = r->next)
+            k = data_packet(l, prev, r, &p);
+        if (k <= 0)
+            return 0;
     }
     p.seqnum = l->seq++;
     impi_pkt_encode(&p, t->hdr);

@@ -14,7 +14,8 @@
  * then, once the receiver's SYNCACK named its handle, DATA packets with the rest (§7.2).
  * Control packets (PROTOACK, SYNCACK, CANCELNO, FINI) go first, in their own queue, so
  * they never wait behind data that waits for them. Flow control (§8) per ordered pair of
- * procs: a pair with `hiwater` unacknowledged packets stops the FIFO until a PROTOACK; the
+ * procs: a pair with `hiwater` unacknowledged packets holds back its own sends until a
+ * PROTOACK, and the other pairs' sends pass them (MPI orders messages per pair only); the
  * receiving side acknowledges every `ackmark` packets as they arrive, never later, so a
  * peer that sends all its pairs down one queue (LAM's impid does) never waits on us.
  *
