@@ -195,6 +195,7 @@ static int data_packet(struct mpe_ilink *l, struct mpe_req *prev, struct mpe_req
         }
     }
     p->len = (uint32_t)plen;
+    t->req = r;
     t->payload = (const uint8_t *)r->buf + r->sent;
     t->plen = plen;
     r->sent += plen;

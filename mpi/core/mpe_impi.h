@@ -46,6 +46,7 @@ struct mpe_itx {
     size_t hoff;
     const uint8_t *payload;
     uint64_t plen, poff;
+    struct mpe_req *req;  /* the send it is a packet of, or NULL (a control packet) */
     struct mpe_req *done; /* completes when the packet is all handed over, or NULL */
 };
 

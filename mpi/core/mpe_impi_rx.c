@@ -183,7 +183,12 @@ static void syncack(struct mpe_ilink *l, const struct impi_pkt *p, int src)
     if (!r || r->dst_world != src)
         mpe_impi_bad(l, "SYNCACK", "it answers no DATASYNC of ours to that proc");
     if (r->sent == r->len) {
-        mpe_complete(r, 0);
+        /* A peer may match on the header and answer while the transport still takes the
+         * DATASYNC's payload from the user's buffer: complete after its last byte. */
+        if (l->cur.active && l->cur.req == r)
+            l->cur.done = r;
+        else
+            mpe_complete(r, 0);
         return;
     }
     if (!p->drqid)

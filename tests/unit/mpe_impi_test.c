@@ -38,9 +38,11 @@ static uint32_t host_ipv4(int h)
     return 0x0a000001u + (uint32_t)h;
 }
 
-/* A fresh job (file comment) with the node's ranks past init. */
-static void it_world(void)
+/* A fresh job (file comment) with the node's ranks past init; its pipes hold `cap` bytes
+ * (0: the host's default). */
+static void it_world_cap(size_t cap)
 {
+    struct host_cfg hc = {.cap = cap};
     struct mpe_impi_cfg cfg = {.maxlen = IT_MAXLEN,
                                .ackmark = IT_ACKMARK,
                                .hiwater = IT_HIWATER,
@@ -55,10 +57,15 @@ static void it_world(void)
             it_procs[w].pid = 100 * (h + 1) + (w - it_host_first[h]);
         }
     host_fail_hook = mt_host_failed;
-    UT_EQ(host_world_create(1, 2, 0), 0);
+    UT_EQ(host_world_create(1, 2, &hc), 0);
     UT_EQ(host_impi_layout(2, it_clients, 1, &cfg), 0);
     host_init_all();
     lam_seq = 0;
+}
+
+static void it_world(void)
+{
+    it_world_cap(0);
 }
 
 /* Played host h (0 or 1) of world rank w. */
@@ -271,6 +278,36 @@ IT_TEST(mpe_impi_ssend)
     lam_send(&a, 0);
     UT_ASSERT(mt_done(&s));
     UT_EQ(s.err, MPE_OK);
+    free(src);
+}
+
+/* A SYNCACK that comes while the DATASYNC's payload is still being handed over (a peer
+ * may match on the header): the send completes only once the transport took its last
+ * byte, as the user's buffer may be reused from then on. */
+IT_TEST(mpe_impi_ssend_early_syncack)
+{
+    enum { CAP = 2 * IMPI_PKT_HDR_LEN };
+    static struct mpe_req s;
+    uint8_t *src = mt_buf(IT_MAXLEN, 8), hdr[IMPI_PKT_HDR_LEN], got[IT_MAXLEN];
+    struct impi_pkt p;
+    it_world_cap(CAP);
+    it_isend(3, &s, src, IT_MAXLEN, 0, 1, MPE_SYNC);
+    UT_EQ(host_impi_take(0, 0, hdr, sizeof hdr), sizeof hdr);
+    UT_EQ(impi_pkt_decode(hdr, IT_MAXLEN, &p), IMPI_OK);
+    UT_EQ(p.type, IMPI_PK_DATASYNC);
+    struct impi_pkt a = pkt(IMPI_PK_SYNCACK, 0, 3);
+    a.srqid = p.srqid;
+    lam_send(&a, 0);
+    size_t n = 0; /* taken out of the pipe; n + what is in it: handed over */
+    UT_ASSERT(host_impi_len(0, 0) < IT_MAXLEN);
+    while (n < IT_MAXLEN) {
+        UT_EQ(mt_done(&s), n + host_impi_len(0, 0) == IT_MAXLEN);
+        size_t k = host_impi_take(0, 0, got + n, IT_MAXLEN - n);
+        UT_ASSERT(k > 0);
+        n += k;
+    }
+    UT_ASSERT(mt_done(&s));
+    UT_EQ(mt_diff(got, IT_MAXLEN, 8), -1);
     free(src);
 }
 
