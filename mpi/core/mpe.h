@@ -60,8 +60,8 @@ struct mpe_req {
     uint64_t sent;        /* net send: bytes handed to TCP */
     struct mpe_req *next; /* net send: the connection's queues */
     uint32_t handle;      /* net: rendezvous handle */
-    int32_t dst_world;    /* send: destination */
-    int32_t src_world;    /* send: the sender */
+    int32_t dst_world;    /* send: destination; IMPI long receive: the receiver */
+    int32_t src_world;    /* send: the sender; IMPI long receive: the sender */
     uint64_t peer_handle; /* IMPI long send: the receiver's drqid from its SYNCACK */
     struct mpe_cad *cad;  /* a CAD node's operation: completion goes to the graph */
     uint32_t cad_node;    /* ... as this node */

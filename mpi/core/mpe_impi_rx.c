@@ -54,6 +54,8 @@ static void matched(struct mpe_ilink *l, struct mpe_msg *m, struct mpe_req *r)
         plat_fatal("IMPI host %d: too many long messages in flight", l->host);
     r->sent = m->first_len; /* a receive's progress: bytes of the message arrived */
     r->peer_handle = m->len;
+    r->src_world = m->src_world; /* the pair its continuations must come from and go to */
+    r->dst_world = m->dst_world;
     mpe_impi_ctl(l, IMPI_PK_SYNCACK, m->dst_world, m->src_world, m->srqid, h);
     mpe_impi_msg_put(im, m);
 }
@@ -152,13 +154,16 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
     x->got = 0;
 }
 
-/* A DATA packet after our SYNCACK: more of the message received by handle p->drqid. */
-static void continuation(struct mpe_ilink *l, const struct impi_pkt *p)
+/* A DATA packet from world rank src to dst after our SYNCACK: more of the message
+ * received by handle p->drqid. */
+static void continuation(struct mpe_ilink *l, const struct impi_pkt *p, int src, int dst)
 {
     struct mpe_irx *x = &l->rx;
     struct mpe_req *r = mpe_handle_peek(&l->rdv_in, (uint32_t)p->drqid);
     if (!r || p->drqid > UINT32_MAX)
         mpe_impi_bad(l, "DATA", "unknown receiver handle (drqid)");
+    if (r->src_world != src || r->dst_world != dst)
+        mpe_impi_bad(l, "DATA", "its procs are not those of the message its drqid names");
     if (p->msglen != r->peer_handle || p->len > r->peer_handle - r->sent)
         mpe_impi_bad(l, "DATA", "more data than its message holds");
     x->msg = 0;
@@ -210,6 +215,11 @@ static void on_header(struct mpe_ilink *l)
     if (l->fini_in)
         mpe_impi_bad(l, what, "it came after FINI");
     if (p.type == IMPI_PK_FINI) {
+        /* Nothing follows FINI on this stream: what we still wait for would never come. */
+        if (l->rdv_in.used)
+            mpe_impi_bad(l, what, "a long message from that host is not all here");
+        if (l->rdv_out.used)
+            mpe_impi_bad(l, what, "a message of ours waits for its SYNCACK");
         l->fini_in = 1;
         return;
     }
@@ -234,7 +244,7 @@ static void on_header(struct mpe_ilink *l)
     switch (p.type) {
     case IMPI_PK_DATA:
         if (p.drqid)
-            continuation(l, &p);
+            continuation(l, &p, src, dst->world);
         else
             first_packet(l, &p, src, dst);
         return;

@@ -694,6 +694,28 @@ IT_TEST(mpe_impi_bad_after_fini)
     EXPECT_BAD(&f, 0, "after FINI", 1);
 }
 
+/* FINI while something from that host is still due: the rest of a long message we
+ * receive, the SYNCACK of our Ssend. Nothing follows FINI: a hang, were it accepted. */
+IT_TEST(mpe_impi_bad_fini_early)
+{
+    static struct mpe_req s;
+    static uint8_t src[IT_MAXLEN];
+    struct impi_pkt f;
+    impi_pkt_control(&f, IMPI_PK_FINI, &(struct impi_proc){.pid = -1},
+                     &(struct impi_proc){.pid = -1});
+    victim();
+    struct impi_pkt p = data_pkt(IMPI_PK_DATASYNC, 0, 3, 1, IT_MAXLEN, IT_MAXLEN + 1);
+    p.srqid = 3;
+    lam_send(&p, src);
+    expect(0, IMPI_PK_SYNCACK, 3, 0, 0);
+    EXPECT_BAD(&f, 0, "a long message from that host is not all here", 0);
+    victim();
+    it_isend(4, &s, src, 1, 1, 0, MPE_SYNC);
+    expect(0, IMPI_PK_DATASYNC, 4, 1, 0);
+    EXPECT_BAD(&f, 0, "a message of ours waits for its SYNCACK", 1);
+    UT_ASSERT(!mt_done(&s));
+}
+
 /* Continuations of a long message: a handle we never gave, or more bytes than are left. */
 IT_TEST(mpe_impi_bad_continuation)
 {
@@ -703,7 +725,7 @@ IT_TEST(mpe_impi_bad_continuation)
     d.drqid = 0x10000;
     victim();
     EXPECT_BAD(&d, 0, "unknown receiver handle", 1);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 6; k++) {
         victim();
         struct impi_pkt p = data_pkt(IMPI_PK_DATASYNC, 0, 3, 1, IT_MAXLEN, LEN);
         p.srqid = SRQ;
@@ -721,6 +743,12 @@ IT_TEST(mpe_impi_bad_continuation)
         } else if (k == 2) {
             d.drqid += 1 << 16; /* a stale generation of the handle */
             EXPECT_BAD(&d, 0, "unknown receiver handle", 0);
+        } else if (k == 3) {
+            d.src = it_procs[1]; /* another proc of that host */
+            EXPECT_BAD(&d, 0, "its procs are not those of the message", 0);
+        } else if (k == 4) {
+            d.dest = it_procs[4]; /* our other rank */
+            EXPECT_BAD(&d, 0, "its procs are not those of the message", 0);
         } else {
             lam_send(&d, src); /* complete: the handle is gone */
             UT_ASSERT(mt_done(&B.r));
