@@ -131,15 +131,9 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
     m->ilink = l;
     m->src_world = src;
     m->dst_world = dst->world;
-    m->data = p->len <= MPE_NET_INLINE ? m->inl : mpe_ipool_get(im->pool, p->len);
-    if (!m->data)
-        plat_fatal("IMPI host %d: unreceived messages from other clients exceed this node's "
-                   "%llu-byte buffer (UKMPI_IMPI_BUFFER)",
-                   l->host, (unsigned long long)mpe_ipool_bytes(im->pool));
     match_rank_arrive(&dst->mr, &m->m);
     x->msg = m;
     x->rreq = 0;
-    x->dst = m->data;
     x->keep = p->len;
     if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) == MSG_BOUND) {
         /* Matched right here in the interrupt: the payload goes to the user buffer. */
@@ -147,6 +141,15 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
         x->dst = x->rreq->buf;
         x->keep = x->rreq->count < p->len ? x->rreq->count : p->len;
     } else {
+        /* Unexpected: a buffer for the payload, taken only now so that a full pool ends
+         * the job only for a message that needs it. A receive that binds m from now on
+         * (mpe_impi_bind) touches only rreq and state; payload_done copies from data. */
+        m->data = p->len <= MPE_NET_INLINE ? m->inl : mpe_ipool_get(im->pool, p->len);
+        if (!m->data)
+            plat_fatal("IMPI host %d: unreceived messages from other clients exceed this "
+                       "node's %llu-byte buffer (UKMPI_IMPI_BUFFER)",
+                       l->host, (unsigned long long)mpe_ipool_bytes(im->pool));
+        x->dst = m->data;
         plat_wake(dst->task);
     }
     x->in_payload = 1;

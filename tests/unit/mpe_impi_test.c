@@ -38,6 +38,16 @@ static uint32_t host_ipv4(int h)
     return 0x0a000001u + (uint32_t)h;
 }
 
+/* The IMPI id of every world rank (tests may build packets before their job). */
+static void it_procs_init(void)
+{
+    for (int h = 0; h < IT_HOSTS; h++)
+        for (int w = it_host_first[h]; w < it_host_first[h + 1]; w++) {
+            impi_hostid_from_ipv4(it_procs[w].hostid, host_ipv4(h));
+            it_procs[w].pid = 100 * (h + 1) + (w - it_host_first[h]);
+        }
+}
+
 /* A fresh job (file comment) with the node's ranks past init; its pipes hold `cap` bytes
  * (0: the host's default). */
 static void it_world_cap(size_t cap)
@@ -51,11 +61,7 @@ static void it_world_cap(size_t cap)
                                .host_first = it_host_first,
                                .procs = it_procs,
                                .pool_bytes = IT_POOL};
-    for (int h = 0; h < IT_HOSTS; h++)
-        for (int w = it_host_first[h]; w < it_host_first[h + 1]; w++) {
-            impi_hostid_from_ipv4(it_procs[w].hostid, host_ipv4(h));
-            it_procs[w].pid = 100 * (h + 1) + (w - it_host_first[h]);
-        }
+    it_procs_init();
     host_fail_hook = mt_host_failed;
     UT_EQ(host_world_create(1, 2, &hc), 0);
     UT_EQ(host_impi_layout(2, it_clients, 1, &cfg), 0);
@@ -78,6 +84,7 @@ static int host_of(int w)
 static struct impi_pkt pkt(uint32_t type, int src, int dst)
 {
     struct impi_pkt p;
+    it_procs_init();
     impi_pkt_control(&p, type, &it_procs[src], &it_procs[dst]);
     if (impi_pkt_has_payload(type)) {
         p.lsrank = src;
@@ -251,6 +258,50 @@ IT_TEST(mpe_impi_short_unexpected)
         free(b[i]);
     }
     UT_EQ(mpe_ops.iprobe(IT_CTX, MPE_ANY_SOURCE, MPE_ANY_TAG, &st), 0);
+}
+
+/* Unexpected payloads wait in the node's pool (UKMPI_IMPI_BUFFER): when it is full the
+ * job ends saying so, but a message for a posted receive needs none of it; receiving the
+ * waiting messages gives their buffers back. */
+static struct impi_pkt pool_pkt;
+static uint8_t *pool_src;
+
+/* Inside host_catch: unexpected messages until the job ends; *arg counts those taken. */
+static void pool_fill(void *arg)
+{
+    for (int *n = arg;; ++*n)
+        lam_send(&pool_pkt, pool_src);
+}
+
+IT_TEST(mpe_impi_pool_full)
+{
+    static struct mpe_req r;
+    uint8_t *buf = malloc(IT_MAXLEN);
+    int n = 0;
+    pool_src = mt_buf(IT_MAXLEN, 9);
+    it_world();
+    pool_pkt = data_pkt(IMPI_PK_DATA, 0, 3, 1, IT_MAXLEN, IT_MAXLEN);
+    UT_EQ(host_catch(pool_fill, &n), 1);
+    UT_ASSERT(strstr(host_fatal_msg, "IMPI host 0") && strstr(host_fatal_msg, "UKMPI_IMPI_BUFFER"));
+    UT_ASSERT(n > 1 && (size_t)n * IT_MAXLEN <= IT_POOL);
+    it_world();
+    for (int i = 0; i < n; i++)
+        lam_send(&pool_pkt, pool_src);
+    it_irecv(4, &r, buf, IT_MAXLEN, 0, 2);
+    struct impi_pkt p = data_pkt(IMPI_PK_DATA, 0, 4, 2, IT_MAXLEN, IT_MAXLEN);
+    lam_send(&p, pool_src);
+    UT_ASSERT(mt_done(&r));
+    UT_EQ(mt_diff(buf, IT_MAXLEN, 9), -1);
+    for (int i = 0; i < n; i++) {
+        memset(buf, 0, IT_MAXLEN);
+        it_irecv(3, &r, buf, IT_MAXLEN, 0, 1);
+        UT_ASSERT(mt_done(&r));
+        UT_EQ(mt_diff(buf, IT_MAXLEN, 9), -1);
+    }
+    for (int i = 0; i < n; i++) /* the pool is whole again */
+        lam_send(&pool_pkt, pool_src);
+    free(pool_src);
+    free(buf);
 }
 
 /* MPI_Ssend to a LAM rank: one DATASYNC (LAM's fields), and the send completes only on
