@@ -678,14 +678,14 @@ IT_TEST(mpe_impi_bad_first_packets)
     {
         uint8_t b[IMPI_PKT_HDR_LEN];
         impi_pkt_encode(&p, b);
-        expect_bad(0, b, sizeof b, 0, "impossible length", 1, __LINE__);
+        expect_bad(0, b, sizeof b, 0, "bad IMPI packet: impossible length", 1, __LINE__);
     }
     victim();
     p = data_pkt(IMPI_PK_DATA, 0, 3, 1, 20, 10); /* longer than its message */
     {
         uint8_t b[IMPI_PKT_HDR_LEN];
         impi_pkt_encode(&p, b);
-        expect_bad(0, b, sizeof b, 0, "impossible length", 1, __LINE__);
+        expect_bad(0, b, sizeof b, 0, "bad IMPI packet: impossible length", 1, __LINE__);
     }
 }
 
@@ -700,7 +700,7 @@ IT_TEST(mpe_impi_bad_control)
         p = data_pkt(IMPI_PK_DATA, 0, 3, 1, 0, 0);
         impi_pkt_encode(&p, b);
         impi_put32(b, types[i]);
-        expect_bad(0, b, sizeof b, 0, "unknown packet type", 1, __LINE__);
+        expect_bad(0, b, sizeof b, 0, "bad IMPI packet: unknown packet type", 1, __LINE__);
     }
     victim();
     p = pkt(IMPI_PK_PROTOACK, 0, 3);
