@@ -25,12 +25,29 @@ $(B)/fuzz/mpe-fuzz-seeds: tests/fuzz/mpe_fuzz_seeds.c mpi/core/mpe_wire.c $(MPE_
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Impi/core -o $@ $< mpi/core/mpe_wire.c
 
-.PHONY: mpe-fuzz-seeds
+# The same for the IMPI links' receive parser (mpe_impi_rx.c): a node as an IMPI host fed
+# what a remote host says. `make mpe-impi-fuzz-seeds` rewrites its corpus.
+$(B)/fuzz/mpe_fuzz_impi: tests/fuzz/mpe_fuzz_impi.c $(MPE_FUZZ_SRCS) $(MPE_FUZZ_HDRS) \
+                         tests/fuzz/mpe_fuzz_impi.h tests/fuzz/harness.ignore | deps
+	@mkdir -p $(@D)
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	    -fsanitize-coverage-ignorelist=tests/fuzz/harness.ignore \
+	    -Impi/core -Impi/cad -Impi/impi -Itests/unit -o $@ $< $(MPE_FUZZ_SRCS)
+$(B)/fuzz/mpe-impi-fuzz-seeds: tests/fuzz/mpe_fuzz_impi_seeds.c tests/fuzz/mpe_fuzz_impi.h \
+                               $(IMPI_CODEC) | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Impi/impi -o $@ $< $(IMPI_CODEC)
+
+.PHONY: mpe-fuzz-seeds mpe-impi-fuzz-seeds
 mpe-fuzz-seeds: $(B)/fuzz/mpe-fuzz-seeds
 	rm -rf tests/fuzz/corpus/mpe_rx && mkdir -p tests/fuzz/corpus/mpe_rx
 	$(B)/fuzz/mpe-fuzz-seeds tests/fuzz/corpus/mpe_rx
+mpe-impi-fuzz-seeds: $(B)/fuzz/mpe-impi-fuzz-seeds
+	rm -rf tests/fuzz/corpus/mpe_impi && mkdir -p tests/fuzz/corpus/mpe_impi
+	$(B)/fuzz/mpe-impi-fuzz-seeds tests/fuzz/corpus/mpe_impi
 
-ALL_TARGETS += $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/mpe-fuzz-seeds
+ALL_TARGETS += $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/mpe-fuzz-seeds $(B)/fuzz/mpe_fuzz_impi \
+               $(B)/fuzz/mpe-impi-fuzz-seeds
 
 # CAD graphs (non-blocking collectives): builder, validator, ready-set logic, CALC kernels.
 # Freestanding and platform-free, so all of it is unit-tested on the host.

@@ -1,6 +1,6 @@
 # Host libFuzzer targets of the CAD validator and the NIC's receive filter (issue 15), their
 # seed generators, and `make fuzz`: every target of tests/fuzz/run.sh (these, IMPI's in
-# net/impi.mk, the engine's receive parser in mpi/mpi.mk) for FUZZ_RUNS executions each
+# net/impi.mk, the engine's receive parsers in mpi/mpi.mk) for FUZZ_RUNS executions each
 # (default 10^6, FUZZ_MAX_SECONDS (900) at most per target) instead of make test's few
 # seconds. Each target builds from the portable sources it checks, with ASan and UBSan
 # (findings fatal); harness files are left out of the coverage (harness.ignore).
@@ -34,8 +34,8 @@ vnet-fuzz-seeds: $(B)/fuzz/vnet-fuzz-seeds
 	rm -rf tests/fuzz/corpus/vnet_frame && mkdir -p tests/fuzz/corpus/vnet_frame
 	$(B)/fuzz/vnet-fuzz-seeds tests/fuzz/corpus/vnet_frame
 
-FUZZ_BINS := $(IMPI_FUZZ) $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/cad_fuzz_validate \
-             $(B)/fuzz/vnet_fuzz_frame
+FUZZ_BINS := $(IMPI_FUZZ) $(B)/fuzz/mpe_fuzz_rx $(B)/fuzz/mpe_fuzz_impi \
+             $(B)/fuzz/cad_fuzz_validate $(B)/fuzz/vnet_fuzz_frame
 fuzz: $(FUZZ_BINS) | deps
 	@FUZZ_RUNS=$${FUZZ_RUNS:-1000000} tests/fuzz/run.sh
 
