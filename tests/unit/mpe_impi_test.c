@@ -266,10 +266,11 @@ IT_TEST(mpe_impi_short_unexpected)
 static struct impi_pkt pool_pkt;
 static uint8_t *pool_src;
 
-/* Inside host_catch: unexpected messages until the job ends; *arg counts those taken. */
+/* Inside host_catch: unexpected messages until the job ends (or more than the pool can
+ * hold went in); *arg counts those taken. */
 static void pool_fill(void *arg)
 {
-    for (int *n = arg;; ++*n)
+    for (int *n = arg; (size_t)*n <= IT_POOL / IT_MAXLEN; ++*n)
         lam_send(&pool_pkt, pool_src);
 }
 
