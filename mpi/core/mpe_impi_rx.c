@@ -183,12 +183,13 @@ static void continuation(struct mpe_ilink *l, const struct impi_pkt *p, int src,
         mpe_handle_take(&l->rdv_in, (uint32_t)p->drqid);
 }
 
-/* A SYNCACK for our DATASYNC p->srqid: a short ssend is done, a long send goes on. */
-static void syncack(struct mpe_ilink *l, const struct impi_pkt *p, int src)
+/* A SYNCACK from world rank src to dst for our DATASYNC p->srqid: a short ssend is done,
+ * a long send goes on. */
+static void syncack(struct mpe_ilink *l, const struct impi_pkt *p, int src, int dst)
 {
     struct mpe_req *r =
         p->srqid <= UINT32_MAX ? mpe_handle_take(&l->rdv_out, (uint32_t)p->srqid) : 0;
-    if (!r || r->dst_world != src)
+    if (!r || r->dst_world != src || r->src_world != dst)
         mpe_impi_bad(l, "SYNCACK", "it answers no DATASYNC of ours to that proc");
     if (r->sent == r->len) {
         /* A peer may match on the header and answer while the transport still takes the
@@ -255,7 +256,7 @@ static void on_header(struct mpe_ilink *l)
         first_packet(l, &p, src, dst);
         return;
     case IMPI_PK_SYNCACK:
-        syncack(l, &p, src);
+        syncack(l, &p, src, dst->world);
         return;
     case IMPI_PK_CANCEL: /* we never match a cancelled message away: always NO (§7.4) */
         mpe_impi_ctl(l, IMPI_PK_CANCELNO, dst->world, src, p.srqid, 0);

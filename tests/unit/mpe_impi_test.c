@@ -718,18 +718,21 @@ IT_TEST(mpe_impi_bad_control)
     EXPECT_BAD(&p, 0, "answers a CANCEL we never sent", 1);
 }
 
-/* A SYNCACK from another proc than the DATASYNC went to. */
+/* A SYNCACK from another proc than the DATASYNC went to, or to another of our ranks than
+ * its sender. */
 IT_TEST(mpe_impi_bad_syncack_source)
 {
     static struct mpe_req s;
     uint8_t src[10] = {0};
-    victim();
-    it_isend(3, &s, src, sizeof src, 0, 2, MPE_SYNC);
-    struct impi_pkt ds = expect(0, IMPI_PK_DATASYNC, 3, 0, 0);
-    struct impi_pkt k = pkt(IMPI_PK_SYNCACK, 1, 3);
-    k.srqid = ds.srqid;
-    EXPECT_BAD(&k, 0, "answers no DATASYNC of ours", 1);
-    UT_ASSERT(!mt_done(&s));
+    for (int k = 0; k < 2; k++) {
+        victim();
+        it_isend(3, &s, src, sizeof src, 0, 2, MPE_SYNC);
+        struct impi_pkt ds = expect(0, IMPI_PK_DATASYNC, 3, 0, 0);
+        struct impi_pkt a = k ? pkt(IMPI_PK_SYNCACK, 0, 4) : pkt(IMPI_PK_SYNCACK, 1, 3);
+        a.srqid = ds.srqid;
+        EXPECT_BAD(&a, 0, "answers no DATASYNC of ours", 1);
+        UT_ASSERT(!mt_done(&s));
+    }
 }
 
 /* Anything after FINI. */
