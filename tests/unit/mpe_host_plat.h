@@ -56,7 +56,7 @@ int host_snapshot(void);
 void host_restore(void);
 struct mpe_node *host_node(int id); /* NULL for a node the test plays */
 struct mpe_conn *host_conn(int node, int peer);
-int host_node_of(int world);
+int host_node_of(int world); /* rank `world` of the job, not counting host_impi_layout's base */
 
 /* Make the next engine calls come from rank `world` (plat_rank, plat_task, plat_node). */
 void host_as_rank(int world);
