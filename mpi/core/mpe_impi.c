@@ -19,21 +19,17 @@ struct impi_flow_rx *mpe_impi_frx(struct mpe_impi *im, int i, int w)
     return &im->frx[(size_t)i * (size_t)im->world + (size_t)w];
 }
 
-static uint32_t host_ip(const struct mpe_ilink *l)
+uint32_t mpe_impi_ip(const struct mpe_ilink *l)
 {
     const struct mpe_impi *im = l->node->impi;
     return impi_hostid_ipv4(im->procs[im->host_first[l->host]].hostid);
 }
 
-#define IP_FMT      "%u.%u.%u.%u"
-#define IP_ARGS(ip) (ip) >> 24, (ip) >> 16 & 255, (ip) >> 8 & 255, (ip)&255
-
 /* Under the network lock; see mpe_impi.h. */
 void mpe_impi_bad(struct mpe_ilink *l, const char *what, const char *why)
 {
-    uint32_t ip = host_ip(l);
     l->failed = 1;
-    plat_fatal("IMPI host %d (" IP_FMT "): bad %s packet: %s", l->host, IP_ARGS(ip), what, why);
+    plat_fatal(MPE_IMPI_HOST_FMT ": bad %s packet: %s", MPE_IMPI_HOST_ARGS(l), what, why);
 }
 
 /* Task context (job start); see mpe_transport.h. */
@@ -133,7 +129,8 @@ void mpe_impi_ctl(struct mpe_ilink *l, uint32_t type, int self, int peer, uint64
     struct mpe_impi *im = l->node->impi;
     static const struct impi_proc none = {.pid = -1};
     if (l->ctl_n == MPE_IMPI_CTL)
-        plat_fatal("IMPI host %d: control queue overflow (the host does not read)", l->host);
+        plat_fatal(MPE_IMPI_HOST_FMT ": control queue overflow (the host does not read)",
+                   MPE_IMPI_HOST_ARGS(l));
     struct impi_pkt *p = &l->ctl[(l->ctl_head + l->ctl_n) % MPE_IMPI_CTL];
     impi_pkt_control(p, type, self < 0 ? &none : &im->procs[self],
                      peer < 0 ? &none : &im->procs[peer]);
@@ -312,9 +309,8 @@ void mpe_impi_failed(struct mpe_ilink *l, const char *why)
     l->failed = 1;
     if (l->fini_in && l->fini_out)
         return; /* the host finished and closed: not an error */
-    uint32_t ip = host_ip(l);
-    plat_fatal("IMPI host %d (" IP_FMT ") failed (%s) while the job was running", l->host,
-               IP_ARGS(ip), why);
+    plat_fatal(MPE_IMPI_HOST_FMT " failed (%s) while the job was running", MPE_IMPI_HOST_ARGS(l),
+               why);
 }
 
 /* Task context; see mpe_transport.h. */

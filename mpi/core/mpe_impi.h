@@ -105,6 +105,13 @@ int mpe_impi_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r)
 void mpe_impi_ctl(struct mpe_ilink *l, uint32_t type, int self, int peer, uint64_t srqid,
                   uint64_t drqid);
 void mpe_impi_pump(struct mpe_ilink *l);
+/* Any context: the link's host as every message about it names it, a plat_fatal format
+ * piece "IMPI host H (a.b.c.d)" and its arguments. */
+#define MPE_IMPI_HOST_FMT "IMPI host %d (%u.%u.%u.%u)"
+#define MPE_IMPI_HOST_ARGS(l)                                                                      \
+    (l)->host, mpe_impi_ip(l) >> 24, mpe_impi_ip(l) >> 16 & 255, mpe_impi_ip(l) >> 8 & 255,        \
+        mpe_impi_ip(l) & 255
+uint32_t mpe_impi_ip(const struct mpe_ilink *l);
 /* Under the network lock: the link's peer sent something the protocol forbids. */
 void mpe_impi_bad(struct mpe_ilink *l, const char *what, const char *why) __attribute__((noreturn));
 /* Any context: flow state of (local rank index i, world rank w). */

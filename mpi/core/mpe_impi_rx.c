@@ -51,7 +51,7 @@ static void matched(struct mpe_ilink *l, struct mpe_msg *m, struct mpe_req *r)
     }
     uint32_t h = mpe_handle_new(&l->rdv_in, r);
     if (!h)
-        plat_fatal("IMPI host %d: too many long messages in flight", l->host);
+        plat_fatal(MPE_IMPI_HOST_FMT ": too many long messages in flight", MPE_IMPI_HOST_ARGS(l));
     r->sent = m->first_len; /* a receive's progress: bytes of the message arrived */
     r->peer_handle = m->len;
     r->src_world = m->src_world; /* the pair its continuations must come from and go to */
@@ -109,15 +109,17 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
     struct mpe_irx *x = &l->rx;
     const char *what = impi_pkt_type_name(p->type);
     if (p->cid >= MPE_IMPI_WCTX)
-        plat_fatal("IMPI host %d: a message on context id %llu, not MPI_COMM_WORLD's: a "
+        plat_fatal(MPE_IMPI_HOST_FMT
+                   ": a message on context id %llu, not MPI_COMM_WORLD's: a "
                    "collective or communicator the peer runs outside IMPI, which this MPI "
                    "cannot join",
-                   l->host, (unsigned long long)p->cid);
+                   MPE_IMPI_HOST_ARGS(l), (unsigned long long)p->cid);
     if (p->len < p->msglen && p->type != IMPI_PK_DATASYNC)
         mpe_impi_bad(l, what, "part of a message without the SYNCACK handshake");
     struct mpe_msg *m = mpe_impi_msg_get(im);
     if (!m)
-        plat_fatal("IMPI host %d: more unexpected messages than this node keeps", l->host);
+        plat_fatal(MPE_IMPI_HOST_FMT ": more unexpected messages than this node keeps",
+                   MPE_IMPI_HOST_ARGS(l));
     memset(m, 0, offsetof(struct mpe_msg, inl));
     m->m.key.comm = (uint32_t)p->cid;
     m->m.key.src = src; /* MPI_COMM_WORLD: the communicator rank is the world rank */
@@ -146,9 +148,9 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
          * (mpe_impi_bind) touches only rreq and state; payload_done copies from data. */
         m->data = p->len <= MPE_NET_INLINE ? m->inl : mpe_ipool_get(im->pool, p->len);
         if (!m->data)
-            plat_fatal("IMPI host %d: unreceived messages from other clients exceed this "
-                       "node's %llu-byte buffer (UKMPI_IMPI_BUFFER)",
-                       l->host, (unsigned long long)mpe_ipool_bytes(im->pool));
+            plat_fatal(MPE_IMPI_HOST_FMT ": unreceived messages from other clients exceed this "
+                                         "node's %llu-byte buffer (UKMPI_IMPI_BUFFER)",
+                       MPE_IMPI_HOST_ARGS(l), (unsigned long long)mpe_ipool_bytes(im->pool));
         x->dst = m->data;
         plat_wake(dst->task);
     }
