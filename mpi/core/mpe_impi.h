@@ -50,14 +50,11 @@ struct mpe_itx {
     struct mpe_req *done; /* completes when the packet is all handed over, or NULL */
 };
 
-/* The receive parser: a header being gathered, then a payload being stored. */
+/* The receive parser (mpe_impi_rx.c): a header being gathered, then a payload being
+ * stored (mpe_frame.h). */
 struct mpe_irx {
     uint8_t hdr[IMPI_PKT_HDR_LEN];
-    size_t hgot;
-    int in_payload;
-    uint64_t want, got; /* payload bytes of this packet: in all / so far */
-    uint64_t keep;      /* of those, bytes stored at dst (the rest: a truncated receive's) */
-    uint8_t *dst;
+    struct mpe_frame f;
     struct mpe_msg *msg;  /* a first packet: its message */
     struct mpe_req *rreq; /* a first packet straight into a receive, or a continuation's */
     int last;             /* the continuation completes rreq */

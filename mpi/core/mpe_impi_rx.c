@@ -79,11 +79,11 @@ void mpe_impi_bind(struct mpe_msg *m, struct mpe_req *r)
 }
 
 /* The payload of the current packet has all arrived. */
-static void payload_done(struct mpe_ilink *l)
+static void payload_done(void *arg)
 {
+    struct mpe_ilink *l = arg;
     struct mpe_irx *x = &l->rx;
     struct mpe_msg *m = x->msg;
-    x->in_payload = 0;
     if (!m) { /* a continuation */
         if (x->last)
             mpe_complete(x->rreq, 0);
@@ -136,12 +136,12 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
     match_rank_arrive(&dst->mr, &m->m);
     x->msg = m;
     x->rreq = 0;
-    x->keep = p->len;
+    x->f.keep = p->len;
     if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) == MSG_BOUND) {
         /* Matched right here in the interrupt: the payload goes to the user buffer. */
         x->rreq = m->rreq;
-        x->dst = x->rreq->buf;
-        x->keep = x->rreq->count < p->len ? x->rreq->count : p->len;
+        x->f.dst = x->rreq->buf;
+        x->f.keep = x->rreq->count < p->len ? x->rreq->count : p->len;
     } else {
         /* Unexpected: a buffer for the payload, taken only now so that a full pool ends
          * the job only for a message that needs it. A receive that binds m from now on
@@ -151,12 +151,12 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
             plat_fatal(MPE_IMPI_HOST_FMT ": unreceived messages from other clients exceed this "
                                          "node's %llu-byte buffer (UKMPI_IMPI_BUFFER)",
                        MPE_IMPI_HOST_ARGS(l), (unsigned long long)mpe_ipool_bytes(im->pool));
-        x->dst = m->data;
+        x->f.dst = m->data;
         plat_wake(dst->task);
     }
-    x->in_payload = 1;
-    x->want = p->len;
-    x->got = 0;
+    x->f.in_payload = 1;
+    x->f.want = p->len;
+    x->f.got = 0;
 }
 
 /* A DATA packet from world rank src to dst after our SYNCACK: more of the message
@@ -173,12 +173,12 @@ static void continuation(struct mpe_ilink *l, const struct impi_pkt *p, int src,
         mpe_impi_bad(l, "DATA", "more data than its message holds");
     x->msg = 0;
     x->rreq = r;
-    x->keep = r->count > r->sent ? r->count - r->sent : 0;
-    x->keep = x->keep < p->len ? x->keep : p->len;
-    x->dst = x->keep ? (uint8_t *)r->buf + r->sent : 0;
-    x->want = p->len;
-    x->got = 0;
-    x->in_payload = 1;
+    x->f.keep = r->count > r->sent ? r->count - r->sent : 0;
+    x->f.keep = x->f.keep < p->len ? x->f.keep : p->len;
+    x->f.dst = x->f.keep ? (uint8_t *)r->buf + r->sent : 0;
+    x->f.want = p->len;
+    x->f.got = 0;
+    x->f.in_payload = 1;
     r->sent += p->len;
     x->last = r->sent == r->peer_handle;
     if (x->last)
@@ -209,12 +209,12 @@ static void syncack(struct mpe_ilink *l, const struct impi_pkt *p, int src, int 
     mpe_impi_pump(l);
 }
 
-static void on_header(struct mpe_ilink *l)
+static void on_header(void *arg)
 {
+    struct mpe_ilink *l = arg;
     struct mpe_impi *im = l->node->impi;
     struct impi_pkt p;
     int e = impi_pkt_decode(l->rx.hdr, im->maxlen, &p);
-    l->rx.hgot = 0;
     if (e)
         mpe_impi_bad(l, "IMPI", impi_strerror(e));
     const char *what = impi_pkt_type_name(p.type);
@@ -271,32 +271,6 @@ static void on_header(struct mpe_ilink *l)
 /* Under the network lock (the transport's receive callback); see mpe_transport.h. */
 void mpe_impi_rx(struct mpe_ilink *l, const void *data, size_t len)
 {
-    const uint8_t *p = data;
-    struct mpe_irx *x = &l->rx;
-    while (len > 0 && !l->failed) {
-        if (!x->in_payload) {
-            size_t n = IMPI_PKT_HDR_LEN - x->hgot;
-            if (n > len)
-                n = len;
-            memcpy(x->hdr + x->hgot, p, n);
-            x->hgot += n;
-            p += n;
-            len -= n;
-            if (x->hgot == IMPI_PKT_HDR_LEN)
-                on_header(l);
-        } else {
-            uint64_t n = x->want - x->got;
-            if (n > len)
-                n = len;
-            if (x->got < x->keep) { /* bytes past `keep`: a truncated receive's excess */
-                uint64_t k = x->keep - x->got < n ? x->keep - x->got : n;
-                memcpy(x->dst + x->got, p, k);
-            }
-            x->got += n;
-            p += n;
-            len -= n;
-        }
-        if (x->in_payload && x->got == x->want)
-            payload_done(l);
-    }
+    mpe_frame_feed(&l->rx.f, l->rx.hdr, IMPI_PKT_HDR_LEN, data, len, on_header, payload_done, l,
+                   &l->failed);
 }

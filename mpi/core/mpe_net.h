@@ -6,6 +6,7 @@
 #ifndef MPI_MPE_NET_H
 #define MPI_MPE_NET_H
 #include "mpe_internal.h"
+#include "mpe_frame.h"
 
 #define MPE_HANDLES (MPE_RDV_HANDLES * 2) /* see mpe_handle_new() */
 #define MPE_CTL_MAX (MPE_HANDLES + 16)
@@ -52,14 +53,11 @@ struct mpe_tx {
     struct mpe_req *req; /* completes when the payload is all handed over */
 };
 
-/* Receive parser: a header being gathered, then a payload being stored. */
+/* Receive parser (mpe_net_rx.c): a header being gathered, then a payload being stored
+ * (mpe_frame.h). */
 struct mpe_rx {
     uint8_t hdr[MPE_WIRE_HDR];
-    size_t hgot;
-    int in_payload;
-    uint64_t want, got; /* payload bytes in all / so far */
-    uint64_t keep;      /* of those, bytes stored at dst (the rest: truncated away) */
-    uint8_t *dst;
+    struct mpe_frame f;
     struct mpe_msg *msg;  /* EAGER: its descriptor */
     struct mpe_req *rreq; /* EAGER straight into a receive, or DATA */
 };

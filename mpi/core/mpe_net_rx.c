@@ -33,11 +33,11 @@ static void wake_ranks(struct mpe_node *n)
 }
 
 /* The payload of the current EAGER or DATA item has all arrived. */
-static void payload_done(struct mpe_conn *c)
+static void payload_done(void *arg)
 {
+    struct mpe_conn *c = arg;
     struct mpe_rx *x = &c->rx;
     struct mpe_msg *m = x->msg;
-    x->in_payload = 0;
     if (!m) { /* DATA, or EAGER straight into the receive */
         mpe_complete(x->rreq, 0);
         return;
@@ -92,31 +92,31 @@ static void on_message(struct mpe_conn *c, struct mpe_wire *w, struct mpe_rank *
     match_rank_arrive(&dst->mr, &m->m);
     x->msg = m;
     x->rreq = 0;
-    x->dst = m->data;
-    x->keep = w->len;
+    x->f.dst = m->data;
+    x->f.keep = w->len;
     if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) == MSG_BOUND) {
         /* Matched right here in the interrupt: the payload goes to the user buffer. */
         x->rreq = m->rreq;
-        x->dst = x->rreq->buf;
-        x->keep = x->rreq->count;
+        x->f.dst = x->rreq->buf;
+        x->f.keep = x->rreq->count;
         c->rx_direct++;
     } else {
         plat_wake(dst->task);
     }
-    x->in_payload = 1;
-    x->want = w->len;
-    x->got = 0;
+    x->f.in_payload = 1;
+    x->f.want = w->len;
+    x->f.got = 0;
 }
 
-static void on_header(struct mpe_conn *c)
+static void on_header(void *arg)
 {
+    struct mpe_conn *c = arg;
     struct mpe_rx *x = &c->rx;
     struct mpe_node *n = c->node;
     /* The decoder fills nothing in for a header it rejects early: report the position
      * in the stream rather than stack contents. */
     struct mpe_wire w = {.seq = c->rx_seq};
     const char *err = mpe_wire_decode(x->hdr, &w, MPE_NET_EAGER);
-    x->hgot = 0;
     if (err)
         bad(c, &w, err);
     if (w.seq != c->rx_seq)
@@ -168,10 +168,10 @@ static void on_header(struct mpe_conn *c)
             bad(c, &w, "length differs from the one granted");
         x->msg = 0;
         x->rreq = r;
-        x->dst = r->buf;
-        x->keep = x->want = w.len;
-        x->got = 0;
-        x->in_payload = 1;
+        x->f.dst = r->buf;
+        x->f.keep = x->f.want = w.len;
+        x->f.got = 0;
+        x->f.in_payload = 1;
         return;
     }
     case MPE_W_CREDIT:
@@ -194,32 +194,6 @@ static void on_header(struct mpe_conn *c)
 /* Under the network lock (the transport's receive callback). */
 void mpe_net_rx(struct mpe_conn *c, const void *data, size_t len)
 {
-    const uint8_t *p = data;
-    struct mpe_rx *x = &c->rx;
-    while (len > 0 && !c->failed) {
-        if (!x->in_payload) {
-            size_t n = MPE_WIRE_HDR - x->hgot;
-            if (n > len)
-                n = len;
-            memcpy(x->hdr + x->hgot, p, n);
-            x->hgot += n;
-            p += n;
-            len -= n;
-            if (x->hgot == MPE_WIRE_HDR)
-                on_header(c);
-        } else {
-            uint64_t n = x->want - x->got;
-            if (n > len)
-                n = len;
-            if (x->got < x->keep) { /* bytes past `keep` are a truncated receive's excess */
-                uint64_t k = x->keep - x->got < n ? x->keep - x->got : n;
-                memcpy(x->dst + x->got, p, k);
-            }
-            x->got += n;
-            p += n;
-            len -= n;
-        }
-        if (x->in_payload && x->got == x->want)
-            payload_done(c);
-    }
+    mpe_frame_feed(&c->rx.f, c->rx.hdr, MPE_WIRE_HDR, data, len, on_header, payload_done, c,
+                   &c->failed);
 }

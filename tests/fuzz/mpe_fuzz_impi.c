@@ -116,7 +116,7 @@ static void run(void *arg)
         }
         host_impi_inject(0, 0, in->data + pos, n);
         pos += n;
-        if ((in->data[0] & 0x80) && l->rx.in_payload && l->rx.msg && !l->rx.rreq &&
+        if ((in->data[0] & 0x80) && l->rx.f.in_payload && l->rx.msg && !l->rx.rreq &&
             l->rx.msg != posted_at) {
             posted_at = l->rx.msg; /* binds to a message whose payload is on its way */
             post_late();

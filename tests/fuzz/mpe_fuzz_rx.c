@@ -110,7 +110,7 @@ static void run(void *arg)
         }
         host_inject(1, 0, in->data + pos, n);
         pos += n;
-        if ((in->data[0] & 0x80) && c->rx.in_payload && c->rx_seq != posted_at) {
+        if ((in->data[0] & 0x80) && c->rx.f.in_payload && c->rx_seq != posted_at) {
             posted_at = c->rx_seq; /* binds to a message whose payload is on its way */
             post_late();
         }
