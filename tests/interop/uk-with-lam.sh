@@ -16,6 +16,8 @@
 #   --relay       the unikernel behind impi-relay (the seed's topology, below)
 #   -v            the unikernel's whole console (qemu/ukrun -v), not only rank output and
 #                 the lines that say why a job ended
+#   UK_LAM_RELAY_PREFIX (environment, --relay) words run before impi-relay's command, e.g.
+#                 "perf stat -o FILE --" (tests/bench/uk_impi.bench.sh, PERF=1)
 #
 # Direct topology: a network namespace of this run's own with a TAP device 10.0.0.254/24
 # that the unikernel job's hub joins (qemu/ukrun --hub-tap, --hub-netns); impi-server
@@ -27,9 +29,11 @@
 # server. The unikernel cannot reach the global namespace: everything crosses the relay.
 # Nothing here touches the host's network.
 # Output: every line of the unikernel side prefixed "[uk] ", of LAM's "[lam] ", then
-# "uk-with-lam: ..." lines saying how each side ended. Exit: 0 if both sides, the server
-# (and the relay) exited 0; 1 if one failed or hung (a side that fails first gets the other stopped after
-# a grace period, so a failure never waits for the safety net); 2 on a usage mistake.
+# "uk-with-lam: ..." lines saying how each side ended, with what impi-server and impi-relay
+# printed after their address (the relay's packet counters), prefixed "[impi-relay] " etc.
+# Exit: 0 if both sides, the server (and the relay) exited 0; 1 if one failed or hung (a
+# side that fails first gets the other stopped after a grace period, so a failure never
+# waits for the safety net); 2 on a usage mistake.
 # LAM's mpirun exits 0 once its procs called MPI_Finalize, whatever their exit codes (seen
 # with -sa too): a program reports its LAM procs' failures through a unikernel rank (as
 # uk_lam_prog.c does: rank 0 collects every rank's result and exits 1).
@@ -156,7 +160,8 @@ else
     daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
         -host "$lam_addr" -timeout "$timeout" -v
     srv=$(head -n1 "$WORK/log/impi-server.log.out")
-    daemon impi-relay "$hub_ns" "$WORK/log/impi-relay.log" "$RELAY_BIN" -private "$TAP_ADDR" \
+    read -ra relay_prefix <<<"${UK_LAM_RELAY_PREFIX:-}"
+    daemon impi-relay "$hub_ns" "$WORK/log/impi-relay.log" "${relay_prefix[@]}" "$RELAY_BIN" -private "$TAP_ADDR" \
         -global "$GLOBAL_FRONT" -server "$srv" -timeout "$timeout" -v
     uk_srv=$(head -n1 "$WORK/log/impi-relay.log.out")
     echo "uk-with-lam: impi-server at $srv in namespace $lam_ns; impi-relay at $uk_srv (private), $GLOBAL_FRONT (global) in namespace $hub_ns"
@@ -228,6 +233,7 @@ for i in "${!DAEMON_PIDS[@]}"; do
     wait_rc "$p" rc
     summary+=", ${DAEMON_NAMES[$i]} exit $rc"
     [ "$rc" = 0 ] || failed=1
+    tail -n +2 "$WORK/log/${DAEMON_NAMES[$i]}.log.out" | sed "s/^/[${DAEMON_NAMES[$i]}] /"
 done
 echo "uk-with-lam: $summary"
 if [ "$failed" = 1 ]; then
