@@ -2,5 +2,3 @@
 # `apt-get source` (dpkg-dev), static checks, and the host fuzzing runtime.
 PKGS+=(build-essential gcc make binutils dpkg-dev qemu-system-x86 cpio xz-utils
     clang clang-format libclang-rt-14-dev python3 iproute2 util-linux)
-# perf (linux-perf): tests/bench/uk_impi.bench.sh's optional relay profile (PERF=1).
-PKGS+=(linux-perf)

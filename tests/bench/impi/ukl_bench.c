@@ -9,7 +9,8 @@
  *
  *   ITERS  ping-pong round trips per size (0 B and 1 KiB), after ITERS/10 (at least 5)
  *          warm-up round trips; each round trip is timed on its own
- *   REPS   64 KiB messages per bandwidth run (4 MiB: REPS/16, at least 2)
+ *   REPS   64 KiB messages per bandwidth run (4 MiB: REPS/16, at least 2); 0: only the
+ *          0-byte latency (the relay profile of uk_impi.bench.sh: small packets only)
  *   RUNS   bandwidth runs per size and direction; the median is printed
  *
  * Output, rank 0 only, one line per figure (MB = 10^6 bytes):
@@ -121,9 +122,9 @@ int main(int argc, char **argv)
     last = size - 1;
     int iters = argc > 1 ? atoi(argv[1]) : 0, reps = argc > 2 ? atoi(argv[2]) : 0;
     int runs = argc > 3 ? atoi(argv[3]) : 0;
-    if (iters < 1 || reps < 1 || runs < 1 || size < 2) {
+    if (iters < 1 || reps < 0 || runs < 1 || size < 2) {
         if (rank == 0)
-            fprintf(stderr, "usage: ukl_bench ITERS REPS RUNS (all > 0; 2 ranks or more)\n");
+            fprintf(stderr, "usage: ukl_bench ITERS REPS RUNS (see the source)\n");
         MPI_Finalize();
         return 2;
     }
@@ -133,11 +134,13 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
 
     bench_lat(0, iters, t);
-    bench_lat(LAT_BIG, iters, t);
-    int big = reps / BIG_DIV < MIN_BIG ? MIN_BIG : reps / BIG_DIV;
-    for (int up = 1; up >= 0; up--) {
-        bench_bw(BW_SMALL, reps, runs, up, t);
-        bench_bw(BW_BIG, big, runs, up, t);
+    if (reps > 0) {
+        bench_lat(LAT_BIG, iters, t);
+        int big = reps / BIG_DIV < MIN_BIG ? MIN_BIG : reps / BIG_DIV;
+        for (int up = 1; up >= 0; up--) {
+            bench_bw(BW_SMALL, reps, runs, up, t);
+            bench_bw(BW_BIG, big, runs, up, t);
+        }
     }
     free(t);
     free(buf);
