@@ -7,14 +7,14 @@
  *
  *   ukl_bench ITERS REPS RUNS
  *
- *   ITERS  ping-pong round trips per size (0 B and 1 KiB), after ITERS/10 (at least 5)
- *          warm-up round trips; each round trip is timed on its own
+ *   ITERS  0-byte ping-pong round trips (1 KiB: ITERS/8, at least 10), after a tenth as
+ *          many (at least 5) warm-up round trips; each round trip is timed on its own
  *   REPS   64 KiB messages per bandwidth run (4 MiB: REPS/16, at least 2); 0: only the
  *          0-byte latency (the relay profile of uk_impi.bench.sh: small packets only)
  *   RUNS   bandwidth runs per size and direction; the median is printed
  *
  * Output, rank 0 only, one line per figure (MB = 10^6 bytes):
- *   ukl lat bytes=N iters=I half_rtt_us=MEDIAN min_us=MIN
+ *   ukl lat bytes=N iters=I half_rtt_us=MEDIAN min_us=MIN mean_us=MEAN
  *   ukl bw bytes=N dir=up|down reps=R runs=U MBps=MEDIAN
  * up: rank 0 -> last rank (client 0 -> client 1); down: the other way. A bandwidth run is
  * timed by rank 0 and includes one 1-byte message (up: the receiver's ack after the last
@@ -31,6 +31,8 @@
 #define BIG_DIV  16         /* 4 MiB runs send REPS / 16 messages: 4 times the bytes */
 #define MIN_BIG  2
 #define MIN_WARM 5
+#define LAT_DIV  8 /* 1 KiB ping-pongs: ITERS / 8 (LAM's can wait for delayed ACKs) */
+#define MIN_LAT  10
 #define TAG_DATA 1
 #define TAG_SYNC 2
 
@@ -73,8 +75,12 @@ static void bench_lat(int bytes, int iters, double *t)
             t[i] = (MPI_Wtime() - t0) * 0.5e6; /* half round trip, us */
     }
     if (rank == 0) {
+        double sum = 0;
+        for (int i = 0; i < iters; i++)
+            sum += t[i];
         double med = median(t, iters);
-        printf("ukl lat bytes=%d iters=%d half_rtt_us=%.2f min_us=%.2f\n", bytes, iters, med, t[0]);
+        printf("ukl lat bytes=%d iters=%d half_rtt_us=%.2f min_us=%.2f mean_us=%.2f\n", bytes,
+               iters, med, t[0], sum / iters);
         fflush(stdout);
     }
 }
@@ -135,7 +141,7 @@ int main(int argc, char **argv)
 
     bench_lat(0, iters, t);
     if (reps > 0) {
-        bench_lat(LAT_BIG, iters, t);
+        bench_lat(LAT_BIG, iters / LAT_DIV < MIN_LAT ? MIN_LAT : iters / LAT_DIV, t);
         int big = reps / BIG_DIV < MIN_BIG ? MIN_BIG : reps / BIG_DIV;
         for (int up = 1; up >= 0; up--) {
             bench_bw(BW_SMALL, reps, runs, up, t);
