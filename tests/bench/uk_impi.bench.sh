@@ -74,8 +74,8 @@ median() { sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}'; }
 sub() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 # A job whose figures are missing says why, as "#" lines.
 job_failed() { # name log
-    echo "# uk_impi: $1 failed; its last lines:"
-    tail -n 8 "$2" | sed 's/^/#   /'
+    echo "# uk_impi: $1 failed; its last lines (without the daemons' logs):"
+    grep -v '^\[impi-' "$2" | tail -n 8 | sed 's/^/#   /'
 }
 
 impi_setup
