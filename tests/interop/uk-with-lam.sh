@@ -19,6 +19,8 @@
 #                 private hub behind its own relay, IMPI clients 0..C-1; LAM is client C
 #   -v            the unikernel's whole console (qemu/ukrun -v), not only rank output and
 #                 the lines that say why a job ended
+#   UK_LAM_RELAY_PREFIX (environment, --relay) words run before impi-relay's command, e.g.
+#                 "perf stat -o FILE --" (tests/bench/uk_impi.bench.sh, PERF=1)
 #
 # Direct topology: a network namespace of this run's own with a TAP device 10.0.0.254/24
 # that the unikernel job's hub joins (qemu/ukrun --hub-tap, --hub-netns); impi-server
@@ -31,9 +33,11 @@
 # crosses the relay. Cluster c of --uk-clusters has front-end c (global 10.77.2.(100+c)).
 # Nothing here touches the host's network.
 # Output: every line of the unikernel side prefixed "[uk] ", of LAM's "[lam] ", then
-# "uk-with-lam: ..." lines saying how each side ended. Exit: 0 if both sides, the server
-# (and the relay) exited 0; 1 if one failed or hung (a side that fails first gets the other stopped after
-# a grace period, so a failure never waits for the safety net); 2 on a usage mistake.
+# "uk-with-lam: ..." lines saying how each side ended, with what impi-server and impi-relay
+# printed after their address (the relay's packet counters), prefixed "[impi-relay] " etc.
+# Exit: 0 if both sides, the server (and the relay) exited 0; 1 if one failed or hung (a
+# side that fails first gets the other stopped after a grace period, so a failure never
+# waits for the safety net); 2 on a usage mistake.
 # LAM's mpirun exits 0 once its procs called MPI_Finalize, whatever their exit codes (seen
 # with -sa too): a program reports its LAM procs' failures through a unikernel rank (as
 # uk_lam_prog.c does: rank 0 collects every rank's result and exits 1).
@@ -168,6 +172,7 @@ else
         -server $((uk_clusters + 1)) -host "$lam_addr" -timeout "$timeout" -v
     srv=$(head -n1 "$WORK/log/impi-server.log.out")
     echo "uk-with-lam: impi-server at $srv in namespace $lam_ns"
+    read -ra relay_prefix <<<"${UK_LAM_RELAY_PREFIX:-}"
     for c in $(seq 1 "$uk_clusters"); do
         ns=${NSP}F$c front=$GLOBAL_NET.$((100 + c)) name=impi-relay
         [ "$c" = 1 ] || name=impi-relay$c
@@ -176,7 +181,7 @@ else
             ip -n "$ns" addr add "$front/$GLOBAL_PREFIX" dev glob &&
             ip -n "$ns" link set glob up && ip -n "$lam_ns" link set "f$c" master br0 up; } ||
             { echo "uk-with-lam: cannot link front-end $c to the global bridge"; exit 1; }
-        daemon "$name" "$ns" "$WORK/log/$name.log" "$RELAY_BIN" -private "$TAP_ADDR" \
+        daemon "$name" "$ns" "$WORK/log/$name.log" "${relay_prefix[@]}" "$RELAY_BIN" -private "$TAP_ADDR" \
             -global "$front" -server "$srv" -timeout "$timeout" -v
         hub_nss+=("$ns") uk_srvs+=("$(head -n1 "$WORK/log/$name.log.out")")
         echo "uk-with-lam: $name at ${uk_srvs[-1]} (private), $front (global) in namespace $ns"
@@ -256,6 +261,7 @@ for i in "${!DAEMON_PIDS[@]}"; do
     wait_rc "$p" rc
     summary+=", ${DAEMON_NAMES[$i]} exit $rc"
     [ "$rc" = 0 ] || failed=1
+    tail -n +2 "$WORK/log/${DAEMON_NAMES[$i]}.log.out" | sed "s/^/[${DAEMON_NAMES[$i]}] /"
 done
 echo "uk-with-lam: $summary"
 if [ "$failed" = 1 ]; then
