@@ -22,13 +22,15 @@
  *   scan, exscan    a chain in rank order: rank r receives the prefix of 0 .. r - 1 from
  *                   r - 1 and sends the prefix of 0 .. r to r + 1 (92; exscan 178)
  *   reduce_scatter  the IMPI reduce of the whole vector to rank 0 (cad_alg_impi_reduce.c),
- *                   then the scatterv of the blocks from rank 0 (94); MPI_Reduce_scatter_
- *                   block (not in LAM) alike with equal blocks
+ *                   then the scatterv of the blocks from rank 0 (94); the _block variant
+ *                   (not in LAM) alike with equal blocks
  *
- * Our ranks post what lam_basic does one call at a time all at once where nothing orders
- * them but LAM's loop (gather roots and the scans keep LAM's order: the chain is the data's,
- * the root's receives give the allgather its one node "gathered"). Every message names its
- * source, and each pair exchanges one message per tag, so the matching is the same.
+ * Where lam_basic loops over blocking calls (the scatter root's sends, allgatherv's
+ * gathervs, reduce_scatter's scatterv) our ranks post them all at once: each message names
+ * its source and each pair exchanges one message per tag, so they match the same. The
+ * gather root keeps LAM's order of receives (its last receive then stands for "all
+ * gathered", which the allgather's bcast waits for); scan and exscan are a chain by their
+ * data.
  *
  * Hazard: LAM 7.1.4 leaves the communicator on cid -1 after such a collective unless it is
  * built with the lam_mkpt fix (mk/deps.d/30-lam.sh); its next point-to-point messages and
