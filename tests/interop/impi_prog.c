@@ -5,7 +5,7 @@
  *
  *   impi_prog suite            checks; rank 0 prints "CHECK <name> ok|FAIL" and a summary
  *   impi_prog lambasic         the same for the collectives LAM runs through lam_basic
- *                              (scatter, allgather, gatherv, scan, reduce_scatter)
+ *                              (scatter(v), allgather(v), gatherv, (ex)scan, reduce_scatter)
  *   impi_prog alltoall N       MPI_Alltoall of N ints (hangs in LAM 7.1.4 across clients)
  *   impi_prog lat ITERS        0-byte ping-pong rank 0 <-> last: "lat_us <one-way>"
  *   impi_prog bw               streaming bandwidth rank 0 -> last, 1 KiB .. 4 MiB
@@ -211,6 +211,26 @@ static void t_lambasic(int n)
     }
     snprintf(name, sizeof name, "gatherv_%dint_all_roots", n);
     check(name, bad);
+    bad = 0; /* scatterv from every root, allgatherv: the same counts */
+    for (int root = 0; root < size; root++) {
+        for (int d = 0; d < size; d++)
+            for (int i = 0; i < cnt[d]; i++)
+                sb[dsp[d] + i] = val(root, d, i);
+        MPI_Scatterv(sb, cnt, dsp, MPI_INT, rb, cnt[rank], MPI_INT, root, MPI_COMM_WORLD);
+        for (int i = 0; i < cnt[rank]; i++)
+            bad |= rb[i] != val(root, rank, i);
+    }
+    snprintf(name, sizeof name, "scatterv_%dint_all_roots", n);
+    check(name, bad);
+    bad = 0;
+    for (int i = 0; i < cnt[rank]; i++)
+        sb[i] = val(rank, 7, i);
+    MPI_Allgatherv(sb, cnt[rank], MPI_INT, rb, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    for (int d = 0; d < size; d++)
+        for (int i = 0; i < cnt[d]; i++)
+            bad |= rb[dsp[d] + i] != val(d, 7, i);
+    snprintf(name, sizeof name, "allgatherv_%dint", n);
+    check(name, bad);
     bad = 0;
     for (int i = 0; i < n; i++)
         sb[i] = (rank + 1) * (i + 1);
@@ -218,6 +238,12 @@ static void t_lambasic(int n)
     for (int i = 0; i < n; i++)
         bad |= rb[i] != (rank + 1) * (rank + 2) / 2 * (i + 1);
     snprintf(name, sizeof name, "scan_%dint", n);
+    check(name, bad);
+    bad = 0;
+    MPI_Exscan(sb, rb, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; rank && i < n; i++)
+        bad |= rb[i] != rank * (rank + 1) / 2 * (i + 1);
+    snprintf(name, sizeof name, "exscan_%dint", n);
     check(name, bad);
     bad = 0; /* reduce_scatter: rank d gets cnt[d] ints of the sum */
     int tot = 0;
