@@ -20,8 +20,9 @@
  *         breaks above 64 KiB: spec 13.1 #2), MPI_Reduce with MPI_SUM of 4 ints and of
  *         50 000 ints, MPI_Allreduce (MPI_SUM, MPI_MAX); then the ones LAM runs through
  *         lam_basic on its private cid -1: MPI_Gather and MPI_Scatter from every root,
- *         MPI_Allgather (4 B and 4 KiB blocks), MPI_Scan, MPI_Reduce_scatter (not
- *         MPI_Alltoall: LAM's own procs hang in it, see t_allgather),
+ *         MPI_Allgather (4 B and 4 KiB blocks), MPI_Scan, MPI_Reduce_scatter, MPI_Gatherv,
+ *         MPI_Scatterv, MPI_Allgatherv, MPI_Exscan (not MPI_Alltoall(v): LAM's own procs
+ *         hang in it, see t_allgather),
  *         and point-to-point and a barrier after them (back on the world's own cids)
  *
  * Every rank checks what it received and prints one line per check: "ok NAME (rank R)" or
@@ -30,8 +31,8 @@
  * if any rank's did), after MPI_Finalize. LAM behaviours relied on: MPI_Ssend to a LAM rank
  * completes only when it matched (SYNCACK, with the Ssend fix of mk/deps.d/30-lam.sh);
  * after a lam_basic collective the communicator's cid is restored (the lam_mkpt fix of
- * mk/deps.d/30-lam.sh); no MPI_Probe/Iprobe, no v-variants, no MPI_Exscan (not checked
- * between LAM clients), allgather blocks within LAM's 64 KiB bcast limit (spec 13.1 #2),
+ * mk/deps.d/30-lam.sh); no MPI_Probe/Iprobe, allgather's whole result within LAM's
+ * 64 KiB bcast limit (spec 13.1 #2),
  * no communicator constructors (spec 13.2). Avoided: a long
  * message (above 64 KiB) in each direction at once between two clients hangs LAM itself
  * (a 200 000 B MPI_Sendrecv between two LAM clients through impi-server hung in 6 of 6
@@ -593,6 +594,81 @@ static void t_scan_reduce_scatter(int n)
     free(out);
 }
 
+/* All ranks: the v-variants, rank d giving (d % 3) * n + 1 ints at a gap of one int:
+ * MPI_Gatherv and MPI_Scatterv from every root, MPI_Allgatherv; checked on every rank. */
+static void t_vvariants(int n)
+{
+    char name[NAME_LEN], why[WHY_LEN];
+    const char *bad = NULL;
+    int cnt[64], dsp[64], tot = 0;
+    for (int d = 0; d < size; d++) {
+        cnt[d] = (d % 3) * n + 1;
+        dsp[d] = tot;
+        tot += cnt[d] + 1;
+    }
+    int *mine = (int *)xmalloc((long)cnt[rank] * 4), *all = (int *)xmalloc((long)tot * 4);
+    for (int root = 0; root < size; root++) {
+        for (int i = 0; i < cnt[rank]; i++)
+            mine[i] = blockval(rank, root, i);
+        memset(all, 0, (size_t)tot * 4);
+        MPI_Gatherv(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, root, MPI_COMM_WORLD);
+        for (int r = 0; rank == root && r < size && !bad; r++)
+            if (verify_block(all + dsp[r], cnt[r], r, root, why))
+                bad = with_context(why, "root", root);
+    }
+    snprintf(name, sizeof name, "gatherv_%dint_every_root", n);
+    report(name, bad);
+    bad = NULL;
+    for (int root = 0; root < size; root++) {
+        for (int d = 0; d < size; d++)
+            for (int i = 0; i < cnt[d]; i++)
+                all[dsp[d] + i] = blockval(root, d, i);
+        memset(mine, 0, (size_t)cnt[rank] * 4);
+        MPI_Scatterv(all, cnt, dsp, MPI_INT, mine, cnt[rank], MPI_INT, root, MPI_COMM_WORLD);
+        if (!bad && verify_block(mine, cnt[rank], root, rank, why))
+            bad = with_context(why, "root", root);
+    }
+    snprintf(name, sizeof name, "scatterv_%dint_every_root", n);
+    report(name, bad);
+    bad = NULL;
+    for (int i = 0; i < cnt[rank]; i++)
+        mine[i] = blockval(rank, 0, i);
+    memset(all, 0, (size_t)tot * 4);
+    MPI_Allgatherv(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size && !bad; r++)
+        bad = verify_block(all + dsp[r], cnt[r], r, 0, why);
+    snprintf(name, sizeof name, "allgatherv_%dint", n);
+    report(name, bad);
+    free(mine);
+    free(all);
+}
+
+/* All ranks: MPI_Exscan (MPI_SUM of n ints: the sum over ranks 0..rank-1; rank 0's result
+ * is undefined), checked on every other rank. */
+static void t_exscan(int n)
+{
+    char name[NAME_LEN], why[WHY_LEN];
+    const char *bad = NULL;
+    int *in = (int *)xmalloc((long)n * 4), *out = (int *)xmalloc((long)n * 4);
+    for (int i = 0; i < n; i++)
+        in[i] = contrib(rank, i);
+    memset(out, 0, (size_t)n * 4);
+    MPI_Exscan(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; rank && i < n && !bad; i++) {
+        int want = 0;
+        for (int r = 0; r < rank; r++)
+            want += contrib(r, i);
+        if (out[i] != want) {
+            snprintf(why, WHY_LEN, "int %d of %d is %d, expected %d", i, n, out[i], want);
+            bad = why;
+        }
+    }
+    snprintf(name, sizeof name, "exscan_sum_%dint", n);
+    report(name, bad);
+    free(in);
+    free(out);
+}
+
 /* All ranks: the collectives LAM runs through lam_basic across clients (on its private
  * cid -1), then point-to-point again, which must be back on MPI_COMM_WORLD's own cid
  * (LAM needs the lam_mkpt fix of mk/deps.d/30-lam.sh for that). */
@@ -603,6 +679,8 @@ static void run_lambasic(void)
         t_gather_scatter(ints[s]);
         t_allgather(ints[s]);
         t_scan_reduce_scatter(ints[s]);
+        t_vvariants(ints[s]);
+        t_exscan(ints[s]);
     }
     t_xfer("after_lambasic", SHORT_BYTES, 1, 0);
     t_xfer("after_lambasic", SHORT_BYTES, 0, 0);
