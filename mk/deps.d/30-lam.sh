@@ -23,9 +23,12 @@ lam_patch_ssend() {
 # collective (gather, scatter, alltoall, scan, ...) on a communicator that spans IMPI clients,
 # lam_mkpt() turns the flipped collective cid (-1 - cid) back with lam_impicoll2pt(), which
 # only undoes the IMPI collective cid (cid + 1) and leaves negative cids alone; the
-# communicator's later point-to-point traffic then goes out on cid -1 (world). Negative cids
-# must go through lam_coll2pt() as without IMPI. mpietc.c is compiled as two pre-generated
-# copies, patched alike.
+# communicator's later point-to-point traffic and IMPI collectives then go out on cid -1
+# (between LAM clients a long message then gets LAM's rendezvous ping as its data and an
+# Ssend hangs; a peer that keeps cids apart, like the unikernel, matches none of it).
+# Negative cids must go through lam_coll2pt() as without IMPI. mpietc.c is compiled as two
+# pre-generated copies, patched alike. Relied on by tests/interop/impi_prog.c (suite:
+# after_gather_*; lambasic) and uk_lam_prog.c (coll).
 lam_patch_mkpt() {
     local f
     for f in "$1"/share/mpi/{mpietc,liblam-mpietc,libmpi-mpietc}.c; do
