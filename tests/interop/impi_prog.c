@@ -7,6 +7,7 @@
  *   impi_prog lambasic         the same for the collectives LAM runs through lam_basic
  *                              (scatter(v), allgather(v), gatherv, (ex)scan, reduce_scatter)
  *   impi_prog alltoall N       MPI_Alltoall of N ints (hangs in LAM 7.1.4 across clients)
+ *   impi_prog persistent       0 <-> last through persistent requests and MPI_Startall
  *   impi_prog lat ITERS        0-byte ping-pong rank 0 <-> last: "lat_us <one-way>"
  *   impi_prog bw               streaming bandwidth rank 0 -> last, 1 KiB .. 4 MiB
  *   impi_prog a2a NA BYTES R   pairwise exchange between the NA first ranks and the rest:
@@ -264,8 +265,9 @@ static void t_lambasic(int n)
 }
 
 /* All ranks: MPI_Alltoall of n ints per block (lam_basic: persistent requests started
- * at once). It hangs between LAM 7.1.4 clients, even with the lam_mkpt fix (2 + 2 procs,
- * 1 int: spec 13.1 #3), so no suite runs it; "impi_prog alltoall N" shows it. */
+ * at once, on cid -1). It hangs between LAM 7.1.4 clients, even with the lam_mkpt fix (1 + 1
+ * and 2 + 2 procs, 1 int: spec 13.1 #3; t_persistent's same calls on the world's cid
+ * work), so no suite runs it; "impi_prog alltoall N" shows it. */
 static void t_alltoall(int n)
 {
     char name[48];
@@ -281,6 +283,24 @@ static void t_alltoall(int n)
     check(name, bad);
     free(sb);
     free(rb);
+}
+
+/* Ranks 0 and last: one int each way through persistent requests started together
+ * (MPI_Recv_init, MPI_Send_init, MPI_Startall), the calls lam_basic's alltoall makes, but
+ * on MPI_COMM_WORLD's own cid: this works between LAM clients, the alltoall does not. */
+static void t_persistent(void)
+{
+    int last = size - 1, peer = rank == 0 ? last : 0, v = rank, w = -1;
+    MPI_Request q[2];
+    if (rank == 0 || rank == last) {
+        MPI_Recv_init(&w, 1, MPI_INT, peer, 11, MPI_COMM_WORLD, &q[0]);
+        MPI_Send_init(&v, 1, MPI_INT, peer, 11, MPI_COMM_WORLD, &q[1]);
+        MPI_Startall(2, q);
+        MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        MPI_Request_free(&q[0]);
+        MPI_Request_free(&q[1]);
+    }
+    check("persistent_exchange", (rank == 0 || rank == last) && w != peer);
 }
 
 /* Ranks 0 and last: 0-byte ping-pong; rank 0 prints the one-way latency. */
@@ -407,6 +427,8 @@ int main(int argc, char **argv)
         t_p2p("after_gather_p2p_long_200000B", 200000, 0);
         if (argc > 2 && !strcmp(argv[2], "ssend"))
             t_p2p("after_gather_ssend_short_8B", 8, 1);
+    } else if (!strcmp(mode, "persistent")) {
+        t_persistent();
     } else if (!strcmp(mode, "alltoall")) {
         t_alltoall(argc > 2 ? atoi(argv[2]) : 1);
     } else if (!strcmp(mode, "lambasic")) {
@@ -425,7 +447,7 @@ int main(int argc, char **argv)
         t_p2p("p2p_long_200000B", 200000, 0);
     }
     if (rank == 0 && (!strcmp(mode, "suite") || !strcmp(mode, "pairs") || !strcmp(mode, "a2a") ||
-                      !strcmp(mode, "lambasic")))
+                      !strcmp(mode, "lambasic") || !strcmp(mode, "persistent")))
         printf("SUMMARY %d failed checks\n", fails_total);
     MPI_Finalize();
     return fails_total ? 1 : 0;
