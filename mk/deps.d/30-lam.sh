@@ -4,7 +4,7 @@
 # Tools that LAM's configure needs beyond 00-base (g++ is in build-essential).
 PKGS+=(build-essential g++ make dpkg-dev iproute2 util-linux procps)
 
-LAM_RECIPE=r1-ssendfix
+LAM_RECIPE=r2-ssend-mkptfix
 LAM_SHA=7cd5f289b9e4887d2a62532c33d93265a049b372ae23d0a6309e6870fef811ae
 
 # The one-hunk fix for LAM's short-Ssend hang (spec §13.1 #1), applied as two line edits
@@ -17,6 +17,25 @@ lam_patch_ssend() {
         "$f"
     grep -q 'LAM_SWAP_ENDIAN(&tag' "$f" && grep -q 'LAM_SWAP_ENDIAN(&cid' "$f" ||
         { say "LAM ssend patch did not apply to $f"; exit 1; }
+}
+
+# The one-line fix for "the communicator stays on cid -1" (spec §11.2): after a lam_basic
+# collective (gather, scatter, alltoall, scan, ...) on a communicator that spans IMPI clients,
+# lam_mkpt() turns the flipped collective cid (-1 - cid) back with lam_impicoll2pt(), which
+# only undoes the IMPI collective cid (cid + 1) and leaves negative cids alone; the
+# communicator's later point-to-point traffic and IMPI collectives then go out on cid -1
+# (between LAM clients a long message then gets LAM's rendezvous ping as its data and an
+# Ssend hangs; a peer that keeps cids apart, like the unikernel, matches none of it).
+# Negative cids must go through lam_coll2pt() as without IMPI. mpietc.c is compiled as two
+# pre-generated copies, patched alike. Relied on by tests/interop/impi_prog.c (suite:
+# after_gather_*; lambasic) and uk_lam_prog.c (coll).
+lam_patch_mkpt() {
+    local f
+    for f in "$1"/share/mpi/{mpietc,liblam-mpietc,libmpi-mpietc}.c; do
+        sed -i 's/^    if (comm->c_shadow != NULL)$/    if (comm->c_shadow != NULL \&\& comm->c_contextid >= 0)/' "$f"
+        grep -q 'c_shadow != NULL && comm->c_contextid >= 0' "$f" ||
+            { say "LAM mkpt patch did not apply to $f"; exit 1; }
+    done
 }
 
 build_lam() {
@@ -41,6 +60,7 @@ build_lam() {
     rm -rf "$src/lam-7.1.4" "$prefix"
     tar xzf "$src/lam_7.1.4.orig.tar.gz" -C "$src"
     lam_patch_ssend "$src/lam-7.1.4"
+    lam_patch_mkpt "$src/lam-7.1.4"
     (
         cd "$src/lam-7.1.4"
         export CFLAGS="-O1 -g -fcommon -std=gnu89 -Wno-error -Wno-implicit-function-declaration -Wno-int-conversion -Wno-incompatible-pointer-types"

@@ -25,7 +25,7 @@
  *
  * A description whose `client` map shows more than one IMPI client is the exception to
  * all of this: BARRIER, BCAST, REDUCE and ALLREDUCE take IMPI (LAM's algorithms) and no
- * other, every other kind is refused (LAM cannot do it across clients).
+ * other, every other kind LAMBASIC (LAM's lam_basic fall-backs) and no other.
  */
 #include "cad_alg_int.h"
 #include <string.h>
@@ -44,15 +44,20 @@ static const struct {
     [CAD_K_ALLREDUCE] = {BIT(CAD_A_RECDBL) | BIT(CAD_A_RING) | BIT(CAD_A_COMPOSITE) |
                              BIT(CAD_A_IMPI),
                          "allreduce takes recdbl, ring, composite or impi"},
-    [CAD_K_GATHER] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_BINOMIAL), "gather takes linear or binomial"},
-    [CAD_K_SCATTER] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_BINOMIAL), "scatter takes linear or binomial"},
-    [CAD_K_ALLGATHER] = {BIT(CAD_A_RING) | BIT(CAD_A_RECDBL), "allgather takes ring or recdbl"},
-    [CAD_K_ALLTOALL] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_PAIRWISE),
-                        "alltoall takes linear or pairwise"},
-    [CAD_K_REDUCE_SCATTER] = {BIT(CAD_A_COMPOSITE) | BIT(CAD_A_RING),
-                              "reduce_scatter takes composite or ring"},
-    [CAD_K_SCAN] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_RECDBL), "scan takes linear or recdbl"},
-    [CAD_K_EXSCAN] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_RECDBL), "exscan takes linear or recdbl"},
+    [CAD_K_GATHER] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_BINOMIAL) | BIT(CAD_A_LAMBASIC),
+                      "gather takes linear, binomial or lambasic"},
+    [CAD_K_SCATTER] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_BINOMIAL) | BIT(CAD_A_LAMBASIC),
+                       "scatter takes linear, binomial or lambasic"},
+    [CAD_K_ALLGATHER] = {BIT(CAD_A_RING) | BIT(CAD_A_RECDBL) | BIT(CAD_A_LAMBASIC),
+                         "allgather takes ring, recdbl or lambasic"},
+    [CAD_K_ALLTOALL] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_PAIRWISE) | BIT(CAD_A_LAMBASIC),
+                        "alltoall takes linear, pairwise or lambasic"},
+    [CAD_K_REDUCE_SCATTER] = {BIT(CAD_A_COMPOSITE) | BIT(CAD_A_RING) | BIT(CAD_A_LAMBASIC),
+                              "reduce_scatter takes composite, ring or lambasic"},
+    [CAD_K_SCAN] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_RECDBL) | BIT(CAD_A_LAMBASIC),
+                    "scan takes linear, recdbl or lambasic"},
+    [CAD_K_EXSCAN] = {BIT(CAD_A_LINEAR) | BIT(CAD_A_RECDBL) | BIT(CAD_A_LAMBASIC),
+                      "exscan takes linear, recdbl or lambasic"},
 };
 
 static const char *const kind_names[CAD_K_COUNT] = {
@@ -73,19 +78,7 @@ static const char *const alg_names[CAD_A_COUNT] = {
     [CAD_A_AUTO] = "auto",     [CAD_A_LINEAR] = "linear",     [CAD_A_BINOMIAL] = "binomial",
     [CAD_A_CHAIN] = "chain",   [CAD_A_RECDBL] = "recdbl",     [CAD_A_RING] = "ring",
     [CAD_A_DISSEM] = "dissem", [CAD_A_PAIRWISE] = "pairwise", [CAD_A_COMPOSITE] = "composite",
-    [CAD_A_IMPI] = "impi",
-};
-
-/* Why a kind cannot span IMPI clients (what the library prints; LAM's user guide: over
- * IMPI it does barrier, bcast, reduce and allreduce only). */
-static const char *const no_impi[CAD_K_COUNT] = {
-    [CAD_K_GATHER] = "gather (and gatherv) across IMPI clients: LAM/MPI cannot do it",
-    [CAD_K_SCATTER] = "scatter (and scatterv) across IMPI clients: LAM/MPI cannot do it",
-    [CAD_K_ALLGATHER] = "allgather (and allgatherv) across IMPI clients: LAM/MPI cannot do it",
-    [CAD_K_ALLTOALL] = "alltoall (and alltoallv) across IMPI clients: LAM/MPI cannot do it",
-    [CAD_K_REDUCE_SCATTER] = "reduce_scatter across IMPI clients: LAM/MPI cannot do it",
-    [CAD_K_SCAN] = "scan across IMPI clients: LAM/MPI cannot do it",
-    [CAD_K_EXSCAN] = "exscan across IMPI clients: LAM/MPI cannot do it",
+    [CAD_A_IMPI] = "impi",     [CAD_A_LAMBASIC] = "lambasic",
 };
 
 static int is_reduction(int kind)
@@ -143,6 +136,13 @@ static const char *check_reduction(const struct cad_coll *c)
     return sum == c->bytes ? 0 : "reduce_scatter: counts do not add up to bytes";
 }
 
+/* The kinds LAM does the IMPI way across clients; it runs the others through lam_basic. */
+static int impi_way(int kind)
+{
+    return kind == CAD_K_BARRIER || kind == CAD_K_BCAST || kind == CAD_K_REDUCE ||
+           kind == CAD_K_ALLREDUCE;
+}
+
 /* Everything the algorithm does not decide. */
 static const char *check_common(const struct cad_coll *c)
 {
@@ -186,7 +186,8 @@ static const char *check_alg(const struct cad_coll *c)
         return "binomial gather/scatter needs regular blocks (counts NULL)";
     if (a == CAD_A_RECDBL && k == CAD_K_ALLGATHER && (c->counts || !pow2(n)))
         return "recdbl allgather needs regular blocks on a power of two ranks";
-    if (a == CAD_A_IMPI && is_reduction(k) && !c->ctx)
+    if ((a == CAD_A_IMPI || (a == CAD_A_LAMBASIC && k == CAD_K_REDUCE_SCATTER)) &&
+        is_reduction(k) && !c->ctx)
         return "impi reduce travels on ctx - 1: ctx must be at least 1";
     return 0;
 }
@@ -235,17 +236,18 @@ static int choose(const struct cad_coll *c)
 /* Check and choose: the part of planning that building repeats. */
 static const char *prepare(struct cad_coll *c)
 {
-    int k = c->kind;
-    if (k > 0 && k < CAD_K_COUNT && no_impi[k] && c->size > 0 && cad_impi_spans(c))
-        return no_impi[k]; /* whatever else is wrong: this is what the user must hear */
     const char *why = check_common(c);
     if (why)
         return why;
     if (cad_impi_spans(c)) { /* other clients listen: LAM's way or not at all */
+        int lam = impi_way(c->kind) ? CAD_A_IMPI : CAD_A_LAMBASIC;
         if (c->alg == CAD_A_AUTO)
-            c->alg = CAD_A_IMPI;
-        if (c->alg != CAD_A_IMPI)
-            return "across IMPI clients only the impi algorithm talks to the other clients";
+            c->alg = lam;
+        if (c->alg != lam)
+            return lam == CAD_A_IMPI
+                       ? "across IMPI clients only the impi algorithm talks to the other clients"
+                       : "across IMPI clients only the lambasic algorithm talks to the other "
+                         "clients";
     }
     if (c->alg == CAD_A_AUTO)
         c->alg = choose(c);
@@ -256,6 +258,11 @@ static void dispatch(struct cad_builder *b)
 {
     const struct cad_coll *c = b->c;
     int a = c->alg;
+    if (a == CAD_A_LAMBASIC) {
+        cad_alg_lambasic(b);
+        cad_builder_finish(b);
+        return;
+    }
     switch (c->kind) {
     case CAD_K_BARRIER:
         if (a == CAD_A_IMPI)

@@ -15,8 +15,9 @@
  * other way, may: receives match by source). Concurrent collectives on one
  * communicator get disjoint tag ranges from the library (MPI orders collectives per
  * communicator, so every rank numbers them alike).
- * The one exception is CAD_A_IMPI: its messages between IMPI clients carry LAM's fixed
- * tags, on ctx or ctx - 1 (see cad_coll.client).
+ * The exceptions are CAD_A_IMPI and CAD_A_LAMBASIC: their messages between IMPI clients
+ * carry LAM's fixed tags, on ctx or ctx - 1 (IMPI) or on CAD_LAM_CTX (LAMBASIC; see
+ * cad_coll.client).
  *
  * Reductions: a CALC computes inout[i] = in[i] op inout[i] (MPI's operand order: `in` is
  * the lower ranks' part). Every builder combines in rank order unless the op commutes, so
@@ -68,6 +69,7 @@ enum cad_alg {
     CAD_A_PAIRWISE,  /* pairwise exchange, one partner per step (alltoall) */
     CAD_A_COMPOSITE, /* made of two simpler ones (e.g. allreduce = reduce + bcast) */
     CAD_A_IMPI,      /* across IMPI clients, LAM/MPI's way (cad_alg_impi.c; needs `client`) */
+    CAD_A_LAMBASIC,  /* across IMPI clients, LAM's lam_basic fall-backs (cad_alg_lambasic.c) */
     CAD_A_COUNT
 };
 
@@ -130,13 +132,19 @@ struct cad_coll {
      * with equal values are one client, in any order), or NULL: the whole communicator is
      * one client. When it shows more than one client, the collective must talk to the
      * other clients (LAM/MPI, GridMPI, ...) as they expect: AUTO picks CAD_A_IMPI for
-     * BARRIER, BCAST, REDUCE and ALLREDUCE, every other algorithm is refused, and so is
-     * every other kind (LAM cannot do them across clients). CAD_A_IMPI's messages between
-     * clients use fixed tags on fixed contexts, not `tag`'s range (cad_alg_impi.c): `ctx`
-     * must be the communicator's collective context and ctx - 1 its point-to-point one.
+     * BARRIER, BCAST, REDUCE and ALLREDUCE and CAD_A_LAMBASIC for every other kind (LAM's
+     * lam_basic fall-backs), and every other algorithm is refused. Their messages between
+     * clients use fixed tags on fixed contexts, not `tag`'s range (cad_alg_impi.c,
+     * cad_alg_lambasic.c): `ctx` must be the communicator's collective context, ctx - 1
+     * its point-to-point one, and CAD_LAM_CTX is LAM's private one.
      */
     const uint8_t *client;
 };
+
+/* The context of LAM's lam_basic collectives across clients (cid -1 on the wire, LAM's
+ * flipped collective cid of MPI_COMM_WORLD): the engine maps it to and from the wire
+ * (mpe_impi.h's MPE_IMPI_LAM_CTX, the same value). */
+#define CAD_LAM_CTX 0xffffffffu
 
 /* Default pipeline segment. A CHAIN bcast raises it when the message would need more than
  * CAD_ALG_TAGS segments (one tag each). */

@@ -167,12 +167,11 @@ static int reduce_ordered(struct cad_builder *b, int root, struct cad_loc in, st
     return have;
 }
 
-/* This rank's part of an IMPI reduce to `root` (result in its rbuf); returns the node
- * after which it is done (every other node of it leads there). */
-static int impi_reduce(struct cad_builder *b, const struct cad_impi *l, int root, struct cad_loc in)
+/* Task context (builder), any context while planning. */
+int cad_impi_reduce(struct cad_builder *b, const struct cad_impi *l, int root, struct cad_loc in,
+                    struct cad_loc racc)
 {
-    struct cad_loc rbuf = cad_loc(CAD_B_RBUF, 0);
-    return b->comm ? reduce_commutative(b, l, root, in, rbuf) : reduce_ordered(b, root, in, rbuf);
+    return b->comm ? reduce_commutative(b, l, root, in, racc) : reduce_ordered(b, root, in, racc);
 }
 
 /* Task context (builder), any context while planning. */
@@ -182,7 +181,9 @@ void cad_alg_impi_reduce(struct cad_builder *b)
     struct cad_impi l;
     cad_impi_layout(c, &l);
     int in_rbuf = c->rank == c->root && c->in_place;
-    cad_builder_end(b, impi_reduce(b, &l, c->root, cad_loc(in_rbuf ? CAD_B_RBUF : CAD_B_SBUF, 0)));
+    cad_builder_end(b,
+                    cad_impi_reduce(b, &l, c->root, cad_loc(in_rbuf ? CAD_B_RBUF : CAD_B_SBUF, 0),
+                                    cad_loc(CAD_B_RBUF, 0)));
 }
 
 /* Task context (builder), any context while planning. The bcast writes rbuf only after
@@ -191,7 +192,7 @@ void cad_alg_impi_allreduce(struct cad_builder *b)
 {
     struct cad_impi l;
     cad_impi_layout(b->c, &l);
-    int done = impi_reduce(b, &l, 0, cad_builder_input(b));
+    int done = cad_impi_reduce(b, &l, 0, cad_builder_input(b), cad_loc(CAD_B_RBUF, 0));
     uint32_t before = b->nodes;
     cad_impi_bcast(b, &l, 0, done);
     if (b->nodes == before)

@@ -203,9 +203,16 @@ int cad_impi_spans(const struct cad_coll *c);
 /* IMPI bcast of rbuf from `root`, its first nodes after `after` (which it never connects
  * to END itself: the caller does, if the bcast made no node). */
 void cad_impi_bcast(struct cad_builder *b, const struct cad_impi *l, int root, int after);
+/* This rank's part of an IMPI reduce of `in` to `root`, whose result ends at `racc` (read
+ * at the root only); returns the node after which it is done (every other node of it
+ * leads there). */
+int cad_impi_reduce(struct cad_builder *b, const struct cad_impi *l, int root, struct cad_loc in,
+                    struct cad_loc racc);
 void cad_alg_impi_barrier(struct cad_builder *b);
 void cad_alg_impi_bcast(struct cad_builder *b);
 void cad_alg_impi_reduce(struct cad_builder *b);
 void cad_alg_impi_allreduce(struct cad_builder *b);
+/* Every other kind across clients: LAM's lam_basic fall-backs (cad_alg_lambasic.c). */
+void cad_alg_lambasic(struct cad_builder *b);
 
 #endif

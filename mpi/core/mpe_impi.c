@@ -172,7 +172,7 @@ static int data_packet(struct mpe_ilink *l, struct mpe_req *prev, struct mpe_req
     p->msglen = r->len;
     p->lsrank = r->src_world; /* LAM reads the sender's world rank here (§5) */
     p->tag = r->m.key.tag;
-    p->cid = r->m.key.comm;
+    p->cid = r->m.key.comm == MPE_IMPI_LAM_CTX ? MPE_IMPI_LAM_CID : r->m.key.comm;
     p->type = IMPI_PK_DATA;
     if (r->sent == 0 && !r->peer_handle &&
         ((r->flags & MPE_SYNC) || r->len > im->maxlen)) { /* §7.1 ssend, §7.2 first packet */
@@ -266,7 +266,7 @@ int mpe_impi_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r)
     struct mpe_ilink *l = im ? im->link[im->host_of[r->dst_world]] : 0;
     if (!l)
         return -MPE_ERANK;
-    if (r->m.key.comm >= MPE_IMPI_WCTX)
+    if (r->m.key.comm >= MPE_IMPI_WCTX && r->m.key.comm != MPE_IMPI_LAM_CTX)
         return -MPE_EINVAL; /* only MPI_COMM_WORLD spans clients (mpe_impi.h) */
     r->src_world = self->world;
     r->sent = 0;

@@ -28,16 +28,23 @@
  *
  * Context ids and sources: IMPI traffic can only be on MPI_COMM_WORLD (communicator
  * constructors across clients are refused, as LAM refuses them), whose contexts are 0
- * (point to point) and 1 (collectives) both in LAM and in our library, and whose ranks
- * are world ranks; pk_lsrank carries the sender's world rank (§5).
+ * (point to point) and 1 (collectives) both in LAM and in our library, plus LAM's private
+ * one (MPE_IMPI_LAM_CTX), and whose ranks are world ranks; pk_lsrank carries the
+ * sender's world rank (§5).
  */
 #ifndef MPI_MPE_IMPI_H
 #define MPI_MPE_IMPI_H
 #include "mpe_net.h"
 #include "impi_wire.h"
 
-#define MPE_IMPI_CTL  4096 /* control packets a link may have queued */
-#define MPE_IMPI_WCTX 2    /* contexts IMPI peers may use: WORLD's 0 and 1 */
+#define MPE_IMPI_CTL     4096 /* control packets a link may have queued */
+#define MPE_IMPI_WCTX    2    /* contexts IMPI peers may use: WORLD's 0 and 1 */
+/* ... and one more: LAM's lam_basic collectives across clients (gather, scatter, alltoall,
+ * scan, ...) travel on its flipped collective cid of MPI_COMM_WORLD, -1 (every bit set in
+ * the 64-bit pk_cid), which is this match context here (mpi/cad/cad_alg.h's CAD_LAM_CTX);
+ * no communicator of ours gets it. Every other cid is refused. */
+#define MPE_IMPI_LAM_CTX 0xffffffffu
+#define MPE_IMPI_LAM_CID UINT64_MAX /* ... and on the wire */
 
 /* A packet being transmitted: its header, then its payload (the user's buffer). */
 struct mpe_itx {

@@ -108,7 +108,7 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
     struct mpe_impi *im = l->node->impi;
     struct mpe_irx *x = &l->rx;
     const char *what = impi_pkt_type_name(p->type);
-    if (p->cid >= MPE_IMPI_WCTX)
+    if (p->cid >= MPE_IMPI_WCTX && p->cid != MPE_IMPI_LAM_CID)
         plat_fatal(MPE_IMPI_HOST_FMT
                    ": a message on context id %llu, not MPI_COMM_WORLD's: a "
                    "collective or communicator the peer runs outside IMPI, which this MPI "
@@ -121,7 +121,7 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
         plat_fatal(MPE_IMPI_HOST_FMT ": more unexpected messages than this node keeps",
                    MPE_IMPI_HOST_ARGS(l));
     memset(m, 0, offsetof(struct mpe_msg, inl));
-    m->m.key.comm = (uint32_t)p->cid;
+    m->m.key.comm = p->cid == MPE_IMPI_LAM_CID ? MPE_IMPI_LAM_CTX : (uint32_t)p->cid;
     m->m.key.src = src; /* MPI_COMM_WORLD: the communicator rank is the world rank */
     m->m.key.tag = p->tag;
     m->type = MSG_IMPI;

@@ -10,9 +10,9 @@
  *
  *   struct coll_req | unpack list | graph (8-aligned) | run (64) | scratch (64) | temps
  *
- * A communicator that spans IMPI clients (comm->clients, world.c) gets LAM's algorithms
- * (CAD_A_IMPI) for barrier, bcast, reduce and allreduce, blocking or not, run one at a
- * time ("One at a time" below), and MPI_ERR_UNSUPPORTED_OPERATION with a message for
+ * A communicator that spans IMPI clients (comm->clients, world.c) gets LAM's algorithms,
+ * blocking or not, run one at a time ("One at a time" below): the IMPI ones (CAD_A_IMPI)
+ * for barrier, bcast, reduce and allreduce, its lam_basic fall-backs (CAD_A_LAMBASIC) for
  * every other collective.
  *
  * Progress does not need this file: the engine advances the graph from interrupts and
@@ -78,13 +78,6 @@ static size_t up64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
-/* The collectives LAM does across IMPI clients (its user guide; impi-protocol.md 12.3). */
-static int spans_ok(int kind)
-{
-    return kind == CAD_K_BARRIER || kind == CAD_K_BCAST || kind == CAD_K_REDUCE ||
-           kind == CAD_K_ALLREDUCE;
-}
-
 /* Task context. Allocate the request and its block for the description `d` (kind, rank,
  * size, sizes filled; alg from the environment unless set), with `temp_bytes` of room for
  * the caller's temporaries and `nunpack` unpack entries. The graph is not built yet. */
@@ -93,16 +86,12 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
 {
     struct cad_plan plan;
     const char *why = 0;
-    if (comm->clients && !spans_ok(d->kind)) {
-        *err = world_refuse(cad_kind_name(d->kind), "this collective");
-        return 0;
-    }
     d->client = comm->clients;
-    /* The other clients expect LAM's algorithms, whatever we like (and one at a time: see
-     * "One at a time" below). */
+    /* The other clients expect LAM's algorithms, whatever we like: AUTO is how the planner
+     * picks them, IMPI or LAMBASIC by kind (and one at a time: see "One at a time" below). */
     if (comm->clients)
-        d->alg = CAD_A_IMPI;
-    if (!d->alg)
+        d->alg = CAD_A_AUTO;
+    else if (!d->alg)
         d->alg = alg_of[d->kind];
     if (!d->chunk)
         d->chunk = chunk;
@@ -204,7 +193,7 @@ int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
         return MPI_ERR_INTERN;
     }
     cad_alg_copies(d, &q->plan, q->tmp); /* the moves inside this rank the graph assumes */
-    q->impi = d->alg == CAD_A_IMPI && d->client;
+    q->impi = (d->alg == CAD_A_IMPI || d->alg == CAD_A_LAMBASIC) && d->client;
     rc = coll_issue_graph(q, g, req);
     if (rc == MPI_ERR_ARG) /* the kernel refused a graph of ours: a bug, say so */
         fprintf(stderr, "mpi: %s (%s): graph refused: %s\n", cad_kind_name(d->kind),

@@ -1,13 +1,15 @@
 /*
  * impi_coll.c: the collectives across IMPI clients end to end through the library
- * (mpi/lib/coll_run.c picks CAD_A_IMPI for a communicator that spans clients), on a job
+ * (mpi/lib/coll_run.c picks CAD_A_IMPI or CAD_A_LAMBASIC for a communicator that spans
+ * clients), on a job
  * that UKMPI_IMPI_FAKE_CLIENTS splits into pretend clients (every rank still ours; see
  * mpi/lib/world.c). Barrier, bcast (small and 70 000 bytes), reduce and allreduce from
  * every root with the data checked on every rank, a non-commutative user op (2x2 integer
  * matrices, whose product shows any reordering), in place, blocking and non-blocking (also
- * several outstanding at once); then
- * what LAM cannot do across clients must fail with MPI_ERR_UNSUPPORTED_OPERATION
- * (MPI_Gather, MPI_Comm_dup on MPI_COMM_WORLD) while MPI_COMM_SELF still works. Each
+ * several outstanding at once); the ones LAM runs through lam_basic (CAD_A_LAMBASIC:
+ * gather, scatter, allgather, alltoall, scan, exscan, reduce_scatter); then what LAM
+ * cannot do across clients must fail with MPI_ERR_UNSUPPORTED_OPERATION (MPI_Comm_dup on
+ * MPI_COMM_WORLD) while MPI_COMM_SELF still works. Each
  * failed check prints "impi_coll: FAIL ..."; rank 0 ends with "impi_coll: N ranks ok"
  * (counted with an IMPI allreduce) and MPI_Finalize runs the IMPI barrier once more.
  */
@@ -143,13 +145,52 @@ static void overlapped(MPI_Op mat)
         check(got[i] == val(root, i), "overlapped ibcast", root, i);
 }
 
+/* The collectives LAM runs through lam_basic (CAD_A_LAMBASIC: LAM's context and tags
+ * between the pretend clients), the data checked on every rank: gather and scatter from
+ * every root, allgather, alltoall, scan, exscan, reduce_scatter. */
+static int bv(int r, int d)
+{
+    return r * 1000 + d;
+}
+
+static void lambasic(void)
+{
+    int x, all[64], out[64], cnt[64], want;
+    for (int root = 0; root < np; root++) {
+        x = bv(me, root);
+        MPI_Gather(&x, 1, MPI_INT, all, 1, MPI_INT, root, MPI_COMM_WORLD);
+        for (int i = 0; me == root && i < np; i++)
+            check(all[i] == bv(i, root), "gather", root, i);
+        for (int i = 0; i < np; i++)
+            all[i] = bv(root, i);
+        MPI_Scatter(all, 1, MPI_INT, &x, 1, MPI_INT, root, MPI_COMM_WORLD);
+        check(x == bv(root, me), "scatter", root, 0);
+    }
+    x = bv(me, 0);
+    MPI_Allgather(&x, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < np; i++)
+        check(all[i] == bv(i, 0), "allgather", 0, i);
+    for (int i = 0; i < np; i++)
+        all[i] = bv(me, i);
+    MPI_Alltoall(all, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < np; i++)
+        check(out[i] == bv(i, me), "alltoall", 0, i);
+    x = me + 1;
+    MPI_Scan(&x, &want, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(want == (me + 1) * (me + 2) / 2, "scan", 0, want);
+    MPI_Exscan(&x, &want, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(!me || want == me * (me + 1) / 2, "exscan", 0, want);
+    for (int i = 0; i < np; i++)
+        cnt[i] = 1, all[i] = (me + 1) * (i + 1);
+    MPI_Reduce_scatter(all, &x, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    check(x == np * (np + 1) / 2 * (me + 1), "reduce_scatter", 0, x);
+}
+
 /* What LAM cannot do across clients fails, with the class that says so. */
 static void refusals(void)
 {
     int x = me, all[64], cls = -1, one = 1, sum = 0;
     MPI_Comm dup;
-    MPI_Error_class(MPI_Gather(&x, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD), &cls);
-    check(cls == MPI_ERR_UNSUPPORTED_OPERATION, "gather refused", 0, cls);
     MPI_Error_class(MPI_Comm_dup(MPI_COMM_WORLD, &dup), &cls);
     check(cls == MPI_ERR_UNSUPPORTED_OPERATION, "comm_dup refused", 0, cls);
     MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF); /* one client: ours */
@@ -175,6 +216,7 @@ int main(int argc, char **argv)
         reductions(mat);
         overlapped(mat);
     }
+    lambasic();
     refusals();
     int ok = !bad, nok = 0;
     MPI_Reduce(&ok, &nok, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
