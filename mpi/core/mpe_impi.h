@@ -73,6 +73,7 @@ struct mpe_ilink {
     void *transport; /* the platform's (a ksock) */
     int failed, fini_in, fini_out;
     uint64_t seq; /* pk_seqnum: per packet sent on this link */
+    int last_src; /* receiving: the world rank the previous packet came from */
     /* sending */
     struct mpe_reqq sendq;
     struct impi_pkt ctl[MPE_IMPI_CTL];

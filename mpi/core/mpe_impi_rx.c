@@ -16,22 +16,31 @@
 #include "mpe_impi.h"
 #include <string.h>
 
-/* Under the network lock: the world rank of a proc of the link's host, or -1. */
+/* Under the network lock: the world rank of a proc of the link's host, or -1. The last
+ * match is tried first: a stream comes from few procs in turn, and this runs per packet. */
 static int source_rank(struct mpe_ilink *l, const struct impi_proc *p)
 {
     const struct mpe_impi *im = l->node->impi;
-    for (int w = im->host_first[l->host]; w < im->host_first[l->host + 1]; w++)
+    int first = im->host_first[l->host], end = im->host_first[l->host + 1];
+    if (l->last_src >= first && l->last_src < end && impi_proc_eq(&im->procs[l->last_src], p))
+        return l->last_src;
+    for (int w = first; w < end; w++)
         if (impi_proc_eq(&im->procs[w], p))
-            return w;
+            return l->last_src = w;
     return -1;
 }
 
-/* Under the network lock: the node's rank a packet is for, or NULL. */
+/* Under the network lock: the node's rank a packet is for, or NULL. Our own start-up
+ * makes a proc's pid its rank within our client (impi_client.c), which is tried first;
+ * other tables (tests) are searched. */
 static struct mpe_rank *dest_rank(struct mpe_ilink *l, const struct impi_proc *p)
 {
     struct mpe_node *n = l->node;
     const struct mpe_impi *im = n->impi;
-    for (int i = 0; i < n->count; i++)
+    int64_t i = p->pid - (n->first - n->base);
+    if (i >= 0 && i < n->count && impi_proc_eq(&im->procs[n->first + i], p))
+        return &n->ranks[i];
+    for (i = 0; i < n->count; i++)
         if (impi_proc_eq(&im->procs[n->first + i], p))
             return &n->ranks[i];
     return 0;

@@ -25,6 +25,7 @@
 #include "lwip_port.h"
 #include "uk/console.h"
 #include "uk/time.h"
+#include "arch/x86_64/io.h" /* halt() while a task waits to connect */
 
 #define KSOCK_MAX 64
 
@@ -381,6 +382,24 @@ void ksock_expect_data(struct ksock *s, int on)
         s->last_heard_ns = time_ns();
     s->expect_data = on;
     ks_leave(t);
+}
+
+/* Task context; see uk/ksock.h. */
+struct ksock *ksock_connect_wait(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg,
+                                 uint64_t deadline_ns, uint32_t retry_us)
+{
+    for (;;) {
+        struct ksock *s = ksock_connect(ip, port, ops, arg);
+        while (s && !ksock_connected(s) && !ksock_error(s))
+            halt();
+        if (s && ksock_connected(s))
+            return s;
+        if (s)
+            ksock_abort(s);
+        if (time_ns() > deadline_ns)
+            return 0;
+        udelay(retry_us);
+    }
 }
 
 /* Any context. */

@@ -469,24 +469,13 @@ static int hand_tables(void)
  * 0, may not listen yet). */
 static int connect_srv(uint32_t ip, uint16_t port, const char *what)
 {
-    uint64_t deadline = time_ns() + CLIENT_CONNECT_NS;
-    for (;;) {
-        srv.eof = srv.err = 0;
-        srv.s = ksock_connect(ip, port, &srv_ops, 0);
-        while (srv.s && !ksock_connected(srv.s) && !ksock_error(srv.s))
-            halt();
-        if (srv.s && ksock_connected(srv.s))
-            return 0;
-        if (srv.s)
-            ksock_abort(srv.s);
-        srv.s = 0;
-        if (time_ns() > deadline) {
-            kprintf("impi: cannot connect to %s at %u.%u.%u.%u:%u\n", what, ip >> 24,
-                    ip >> 16 & 255, ip >> 8 & 255, ip & 255, port);
-            return -1;
-        }
-        udelay(CLIENT_RETRY_US);
-    }
+    srv.s =
+        ksock_connect_wait(ip, port, &srv_ops, 0, time_ns() + CLIENT_CONNECT_NS, CLIENT_RETRY_US);
+    srv.eof = srv.err = 0; /* what a refused attempt reported */
+    if (!srv.s)
+        kprintf("impi: cannot connect to %s at %u.%u.%u.%u:%u\n", what, ip >> 24, ip >> 16 & 255,
+                ip >> 8 & 255, ip & 255, port);
+    return srv.s ? 0 : -1;
 }
 
 /* Task context; see impi_uk.h. */

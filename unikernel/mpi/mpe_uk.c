@@ -34,6 +34,7 @@ _Static_assert(MAX_CPUS <= MPE_MAX_CPUS, "the board's MAX_CPUS exceeds the engin
 #define MPE_PORT       7101
 #define MPE_CONNECT_NS 60000000000ull /* peers boot within a minute of each other */
 #define MPE_BYE_NS     30000000000ull
+#define MPE_RETRY_US   100000        /* between connection attempts while a peer boots */
 #define MPE_DRAIN_NS   1000000000ull /* the last ACKs leaving the NIC before power-off */
 
 static uint64_t job_cr3;
@@ -245,19 +246,9 @@ static int connect_lower(struct mpe_node *n)
     uint64_t deadline = time_ns() + MPE_CONNECT_NS;
     for (int p = 0; p < mpe_node_id(n); p++) {
         struct mpe_conn *c = mpe_node_conn(n, p);
-        for (;;) {
-            struct ksock *s = ksock_connect(nn->peer_ip[p], MPE_PORT, &conn_ops, c);
-            while (s && !ksock_connected(s) && !ksock_error(s))
-                halt();
-            if (s && ksock_connected(s))
-                break;
-            if (s)
-                ksock_abort(s);
-            if (time_ns() > deadline) {
-                kprintf("mpi: node %d: cannot connect to node %d\n", mpe_node_id(n), p);
-                return -1;
-            }
-            udelay(100000);
+        if (!ksock_connect_wait(nn->peer_ip[p], MPE_PORT, &conn_ops, c, deadline, MPE_RETRY_US)) {
+            kprintf("mpi: node %d: cannot connect to node %d\n", mpe_node_id(n), p);
+            return -1;
         }
     }
     return 0;

@@ -46,6 +46,11 @@ typedef void (*ksock_accept_fn)(struct ksock *listener, void *arg, struct ksock 
 struct ksock *ksock_listen(uint16_t port, ksock_accept_fn fn, void *arg);
 /* Start connecting to `ip` (host byte order):`port`. NULL if no socket/pcb is free. */
 struct ksock *ksock_connect(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg);
+/* Task context: connect and wait until connected, retrying every retry_us while the peer
+ * refuses (it may not listen yet) until time_ns() passes deadline_ns. The socket, or NULL
+ * (the caller says why). Halts the CPU while it waits; callbacks may run meanwhile. */
+struct ksock *ksock_connect_wait(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg,
+                                 uint64_t deadline_ns, uint32_t retry_us);
 void ksock_set_ops(struct ksock *s, const struct ksock_ops *ops, void *arg);
 
 /* Queue up to `len` bytes (copied); returns the bytes taken (0: no room now, wait for
