@@ -3,9 +3,12 @@
 # mpi/waitio/README.md.
 WIO_DIR       := mpi/waitio
 WIO_WIRE_SRCS := $(WIO_DIR)/wio_wire.c
+# The freestanding core: the codec, matching, requests, groups, connections.
+WIO_CORE_SRCS := $(WIO_WIRE_SRCS) $(addprefix $(WIO_DIR)/wio_,api.c conn.c group.c match.c \
+                 rx.c text.c tx.c)
 WIO_HDRS      := $(wildcard $(WIO_DIR)/*.h) $(wildcard $(WIO_DIR)/include/*.h)
 
-UNIT_SRCS += $(WIO_WIRE_SRCS)
+UNIT_SRCS += $(WIO_CORE_SRCS)
 UNIT_INC  += -I$(WIO_DIR) -I$(WIO_DIR)/include
 
 # libFuzzer target of the codec and its seed generator (tests/fuzz/run.sh runs it).
