@@ -27,27 +27,27 @@ static int net_abi_parse_ip(const char *s, uint32_t *ip)
     return net_parse_ip(s, ip, &end) == 0 && *end == 0 ? 0 : -1;
 }
 
-/* Task context: listen owned by the calling task. The owner is set under the lock that
- * lwIP's accept callback runs under, so no connection is accepted without one. */
-static struct ksock *net_abi_listen(uint16_t port, ksock_accept_fn fn, void *arg)
+/* Any context: listen owned by `owner` (a task token, i.e. its struct task, which is its
+ * struct pvas_task). The owner is set under the lock that lwIP's accept callback runs
+ * under, so no connection is accepted without one. */
+static struct ksock *net_abi_listen(uint16_t port, ksock_accept_fn fn, void *arg, void *owner)
 {
     int t = ksock_lock();
     struct ksock *s = ksock_listen(port, fn, arg);
     if (s)
-        ksock_set_owner(s, pvas_current());
+        ksock_set_owner(s, owner);
     ksock_unlock(t);
     return s;
 }
 
-/* Task context: connect owned by the calling task (under the lock for the same reason:
- * its connected callback must find the owner set). */
+/* Any context: connect owned by `owner` (under the lock for the same reason). */
 static struct ksock *net_abi_connect(uint32_t ip, uint16_t port, const struct ksock_ops *ops,
-                                     void *arg)
+                                     void *arg, void *owner)
 {
     int t = ksock_lock();
     struct ksock *s = ksock_connect(ip, port, ops, arg);
     if (s)
-        ksock_set_owner(s, pvas_current());
+        ksock_set_owner(s, owner);
     ksock_unlock(t);
     return s;
 }
@@ -82,9 +82,10 @@ const struct uk_net_abi pvas_net_abi = {
     .task_wake = net_abi_task_wake,
 };
 
-/* Scheduler context of the CPU `t` exited on (never inside a ksock callback). */
+/* Scheduler context of the CPU `t` exited on (never inside a ksock callback). The owner
+ * tokens are task_self()'s: &t->task, which is t. */
 void pvas_net_task_exited(struct pvas_task *t)
 {
     if (net_up())
-        ksock_abort_owned(t);
+        ksock_abort_owned(&t->task);
 }

@@ -64,7 +64,7 @@ static void wait_for(volatile int *flag, volatile int *flag2)
 static struct ksock *try_connect(uint16_t port)
 {
     connected = failed = 0;
-    struct ksock *s = net->connect(NODE0_IP, port, &ops, 0);
+    struct ksock *s = net->connect(NODE0_IP, port, &ops, 0, waiter);
     if (!s)
         return 0;
     wait_for(&connected, &failed);
@@ -80,7 +80,7 @@ int main(void)
     net = uk_abi->net;
     waiter = net->task_self();
     if (r == 0 || r == 1) {
-        if (!net->listen(r == 0 ? PORT_OWNED : PORT_DONE, on_accept, 0)) {
+        if (!net->listen(r == 0 ? PORT_OWNED : PORT_DONE, on_accept, 0, waiter)) {
             printf("net_abi: FAIL listen\n");
             return 1;
         }

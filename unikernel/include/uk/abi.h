@@ -62,8 +62,8 @@ struct uk_abi {
  * application's code, and the kernel runs them in interrupt context under the network
  * lock, usually on the CPU the NIC interrupted: they must obey ksock.h's rules (short, no
  * sleeping, no newlib stdio or malloc) and may touch only memory of their own partition.
- * Every socket a task opens (and every one its listeners accept) is aborted when the task
- * ends, so no callback ever runs for a finished task.
+ * Every socket opened for a task (and every one its listeners accept) is aborted when the
+ * task ends, so no callback ever runs for a finished task.
  */
 struct ksock;
 struct ksock_ops;
@@ -72,10 +72,13 @@ struct uk_net_abi {
     uint32_t (*local_ip)(void);
     /* "a.b.c.d" to an address (host byte order): 0, or -1 (no name service here). */
     int (*parse_ip)(const char *s, uint32_t *ip);
-    struct ksock *(*listen)(uint16_t port, void (*accept)(struct ksock *l, void *arg,
-                                                         struct ksock *s),
-                            void *arg);
-    struct ksock *(*connect)(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg);
+    /* Any context: listen/connect as ksock does, the socket owned by `owner`, a token
+     * from task_self() (in the NIC interrupt the running task may be another one). */
+    struct ksock *(*listen)(uint16_t port,
+                            void (*accept)(struct ksock *l, void *arg, struct ksock *s),
+                            void *arg, void *owner);
+    struct ksock *(*connect)(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg,
+                             void *owner);
     void (*set_ops)(struct ksock *s, const struct ksock_ops *ops, void *arg);
     long (*send)(struct ksock *s, const void *data, size_t len);
     int (*close)(struct ksock *s);
