@@ -41,6 +41,7 @@ struct ksock {
     uint64_t last_heard_ns; /* when the watchdog last saw a segment from the peer */
     uint32_t seen_tmr;      /* pcb->tmr at that time */
     uint32_t peer;
+    const void *owner; /* ksock_set_owner: whose sockets ksock_abort_owned ends */
 };
 
 uint32_t ksock_default_timeout_ms = 10000;
@@ -231,6 +232,7 @@ static err_t ks_lwip_accept(void *arg, struct tcp_pcb *pcb, err_t e)
     }
     ks_attach(s, pcb);
     s->connected = 1;
+    s->owner = l->owner;
     ks_cb_pcb = pcb;
     ks_cb_aborted = 0;
     l->accept(l, l->arg, s);
@@ -365,6 +367,24 @@ void ksock_abort(struct ksock *s)
         }
     }
     s->used = 0;
+    ks_leave(t);
+}
+
+/* Any context. */
+void ksock_set_owner(struct ksock *s, const void *owner)
+{
+    int t = ks_enter();
+    s->owner = owner;
+    ks_leave(t);
+}
+
+/* Any context but inside a callback of one of `owner`'s sockets. */
+void ksock_abort_owned(const void *owner)
+{
+    int t = ks_enter();
+    for (int i = 0; i < KSOCK_MAX; i++)
+        if (ks_pool[i].used && ks_pool[i].owner == owner)
+            ksock_abort(&ks_pool[i]);
     ks_leave(t);
 }
 

@@ -81,47 +81,17 @@ LAM_TIMEOUT=$timeout
 
 readonly TAP_ADDR=10.0.0.254 TAP_PREFIX=24 TAP_IF=uktap0 LAM_PROCS=2 UK_RANKS_PER_NODE=2
 readonly GLOBAL_NET=10.77.2 GLOBAL_HOST=10.77.2.2 GLOBAL_PREFIX=24 # --relay only
-readonly GRACE_S=15  # after one side failed, how long the other may take to notice
-readonly STOP_WAIT_S=10 # after SIGTERM to a side, how long until SIGKILL
 SIDES=(uk)
 for c in $(seq 2 "$uk_clusters"); do SIDES+=("uk$c"); done
 SIDES+=(lam)
-DAEMON_NAMES=() DAEMON_PIDS=() # impi-server, impi-relay: waited for and reported at the end
+SIDES_NAME=uk-with-lam
+# shellcheck source=tests/interop/sides_lib.sh
+. "$here/sides_lib.sh"
 
-# Main shell: SIGTERM to side $1's whole process group (it runs in a session of its own,
-# see launch), SIGKILL to what is left after STOP_WAIT_S.
-stop_side() {
-    local pid i
-    pid=$(cat "$WORK/$1.pid" 2>/dev/null) || return 0
-    [ -n "$pid" ] || return 0
-    kill -TERM -- "-$pid" 2>/dev/null || return 0
-    for i in $(seq $((STOP_WAIT_S * 10))); do
-        kill -0 -- "-$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    kill -KILL -- "-$pid" 2>/dev/null
-}
-
-# EXIT trap: both sides, then what impi_lib.sh made (server, LAM session, namespace, WORK).
+# EXIT trap: the sides, then what impi_lib.sh made (server, LAM session, namespace, WORK).
 uwl_cleanup() {
-    local s
-    if [ -n "${WORK:-}" ]; then
-        for s in "${SIDES[@]}"; do [ -e "$WORK/$s.rc" ] || stop_side "$s"; done
-    fi
+    sides_stop_all
     impi_cleanup
-}
-
-# Main shell: runs "$@" as side $1 in a session of its own (its process group can be
-# stopped whole: QEMU, the hub, LAM's mpirun), its output prefixed "[$1] " on our stdout;
-# its pid lands in $WORK/$1.pid, its exit code in $WORK/$1.rc when it ends.
-launch() {
-    local side=$1
-    shift
-    (
-        setsid -w bash -c 'echo $$ >"$0"; exec "$@"' "$WORK/$side.pid" "$@" </dev/null 2>&1
-        echo $? >"$WORK/$side.rc.tmp" && mv "$WORK/$side.rc.tmp" "$WORK/$side.rc"
-    ) 2>&1 | sed -u "s/^/[$side] /" &
-    PIDS+=($!)
 }
 
 impi_setup
@@ -133,31 +103,13 @@ lam_prog=$WORK/tmp/$(basename "${lam_src%.c}")
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "uk-with-lam: LAM's mpicc failed on $lam_src"; exit 1; }
 chmod 755 "$lam_prog"
 
-# Namespace $1 with the TAP the hub joins, at TAP_ADDR.
-mk_tap_ns() {
-    mkns "$1"
-    { ip -n "$1" tuntap add dev "$TAP_IF" mode tap &&
-        ip -n "$1" addr add "$TAP_ADDR/$TAP_PREFIX" dev "$TAP_IF" &&
-        ip -n "$1" link set "$TAP_IF" up; } ||
-        { echo "uk-with-lam: cannot make TAP $TAP_IF in namespace $1 (needs root and /dev/net/tun)"; exit 1; }
-}
-
-# Starts daemon $1 (a name for the report) in namespace $2: start_daemon's arguments.
-daemon() {
-    local name=$1
-    shift
-    start_daemon "$@" || exit 1
-    DAEMON_NAMES+=("$name")
-    DAEMON_PIDS+=("$DAEMON_PID")
-}
-
 # The start-up limits (-timeout) of server and relay cover the unikernel's boot under TCG;
 # the job's own lifetime is not limited by them (they stop the clock at DONE).
 hub_nss=() uk_srvs=() # per unikernel cluster: the namespace of its hub, its IMPI server
 if [ "$relay" = 0 ]; then
     lam_ns=${NSP}uk lam_addr=$TAP_ADDR
-    mk_tap_ns "$lam_ns"
-    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
+    sides_tap_ns "$lam_ns" "$TAP_IF" "$TAP_ADDR/$TAP_PREFIX"
+    sides_daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" -server 2 \
         -host "$lam_addr" -timeout "$timeout" -v
     srv=$(head -n1 "$WORK/log/impi-server.log.out")
     hub_nss=("$lam_ns") uk_srvs=("$srv")
@@ -168,7 +120,7 @@ else
     { ip -n "$lam_ns" link add br0 type bridge &&
         ip -n "$lam_ns" addr add "$GLOBAL_HOST/$GLOBAL_PREFIX" dev br0 &&
         ip -n "$lam_ns" link set br0 up; } || { echo "uk-with-lam: cannot make the global bridge"; exit 1; }
-    daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" \
+    sides_daemon impi-server "$lam_ns" "$WORK/log/impi-server.log" "$SERVER_BIN" \
         -server $((uk_clusters + 1)) -host "$lam_addr" -timeout "$timeout" -v
     srv=$(head -n1 "$WORK/log/impi-server.log.out")
     echo "uk-with-lam: impi-server at $srv in namespace $lam_ns"
@@ -176,12 +128,12 @@ else
     for c in $(seq 1 "$uk_clusters"); do
         ns=${NSP}F$c front=$GLOBAL_NET.$((100 + c)) name=impi-relay
         [ "$c" = 1 ] || name=impi-relay$c
-        mk_tap_ns "$ns"
+        sides_tap_ns "$ns" "$TAP_IF" "$TAP_ADDR/$TAP_PREFIX"
         { ip link add glob netns "$ns" type veth peer name "f$c" netns "$lam_ns" &&
             ip -n "$ns" addr add "$front/$GLOBAL_PREFIX" dev glob &&
             ip -n "$ns" link set glob up && ip -n "$lam_ns" link set "f$c" master br0 up; } ||
             { echo "uk-with-lam: cannot link front-end $c to the global bridge"; exit 1; }
-        daemon "$name" "$ns" "$WORK/log/$name.log" "${relay_prefix[@]}" "$RELAY_BIN" -private "$TAP_ADDR" \
+        sides_daemon "$name" "$ns" "$WORK/log/$name.log" "${relay_prefix[@]}" "$RELAY_BIN" -private "$TAP_ADDR" \
             -global "$front" -server "$srv" -timeout "$timeout" -v
         hub_nss+=("$ns") uk_srvs+=("$(head -n1 "$WORK/log/$name.log.out")")
         echo "uk-with-lam: $name at ${uk_srvs[-1]} (private), $front (global) in namespace $ns"
@@ -194,81 +146,33 @@ lam_boot L "$lam_ns"
 for c in $(seq 1 "$uk_clusters"); do
     side=uk
     [ "$c" = 1 ] || side=uk$c
-    launch "$side" "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) \
+    sides_launch "$side" "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) \
         --nodes "$uk_nodes" --timeout "$timeout" --impi-server "${uk_srvs[$((c - 1))]}" \
         --impi-client $((c - 1)) --hub-tap "$TAP_IF" --hub-netns "${hub_nss[$((c - 1))]}" \
         "$uk_image" "$@"
 done
-launch lam ip netns exec "$lam_ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
+sides_launch lam ip netns exec "$lam_ns" timeout "$timeout" setpriv --reuid="$TUSER" --regid="$TUSER" \
     --init-groups env -i HOME="$WORK/home" TMPDIR="$WORK/tmp" PATH="$LAM/bin:/usr/bin:/bin" \
     LAMHOME="$LAM" LAM_MPI_SESSION_PREFIX="$WORK/sess" LAM_MPI_SESSION_SUFFIX=L IMPI_AUTH_NONE= \
     IMPI_HOST_NAME="$lam_addr" LAM_IMPID_SPIN_TIMEOUT="$LAM_IMPID_SPIN_TIMEOUT" \
     mpirun -client "$uk_clusters" "$srv" -np "$LAM_PROCS" "$lam_prog" "$@"
 
-# Both sides run; when one fails, the other gets GRACE_S to end on its own (it may have
-# a message to say), then is stopped. The overall deadline is a last resort above the
-# sides' own timeouts.
-deadline=$(($(date +%s) + timeout + 2 * STOP_WAIT_S))
-stop_at= stopped=()
-while :; do
-    running=()
-    for s in "${SIDES[@]}"; do
-        if [ -e "$WORK/$s.rc" ]; then
-            [ "$(cat "$WORK/$s.rc")" = 0 ] || [ -n "$stop_at" ] || stop_at=$(($(date +%s) + GRACE_S))
-        else
-            running+=("$s")
-        fi
-    done
-    [ ${#running[@]} = 0 ] && break
-    now=$(date +%s)
-    if { [ -n "$stop_at" ] && [ "$now" -ge "$stop_at" ]; } || [ "$now" -ge "$deadline" ]; then
-        for s in "${running[@]}"; do
-            echo "uk-with-lam: stopping the $s side: $([ "$now" -ge "$deadline" ] && echo "still running after ${timeout}s" || echo "the other side failed")"
-            stop_side "$s"
-            stopped+=("$s")
-        done
-        for s in "${running[@]}"; do
-            for _ in $(seq 50); do [ -e "$WORK/$s.rc" ] && break; sleep 0.1; done
-        done
-        break
-    fi
-    sleep 0.5
-done
+sides_supervise "$timeout"
 # LAM's lamd holds mpirun's stdout (it forwards the procs' output): the "[lam] " prefixer
 # sees its end only when the universe halts.
 lam_halt_all
-for p in "${PIDS[@]}"; do
-    [[ " ${DAEMON_PIDS[*]} " != *" $p "* ]] || continue
-    for _ in $(seq $((STOP_WAIT_S * 10))); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-done
+sides_drain
 
-# How side $1 ended: its exit code, or "stopped" (by us: hung, or the other side failed).
-side_end() {
-    if [[ " ${stopped[*]} " == *" $1 "* ]]; then echo stopped; else cat "$WORK/$1.rc" 2>/dev/null || echo none; fi
-}
-summary="unikernel side exit $(side_end uk)"
-for c in $(seq 2 "$uk_clusters"); do summary+=", unikernel cluster $c exit $(side_end "uk$c")"; done
-summary+=", LAM side exit $(side_end lam)"
-failed=0
-for s in "${SIDES[@]}"; do [ "$(side_end "$s")" = 0 ] || failed=1; done
+SUMMARY="unikernel side exit $(sides_end uk)"
+for c in $(seq 2 "$uk_clusters"); do SUMMARY+=", unikernel cluster $c exit $(sides_end "uk$c")"; done
+SUMMARY+=", LAM side exit $(sides_end lam)"
+failed=$(sides_failed)
 # Server and relay exit 0 after FINI from both clients; after a failure they may wait.
-for i in "${!DAEMON_PIDS[@]}"; do
-    p=${DAEMON_PIDS[$i]}
-    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill "$p" 2>/dev/null
-    wait_rc "$p" rc
-    summary+=", ${DAEMON_NAMES[$i]} exit $rc"
-    [ "$rc" = 0 ] || failed=1
-    tail -n +2 "$WORK/log/${DAEMON_NAMES[$i]}.log.out" | sed "s/^/[${DAEMON_NAMES[$i]}] /"
-done
-echo "uk-with-lam: $summary"
+sides_end_daemons
+[ "$DAEMONS_FAILED" = 0 ] || failed=1
+echo "uk-with-lam: $SUMMARY"
 if [ "$failed" = 1 ]; then
-    for n in "${DAEMON_NAMES[@]}"; do
-        echo "uk-with-lam: $n's log (last 20 lines):"
-        tail -n 20 "$WORK/log/$n.log" | sed "s/^/[$n] /"
-    done
+    sides_daemon_logs
     echo "uk-with-lam: FAILED"
     exit 1
 fi

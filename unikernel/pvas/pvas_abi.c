@@ -6,6 +6,7 @@
  * and written with a "[rank] " prefix, so lines of different ranks never mix.
  */
 #include "pvas/pvas_task.h"
+#include "pvas/pvas_net.h"
 #include "uk/abi.h"
 #include "mpe.h"
 #include "kernel/sched.h"
@@ -116,6 +117,7 @@ static const struct uk_abi abi = {
     .peer_base = abi_peer_base,
     .mpi = &mpe_ops,
     .cpu_time_ns = abi_cpu_time_ns,
+    .net = &pvas_net_abi,
 };
 
 typedef void (*app_entry_t)(const struct uk_abi *abi, int argc, char **argv, char **envp);

@@ -17,8 +17,9 @@
 #include <stdint.h>
 
 struct mpe_ops;
+struct uk_net_abi;
 
-#define UK_ABI_VERSION 2
+#define UK_ABI_VERSION 3
 
 struct uk_abi {
     uint32_t version; /* UK_ABI_VERSION */
@@ -48,6 +49,52 @@ struct uk_abi {
     const struct mpe_ops *mpi;
     /* CPU time this task has run, in ns (CLOCK_PROCESS_CPUTIME_ID). */
     uint64_t (*cpu_time_ns)(void);
+    /* Version 3: kernel TCP sockets for application libraries (libwaitio), below. */
+    const struct uk_net_abi *net;
+};
+
+/*
+ * Kernel TCP sockets for libraries linked into an application (libwaitio's transport):
+ * the ksock API (uk/ksock.h) and the task's sleep/wake-up, for code that does its own
+ * receive processing in the NIC interrupt as the MPI engine does.
+ *
+ * Hazard: the ksock callbacks (struct ksock_ops, the accept function) are the
+ * application's code, and the kernel runs them in interrupt context under the network
+ * lock, usually on the CPU the NIC interrupted: they must obey ksock.h's rules (short, no
+ * sleeping, no newlib stdio or malloc) and may touch only memory of their own partition.
+ * Every socket opened for a task (and every one its listeners accept) is aborted when the
+ * task ends, so no callback ever runs for a finished task.
+ */
+struct ksock;
+struct ksock_ops;
+struct uk_net_abi {
+    /* This node's IPv4 address (host byte order). */
+    uint32_t (*local_ip)(void);
+    /* "a.b.c.d" to an address (host byte order): 0, or -1 (no name service here). */
+    int (*parse_ip)(const char *s, uint32_t *ip);
+    /* Any context: listen/connect as ksock does, the socket owned by `owner`, a token
+     * from task_self() (in the NIC interrupt the running task may be another one). */
+    struct ksock *(*listen)(uint16_t port,
+                            void (*accept)(struct ksock *l, void *arg, struct ksock *s),
+                            void *arg, void *owner);
+    struct ksock *(*connect)(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg,
+                             void *owner);
+    void (*set_ops)(struct ksock *s, const struct ksock_ops *ops, void *arg);
+    long (*send)(struct ksock *s, const void *data, size_t len);
+    int (*close)(struct ksock *s);
+    void (*abort)(struct ksock *s);
+    int (*error)(struct ksock *s);
+    uint32_t (*peer_ip)(struct ksock *s);
+    const char *(*strerror)(int err);
+    /* The network lock (recursive on the CPU that holds it; masks interrupts). */
+    int (*lock)(void);
+    void (*unlock)(int token);
+    /* The calling task as a token; sleep until task_wake (returns at once if a wake-up
+     * is pending: no wake-up is lost between a check and the sleep); wake a token's task
+     * from any context. */
+    void *(*task_self)(void);
+    void (*task_block)(void);
+    void (*task_wake)(void *task);
 };
 
 #endif

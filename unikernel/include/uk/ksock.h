@@ -61,6 +61,12 @@ int ksock_close(struct ksock *s);
 /* Reset the connection and release `s`. */
 void ksock_abort(struct ksock *s);
 
+/* An owner (any pointer, e.g. a task) for `s`; sockets accepted by a listener get the
+ * listener's. ksock_abort_owned() aborts (listeners: closes) every socket of `owner`, so
+ * no callback runs for an owner that is gone; not from inside one of their callbacks. */
+void ksock_set_owner(struct ksock *s, const void *owner);
+void ksock_abort_owned(const void *owner);
+
 /* Abort with KSOCK_ETIMEDOUT when nothing has been heard from the peer for `ms` while we
  * have unacknowledged data or are waiting for data (ksock_expect_data). 0: off (default
  * NET_KSOCK_TIMEOUT_MS from the command line key `ksock_timeout_ms`, 10 s if absent). */

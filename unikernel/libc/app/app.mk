@@ -20,6 +20,8 @@ APP_RT_OBJS := $(patsubst %.c,$(B)/app/obj/%.o,$(APP_RT_SRCS))
 APP_CRT0 := $(B)/app/crt0.o
 APP_RTLIB := $(B)/app/libukapp.a
 APP_CONF := $(B)/app/ukmpicc.conf
+# Optional libraries programs name with -l (libwaitio.a, libwaitio_mpi.a), after newlib's.
+APP_LIBDIR_EXTRA := $(B)/app/lib
 
 $(B)/app/obj/%.o: %.c mk/config.mk | $(NEWLIB_U_STAMP) deps
 	@mkdir -p $(@D)
@@ -37,7 +39,8 @@ $(APP_CONF): $(APP_CRT0) $(APP_RTLIB) unikernel/libc/app/app.mk mk/newlib.mk
 	@{ echo "APP_CFLAGS='$(APP_CFLAGS)'"; \
 	   echo "APP_CRT0='$(abspath $(APP_CRT0))'"; \
 	   echo "APP_LIBDIR='$(NEWLIB_U_LIBDIR)'"; \
+	   echo "APP_LIBDIRS='$(abspath $(APP_LIBDIR_EXTRA))'"; \
 	   echo "APP_LIBS='$(abspath $(MPI_LIB)) $(abspath $(APP_RTLIB)) $(NEWLIB_U_LIBDIR)/libm.a $(NEWLIB_U_LIBDIR)/libc.a $(abspath $(APP_RTLIB)) $(LIBGCC)'"; \
-	   echo "APP_INC='-I$(abspath mpi/include) -I$(abspath unikernel/libc/app) -I$(abspath unikernel/include)'"; } > $@
+	   echo "APP_INC='-I$(abspath mpi/include) -I$(abspath mpi/waitio/include) -I$(abspath unikernel/libc/app) -I$(abspath unikernel/include)'"; } > $@
 
 ALL_TARGETS += $(APP_CONF)
