@@ -305,21 +305,22 @@ void wio_core_bye(struct wio_core *c)
     unsigned long tok = wio_plat_lock(c);
     c->finalizing = 1;
     for (uint32_t i = 0; i < c->nprocs; i++)
-        if (c->peers[i].conn && c->peers[i].conn->phase == WIO_PH_OPEN) {
+        if (c->peers[i].conn && c->peers[i].conn->transport) {
             c->peers[i].conn->txflags |= WIO_TX_BYE;
             wio_tx_pump(c->peers[i].conn);
         }
     wio_plat_unlock(c, tok);
 }
 
-/* Task context, waitio_finalize: 1 when every BYE owed is out (or its peer is gone). */
+/* Task context, waitio_finalize: 1 when every BYE owed is out and every connected peer
+ * said BYE too (or is gone): closing earlier could cut the peer's last packets. */
 int wio_core_quiet(struct wio_core *c)
 {
     int quiet = 1;
     unsigned long tok = wio_plat_lock(c);
     for (uint32_t i = 0; i < c->nprocs; i++) {
         struct wio_conn *k = c->peers[i].conn;
-        if (k && k->transport && (k->tbusy || (k->txflags & WIO_TX_BYE)))
+        if (k && k->transport && (k->tbusy || (k->txflags & WIO_TX_BYE) || !c->peers[i].bye_in))
             quiet = 0;
     }
     wio_plat_unlock(c, tok);

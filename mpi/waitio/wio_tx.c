@@ -32,7 +32,8 @@ static int next_packet(struct wio_conn *k)
         wio_hdr_encode(&h, k->thdr);
         return 1;
     }
-    if (k->phase != WIO_PH_OPEN || !p)
+    /* Data flows once established; after the peer's BYE only our own BYE may follow. */
+    if (!p || !(k->phase == WIO_PH_OPEN || (p->bye_in && p->conn == k)))
         return 0;
     h = wio_hdr_make(0);
     if (k->txflags & WIO_TX_ACK) {
