@@ -72,6 +72,7 @@ const struct uk_net_abi pvas_net_abi = {
     .send = ksock_send,
     .close = ksock_close,
     .abort = ksock_abort,
+    .connected = ksock_connected,
     .error = ksock_error,
     .peer_ip = ksock_peer_ip,
     .strerror = ksock_strerror,

@@ -83,6 +83,7 @@ struct uk_net_abi {
     long (*send)(struct ksock *s, const void *data, size_t len);
     int (*close)(struct ksock *s);
     void (*abort)(struct ksock *s);
+    int (*connected)(struct ksock *s); /* 1 once connected, until closed or failed */
     int (*error)(struct ksock *s);
     uint32_t (*peer_ip)(struct ksock *s);
     const char *(*strerror)(int err);
