@@ -65,3 +65,6 @@ TEST_SUITES += waitio-base=tests/waitio/base.sh
 
 # The WaitIO-MPI layer (its helper adds it):
 # -include mpi/waitio/wmpi/wmpi.mk
+
+# The unikernel build of the library.
+include mpi/waitio/uk/wio_uk.mk

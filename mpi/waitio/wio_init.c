@@ -277,9 +277,9 @@ static int rank0_exchange(const struct wio_env *e, const uint8_t *all, int size,
     for (int i = 0; i < size; i++)
         if (all[i * ENTRY_BYTES + 6])
             return fail("rank %d of this PB could not open its socket", i);
-    size_t n = wio_register_size((uint32_t)size);
-    uint8_t *mine = malloc(n ? n : 1);
-    struct wio_addr *a = calloc((size_t)size, sizeof *a);
+    size_t n = wio_register_size((uint32_t)size); /* 0 when size is out of range */
+    uint8_t *mine = n ? malloc(n) : NULL;
+    struct wio_addr *a = n ? calloc(n / WIO_ADDR_BYTES, sizeof *a) : NULL;
     int rc = -1;
     if (!mine || !a || !n) {
         rc = fail("cannot build this PB's registration (%d processes)", size);

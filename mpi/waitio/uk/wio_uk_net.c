@@ -166,9 +166,12 @@ void wio_uk_net_stop(void)
     wio_uk_log_flush();
 }
 
-/* Under the lock, task or interrupt context: lwIP copies what it takes. */
+/* Under the lock, task or interrupt context: lwIP copies what it takes. A connect in
+ * progress has no room yet (KSOCK_EV_CONNECTED calls wio_tx_ready). */
 long wio_plat_send(struct wio_core *c, void *transport, const void *data, size_t n)
 {
+    if (!wio_uk_net->connected(transport))
+        return wio_uk_net->error(transport) ? -1 : 0;
     return wio_uk_net->send(transport, data, n);
 }
 
