@@ -59,7 +59,7 @@ $(WIO_OUT)/test/wio-inject: tests/waitio/progs/wio_inject.c $(WIO_WIRE_SRCS) $(W
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -I$(WIO_DIR) -o $@ $< $(WIO_WIRE_SRCS)
 
-WIO_TESTS := $(WIO_OUT)/test/pingpong $(WIO_OUT)/test/wio-inject
+WIO_TESTS := $(addprefix $(WIO_OUT)/test/,pingpong badpeer wio-inject)
 ALL_TARGETS += $(WIO_OUT)/lib/libwaitio.a $(WIO_PUBLIC) $(WIO_OUT)/bin/waitio-serv $(WIO_TESTS)
 TEST_SUITES += waitio-base=tests/waitio/base.sh
 

@@ -291,7 +291,23 @@ void wio_conn_lost(struct wio_conn *k, const char *why)
         p->conn = NULL; /* said goodbye first: a clean end */
         conn_put(k);
     } else if (k->phase != WIO_PH_CLOSED || (p && (p->conn == k || p->out == k))) {
-        wio_conn_fail(k, "connection lost", why);
+        /* Say where the stream was cut: inside a header or a payload is a crash's mark. */
+        char d[WIO_TEXT];
+        struct wio_text t;
+        wio_text_init(&t, d, sizeof d);
+        wio_text_str(&t, why);
+        if (k->rx == WIO_RX_HDR && k->rfill) {
+            wio_text_str(&t, " (cut ");
+            wio_text_u64(&t, k->rfill);
+            wio_text_str(&t, " bytes into a header)");
+        } else if (k->rx == WIO_RX_PAY) {
+            wio_text_str(&t, " (cut inside a ");
+            wio_text_str(&t, wio_type_name(k->cur.type));
+            wio_text_str(&t, " payload)");
+        } else if (p && (p->waitcts.head || p->recving.head)) {
+            wio_text_str(&t, " (during a rendezvous)");
+        }
+        wio_conn_fail(k, "connection lost", d);
     } else {
         conn_put(k);
     }

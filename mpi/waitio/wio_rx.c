@@ -228,9 +228,13 @@ static int header_in(struct wio_conn *k)
         char d[WIO_TEXT];
         struct wio_text t;
         wio_text_init(&t, d, sizeof d);
-        wio_text_str(&t, wio_type_name(k->cur.type));
-        wio_text_str(&t, " header seq ");
-        wio_text_u64(&t, k->cur.seq);
+        if (e >= WIO_E_STATE) { /* the type is known: say which packet */
+            wio_text_str(&t, wio_type_name(k->cur.type));
+            wio_text_str(&t, " header seq ");
+            wio_text_u64(&t, k->cur.seq);
+        } else {
+            wio_text_str(&t, "not a WaitIO header of version 1");
+        }
         if (e == WIO_E_SEQ) {
             wio_text_str(&t, ", expected ");
             wio_text_u64(&t, cv.phase == WIO_PH_OPEN ? cv.rseq : 0);

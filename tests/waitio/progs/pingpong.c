@@ -5,6 +5,7 @@
  * processes) and r with r + size/2 (across PBs). Each pair ping-pongs messages of
  * 0 B .. MAX bytes (argv[1], default 16 MiB), then exchanges several messages at once in
  * both directions, every byte checked. Prints one PASS/FAIL line per process.
+ * argv[2]: waitio_init's timeout in seconds (default 10, as the published test.c).
  */
 #include <mpi.h>
 #include "waitio.h"
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     size_t max = argc > 1 ? strtoul(argv[1], NULL, 0) : 16u << 20;
-    if (waitio_init(10)) {
+    if (waitio_init(argc > 2 ? atoi(argv[2]) : 10)) {
         fprintf(stderr, "pingpong: waitio_init failed\n");
         MPI_Finalize();
         return 1;
