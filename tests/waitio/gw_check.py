@@ -22,7 +22,7 @@ import time
 
 PUB, PRIV = "127.0.0.1", "127.0.0.2"
 MAGIC, HDR = 0x314F4957, struct.Struct("<IBBHIIIIQQQIIQ")
-T_HELLO, T_HELLO_OK, T_REGISTER, T_TABLE = 1, 2, 16, 17
+T_HELLO, T_HELLO_OK, T_REGISTER, T_TABLE, T_REFUSE = 1, 2, 16, 17, 18
 FIRST_TIMEOUT = 2  # the gateway's --first-timeout, s
 BULK = 32 << 20  # bytes of the back-pressure transfer
 SLOW_CHUNK, SLOW_PAUSE = 65536, 0.003  # the slow reader: this many bytes, then a pause
@@ -317,6 +317,68 @@ def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
     t.join()
     check("destination reset mid-stream: the initiator is closed", ok, "still open")
     check("destination reset: the healthy connection still works", ping(ha, hb, b"after-rst"))
+
+    # 5. Start-up replies: a REFUSE goes back unchanged; a bad reply closes rank 0.
+    r0 = connect(gw_priv, PRIV)
+    reg = register(1, 2, priv_addrs)
+    r0.sendall(hdr(T_REGISTER, 1, 0, len(reg)) + reg)
+    up, _ = master.accept()
+    up.settimeout(WAIT)
+    recv_exact(up, 64 + len(reg))
+    text = b"PB 1 says npb 2, the instance has 3"
+    refuse = hdr(T_REFUSE, 0, 1, len(text)) + text
+    up.sendall(refuse)
+    up.close()
+    check("REFUSE reaches rank 0 unchanged", recv_exact(r0, len(refuse)) == refuse)
+    check("REFUSE: logged", log.wait("the master refuses PB 1: PB 1 says") is not None)
+    r0.close()
+    r0 = connect(gw_priv, PRIV)
+    r0.sendall(hdr(T_REGISTER, 1, 0, len(reg)) + reg)
+    up, _ = master.accept()
+    up.settimeout(WAIT)
+    recv_exact(up, 64 + len(reg))
+    up.sendall(hdr(T_TABLE, 0, 2, 0))  # addressed to PB 2
+    check("a reply for another PB: rank 0's connection closed", closed_by_peer(r0))
+    check("a reply for another PB: logged",
+          log.wait("bad reply header from the master: wrong destination") is not None)
+    up.close()
+    r0.close()
+    check("bad replies: the healthy connection still works", ping(ha, hb, b"after-replies"))
+
+    # 6. Two private PBs behind the gateway (a new run: 3 PBs): each one's table has
+    # the other's real addresses, and HELLOs reach both.
+    p2 = listener(PRIV)
+    pb2 = [p2.getsockname()]
+    regs = [(1, priv_addrs[:2]), (2, pb2)]
+    ranks0 = []
+    for pbid, addrs in regs:
+        r0 = connect(gw_priv, PRIV)
+        reg = register(pbid, 3, addrs)
+        r0.sendall(hdr(T_REGISTER, pbid, 0, len(reg)) + reg)
+        ranks0.append(r0)
+    ups = []
+    for _ in regs:
+        up, _ = master.accept()
+        up.settimeout(WAIT)
+        h = recv_exact(up, 64)
+        ups.append((HDR.unpack(h)[6], up))
+        recv_exact(up, HDR.unpack(h)[12])
+    tab = table([2, 2, 1], pub_addrs + [gw_pub] * 3)
+    for pbid, up in ups:
+        up.sendall(hdr(T_TABLE, 0, pbid, len(tab)) + tab)
+        up.close()
+    want = table([2, 2, 1], [gw_priv] * 2 + priv_addrs[:2] + pb2)
+    ok = all(recv_exact(r0, 64 + len(want))[64:] == want for r0 in ranks0)
+    check("two private PBs: each TABLE has both PBs' real addresses", ok)
+    a, b, same = hello(gw_pub, PUB, 1, 4, p2)
+    check("two private PBs: public -> PB 2", same and ping(a, b, b"pb2"))
+    a.close()
+    b.close()
+    a, b, same = hello(gw_priv, PRIV, 4, 0, pub_l[0])
+    check("two private PBs: PB 2 -> public", same and ping(a, b, b"pb2-back"))
+    a.close()
+    b.close()
+
     proc.send_signal(signal.SIGUSR1)
     m = log.wait(r"totals: 1 live, .* (\d+) rejected")
     check("SIGUSR1: one live connection left, rejections counted",
