@@ -32,6 +32,17 @@ ko() { echo "FAIL: $*"; fail=$((fail + 1)); }
 
 [ -x "$GW" ] || make -s "$GW" >/dev/null || { ko "build $GW"; echo "$pass passed, $fail failed"; exit 1; }
 
+# Option mistakes end the gateway at once with status 2 and the option named.
+for bad in "--buf 12" "--public 0.0.0.0" "--master nosuchhost.invalid:1"; do
+    # shellcheck disable=SC2086 # $bad is several words on purpose
+    timeout 10 "$GW" --private 127.0.0.2:0 --public 127.0.0.1:0 --master 127.0.0.1:1 $bad \
+        >/dev/null 2>"$WORK/opt.err"
+    rc=$?
+    opt=${bad%% *}
+    if [ "$rc" = 2 ] && grep -q -- "$opt" "$WORK/opt.err"; then ok "option mistake '$bad': exit 2, named"
+    else ko "option mistake '$bad': exit $rc, $(head -c 200 "$WORK/opt.err")"; fi
+done
+
 # 1-2: the scripted checks print PASS/FAIL lines; a crash counts as one failure.
 timeout 180 python3 tests/waitio/gw_check.py "$GW" "$WORK/gw.log" ${GW_TEST_BUF:-} \
     >"$WORK/check.out" 2>&1

@@ -272,6 +272,9 @@ def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
         "not behind this gateway")
     bad("REGISTER on the public leg", gw_pub, hdr(T_REGISTER, 1, 0, 40),
         "bad first header: type not allowed")
+    short = register(1, 2, priv_addrs)[:24]  # says 3 processes, holds one
+    bad("REGISTER with a short payload", gw_priv, hdr(T_REGISTER, 1, 0, len(short)) + short,
+        "bad REGISTER: payload too short")
     bad("silent connection", gw_pub, b"", "no complete first header within")
     bad("HELLO for a process nobody listens at", gw_pub, hdr(T_HELLO, 0, 4),
         "connect to .*refused")
