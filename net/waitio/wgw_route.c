@@ -68,7 +68,9 @@ static int hello(struct wgw_conn *c, const struct wio_hdr *h)
     snprintf(c->what, sizeof c->what, "dst %u at %u.%u.%u.%u:%u", d, a->ip[0], a->ip[1], a->ip[2],
              a->ip[3], a->port);
     c->dst = d;
-    uint8_t *m = message(*h, NULL, 0);
+    uint8_t *m = malloc(WIO_HDR); /* the HELLO goes on as it came, byte for byte */
+    if (m)
+        memcpy(m, c->hdr, WIO_HDR);
     if (!m || wgw_conn_forward(c)) {
         free(m);
         return wgw_conn_close(c, -1, "out of memory");
