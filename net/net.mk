@@ -3,6 +3,7 @@
 #   host unit tests          split-ring logic and the RX frame filter (tests/unit/*virtq*, ...)
 #   suite uk-net             multi-node tests through qemu/uknodes (tests/uk/net/run.sh)
 include net/hub/hub.mk
+include net/waitio/waitio-gw.mk
 UNIT_SRCS += unikernel/drivers/virtq.c unikernel/drivers/vnet_frame.c
 UNIT_INC += -Iunikernel
 TEST_SUITES += uk-net=tests/uk/net/run.sh
