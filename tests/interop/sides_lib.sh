@@ -116,17 +116,21 @@ sides_failed() {
 # Ends the daemons (they exit by themselves after a clean job; a moment's grace, then
 # SIGTERM), appends ", NAME exit RC" for each to the variable SUMMARY, prints what each
 # printed after its first line prefixed "[NAME] ", and sets DAEMONS_FAILED to 1 if one did
-# not exit 0.
+# not exit 0. A daemon named in SIDES_SERVICES runs until stopped: it gets SIGTERM at once,
+# and ending by it (143, through timeout) is its clean end ("stopped").
 sides_end_daemons() {
-    local i p rc
+    local i p rc service
     DAEMONS_FAILED=0
     for i in "${!DAEMON_PIDS[@]}"; do
         p=${DAEMON_PIDS[$i]}
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        service=0
+        [[ " ${SIDES_SERVICES[*]:-} " != *" ${DAEMON_NAMES[$i]} "* ]] || service=1
+        [ "$service" = 1 ] || for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
         kill "$p" 2>/dev/null
         wait_rc "$p" rc
+        [ "$service" = 0 ] || [ "$rc" != 143 ] || rc=stopped
         SUMMARY+=", ${DAEMON_NAMES[$i]} exit $rc"
-        [ "$rc" = 0 ] || DAEMONS_FAILED=1
+        [ "$rc" = 0 ] || [ "$rc" = stopped ] || DAEMONS_FAILED=1
         tail -n +2 "$WORK/log/${DAEMON_NAMES[$i]}.log.out" | sed "s/^/[${DAEMON_NAMES[$i]}] /"
     done
 }
