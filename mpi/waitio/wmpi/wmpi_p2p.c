@@ -53,25 +53,35 @@ static int wmpi_user_tag(const char *call, int tag, waitio_tag_t *wtag)
     return 0;
 }
 
-/* waitio_mpi_isend: buf stays the caller's and must not change until the request
- * completes. */
-int waitio_mpi_isend(const void *buf, int count, WAITIO_MPI_Datatype dt, int dest, int tag,
-                     WAITIO_MPI_Comm comm, WAITIO_MPI_Request *req)
+/* Posts of this file: count elements of dt with the user's tag to or from peer; errors
+ * name `call`, the public function the user called. */
+static int wmpi_p2p_post(const char *call, int send, void *buf, int count, WAITIO_MPI_Datatype dt,
+                         int peer, int tag, WAITIO_MPI_Comm comm, WAITIO_MPI_Request *req)
 {
-    static const char call[] = "waitio_mpi_isend";
     size_t bytes;
     waitio_tag_t wtag = 0;
+    int rc;
 
     if (!req)
         return wmpi_err(call, "NULL request");
     if (wmpi_bytes(call, count, dt, &bytes) || wmpi_user_tag(call, tag, &wtag))
         return 1;
-    wmpi_note(req, dest, tag, bytes);
-    /* waitio_isend takes a char * but only reads a send buffer. */
-    if (waitio_isend(comm, dest, (char *)buf, bytes, wtag, req))
-        return wmpi_err(call, "waitio_isend to rank %d (%zu bytes, tag %d) failed", dest, bytes,
-                        tag);
+    wmpi_note(req, peer, tag, bytes);
+    rc = send ? waitio_isend(comm, peer, buf, bytes, wtag, req)
+              : waitio_irecv(comm, peer, buf, bytes, wtag, req);
+    if (rc)
+        return wmpi_err(call, "%s rank %d (%zu bytes, tag %d) failed",
+                        send ? "waitio_isend to" : "waitio_irecv from", peer, bytes, tag);
     return 0;
+}
+
+/* waitio_mpi_isend: buf stays the caller's and must not change until the request
+ * completes. */
+int waitio_mpi_isend(const void *buf, int count, WAITIO_MPI_Datatype dt, int dest, int tag,
+                     WAITIO_MPI_Comm comm, WAITIO_MPI_Request *req)
+{
+    /* waitio_isend takes a char * but only reads a send buffer. */
+    return wmpi_p2p_post("waitio_mpi_isend", 1, (void *)buf, count, dt, dest, tag, comm, req);
 }
 WMPI_ALIAS(WAITIO_MPI_Isend, waitio_mpi_isend);
 
@@ -79,19 +89,7 @@ WMPI_ALIAS(WAITIO_MPI_Isend, waitio_mpi_isend);
 int waitio_mpi_irecv(void *buf, int count, WAITIO_MPI_Datatype dt, int source, int tag,
                      WAITIO_MPI_Comm comm, WAITIO_MPI_Request *req)
 {
-    static const char call[] = "waitio_mpi_irecv";
-    size_t bytes;
-    waitio_tag_t wtag = 0;
-
-    if (!req)
-        return wmpi_err(call, "NULL request");
-    if (wmpi_bytes(call, count, dt, &bytes) || wmpi_user_tag(call, tag, &wtag))
-        return 1;
-    wmpi_note(req, source, tag, bytes);
-    if (waitio_irecv(comm, source, buf, bytes, wtag, req))
-        return wmpi_err(call, "waitio_irecv from rank %d (%zu bytes, tag %d) failed", source, bytes,
-                        tag);
-    return 0;
+    return wmpi_p2p_post("waitio_mpi_irecv", 0, buf, count, dt, source, tag, comm, req);
 }
 WMPI_ALIAS(WAITIO_MPI_Irecv, waitio_mpi_irecv);
 
@@ -101,7 +99,8 @@ int waitio_mpi_send(const void *buf, int count, WAITIO_MPI_Datatype dt, int dest
 {
     waitio_req_t req;
 
-    if (waitio_mpi_isend(buf, count, dt, dest, tag, comm, &req))
+    /* Only read, as in waitio_mpi_isend. */
+    if (wmpi_p2p_post("waitio_mpi_send", 1, (void *)buf, count, dt, dest, tag, comm, &req))
         return 1;
     if (waitio_wait(&req))
         return wmpi_err("waitio_mpi_send", "send to rank %d (tag %d) failed", dest, tag);
@@ -115,7 +114,7 @@ int waitio_mpi_recv(void *buf, int count, WAITIO_MPI_Datatype dt, int source, in
 {
     waitio_req_t req;
 
-    if (waitio_mpi_irecv(buf, count, dt, source, tag, comm, &req))
+    if (wmpi_p2p_post("waitio_mpi_recv", 0, buf, count, dt, source, tag, comm, &req))
         return 1;
     if (waitio_wait(&req))
         return wmpi_err("waitio_mpi_recv", "receive from rank %d (tag %d) failed", source, tag);
