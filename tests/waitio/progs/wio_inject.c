@@ -1,0 +1,204 @@
+/*
+ * wio_inject.c: a fake WaitIO process for the bad-input tests (tests/waitio/base.sh).
+ *
+ *   wio-inject MODE MASTER_PORT
+ *
+ * MODE silent-master: listen on MASTER_PORT (127.0.0.1), accept start-up connections and
+ * never answer (waitio_init of the other PBs must fail in time).
+ *
+ * Any other MODE: be PB 1 of 2 with one process: register with the master at
+ * 127.0.0.1:MASTER_PORT, wait for a real process to connect (receiver-initiated), answer
+ * its HELLO, then misbehave:
+ *   garbage    64 bytes that are not a header
+ *   truncated  the first 30 bytes of a valid EAGER header, then close
+ *   seq        a valid EAGER (seq 0), then an EAGER with seq 5
+ *   midrdv     an RTS of 1 MiB, then after the CTS one 64 KiB DATA chunk, then SIGKILL
+ *              itself (a peer killed mid-rendezvous)
+ * Its messages carry tag 0 in the group of every process (gid 0, PBs in id order), whose
+ * key it computes as PROTOCOL.md 5 says, so they match the real side's receives.
+ */
+#include "wio_wire.h"
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define RDV_LEN  (1u << 20)
+#define LINGER_S 5 /* stay connected this long after misbehaving (unless killed) */
+
+static void die(const char *what)
+{
+    perror(what);
+    exit(2);
+}
+
+static void put_all(int fd, const void *b, size_t n)
+{
+    const char *p = b;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k <= 0)
+            die("write");
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static void get_all(int fd, void *b, size_t n)
+{
+    char *p = b;
+    while (n) {
+        ssize_t k = read(fd, p, n);
+        if (k <= 0)
+            die("read");
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static int listen_on(int port, uint16_t *got)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 8) ||
+        getsockname(fd, (struct sockaddr *)&sa, &len))
+        die("listen");
+    *got = ntohs(sa.sin_port);
+    return fd;
+}
+
+/* The key of group `gid` whose members are universe indices 0..n-1 (PROTOCOL.md 5). */
+static uint64_t group_key(uint32_t gid, uint32_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint32_t v[3] = {gid, n, 0};
+    for (uint32_t i = 0; i < n + 3; i++) {
+        uint32_t x = i < 2 ? v[i] : i < n + 2 ? i - 2 : 0; /* gid, n, members, before */
+        for (int k = 0; k < 4; k++) {
+            h ^= (uint8_t)(x >> (8 * k));
+            h *= 0x100000001b3ull;
+        }
+    }
+    return h;
+}
+
+static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
+{
+    uint8_t b[WIO_HDR];
+    wio_hdr_encode(h, b);
+    put_all(fd, b, sizeof b);
+    if (h->plen)
+        put_all(fd, pay, h->plen);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: wio-inject MODE MASTER_PORT\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    int mport = atoi(argv[2]);
+    uint16_t port;
+    if (!strcmp(mode, "silent-master")) {
+        int l = listen_on(mport, &port);
+        for (;;) {
+            int fd = accept(l, NULL, NULL);
+            (void)fd; /* keep it open, say nothing */
+        }
+    }
+    int l = listen_on(0, &port);
+    /* Register as PB 1 (retrying until the master listens). */
+    struct sockaddr_in ma = {.sin_family = AF_INET, .sin_port = htons((uint16_t)mport)};
+    ma.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int m = -1;
+    for (int i = 0; i < 200 && m < 0; i++) {
+        m = socket(AF_INET, SOCK_STREAM, 0);
+        if (connect(m, (struct sockaddr *)&ma, sizeof ma)) {
+            close(m);
+            m = -1;
+            usleep(100000);
+        }
+    }
+    if (m < 0)
+        die("connect to the master");
+    struct wio_addr me = {{127, 0, 0, 1}, port};
+    uint8_t reg[WIO_REG_FIXED + WIO_ADDR_BYTES];
+    size_t n = wio_register_encode(1, 2, 1, &me, reg, sizeof reg);
+    struct wio_hdr h = wio_hdr_make(WIO_T_REGISTER);
+    h.src = 1;
+    h.len = h.plen = (uint32_t)n;
+    send_hdr(m, &h, reg);
+    uint8_t b[WIO_HDR];
+    get_all(m, b, sizeof b);
+    wio_hdr_decode(b, &h);
+    uint8_t *tab = malloc(h.plen);
+    get_all(m, tab, h.plen);
+    struct wio_table t;
+    if (h.type != WIO_T_TABLE || wio_table_decode(tab, h.plen, &t))
+        die("table");
+    uint32_t self = t.total - 1; /* PB 1 is last and has one process: us */
+    close(m);
+    /* A real process connects to us: its HELLO, our HELLO_OK. */
+    int fd = accept(l, NULL, NULL);
+    get_all(fd, b, sizeof b);
+    struct wio_hdr hello;
+    wio_hdr_decode(b, &hello);
+    if (hello.type != WIO_T_HELLO || hello.dst != self)
+        die("hello");
+    uint32_t peer = hello.src;
+    h = wio_hdr_make(WIO_T_HELLO_OK);
+    h.src = self;
+    h.dst = peer;
+    send_hdr(fd, &h, NULL);
+    uint64_t group = group_key(0, t.total);
+    struct wio_hdr d = wio_hdr_make(WIO_T_EAGER);
+    d.src = self;
+    d.dst = peer;
+    d.group = group;
+    fprintf(stderr, "wio-inject: %s towards process %u\n", mode, peer);
+    if (!strcmp(mode, "garbage")) {
+        static const char junk[WIO_HDR] = "this is not a WaitIO header at all, just bytes";
+        put_all(fd, junk, sizeof junk);
+    } else if (!strcmp(mode, "truncated")) {
+        d.len = d.plen = 4;
+        wio_hdr_encode(&d, b);
+        put_all(fd, b, 30);
+        close(fd);
+        sleep(LINGER_S);
+        return 0;
+    } else if (!strcmp(mode, "seq")) {
+        d.len = d.plen = 4;
+        send_hdr(fd, &d, "good");
+        d.seq = 5;
+        send_hdr(fd, &d, "bad!");
+    } else if (!strcmp(mode, "midrdv")) {
+        d.type = WIO_T_RTS;
+        d.len = RDV_LEN;
+        d.msgid = 1;
+        send_hdr(fd, &d, NULL);
+        get_all(fd, b, sizeof b); /* the CTS */
+        wio_hdr_decode(b, &h);
+        if (h.type != WIO_T_CTS)
+            die("cts");
+        static uint8_t chunk[WIO_CHUNK];
+        d.type = WIO_T_DATA;
+        d.seq = 1;
+        d.ack = 1;
+        d.plen = WIO_CHUNK;
+        send_hdr(fd, &d, chunk);
+        usleep(200000);
+        kill(getpid(), SIGKILL);
+    } else {
+        fprintf(stderr, "wio-inject: unknown mode %s\n", mode);
+        return 2;
+    }
+    sleep(LINGER_S);
+    return 0;
+}
