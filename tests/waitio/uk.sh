@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The WaitIO library in the unikernel (issue 14): the published-style programs of
+# tests/waitio/progs/ built unchanged with `ukmpicc ... -lwaitio` (and -lwaitio_mpi), run as
+# unikernel PBs (qemu/ukrun, 2 nodes x 2 ranks):
+#  - uk-only: one PB of 4 ranks, the master in the unikernel (WAITIO_NPB=1), ping-pong
+#    0 B .. 16 MiB inside and across nodes;
+#  - coupled with Linux through waitio-gw (tests/waitio/uk-with-linux.sh: the unikernel on
+#    a private hub, Open MPI jobs on a "global" namespace): ping-pong 0 B .. 16 MiB with
+#    1 Linux PB, WaitIO-MPI point-to-point (test_mpi), and the King collectives from every
+#    root across 3 PBs (king universe), every byte and value checked by the programs.
+# Needs root (namespaces, TAP) and `make all`. One line per test; closing line
+# "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+out=$B/waitio/uk-tests
+T=${UK_WAITIO_TIMEOUT:-300} # safety net per run only
+pass=0 fail=0
+mkdir -p "$out"
+
+ok() {
+    echo "PASS waitio-uk $1"
+    pass=$((pass + 1))
+}
+bad() {
+    echo "FAIL waitio-uk $1: $2"
+    [ -n "${3:-}" ] && [ -f "$3" ] && tail -n 25 "$3" | sed 's/^/    /'
+    fail=$((fail + 1))
+}
+finish() {
+    echo "waitio-uk: $pass passed, $fail failed"
+    [ "$fail" = 0 ]
+    exit
+}
+[ "$(id -u)" = 0 ] || { bad setup "needs root (network namespaces, TAP)"; finish; }
+
+# Each program twice from the same source: for the unikernel and for Open MPI.
+for p in pingpong test_mpi king; do
+    libs=(-lwaitio)
+    [ "$p" = pingpong ] || libs=(-lwaitio_mpi -lwaitio)
+    if ! mpi/bin/ukmpicc -O2 -Itests/waitio/progs "tests/waitio/progs/$p.c" -o "$out/$p.uk" \
+        "${libs[@]}" >"$out/$p.build.log" 2>&1 ||
+        ! mpicc -O2 -Impi/waitio/include -Itests/waitio/progs "tests/waitio/progs/$p.c" \
+            -o "$out/$p.linux" -L"$B/waitio/lib" "${libs[@]}" >>"$out/$p.build.log" 2>&1; then
+        bad "build-$p" "did not build" "$out/$p.build.log"
+        finish
+    fi
+done
+
+# count LOG REGEX: how many lines of LOG match.
+count() { grep -Ec "$2" "$1"; }
+
+# A unikernel-only instance: PB 0 of 1, the master on node 0.
+log=$out/uk-only.log
+timeout $((T + 30)) qemu/ukrun -n 4 --nodes 2 --timeout "$T" --env WAITIO_MASTER_HOST=10.0.0.1 \
+    --env WAITIO_MASTER_PORT=7100 --env WAITIO_PBID=0 --env WAITIO_NPB=1 "$out/pingpong.uk" \
+    >"$log" 2>&1
+rc=$?
+n=$(count "$log" 'pingpong: PASS rank [0-3] of 4')
+if [ $rc = 0 ] && [ "$n" = 4 ]; then ok "uk-only-2x2 (master in the unikernel, 4 of 4 ranks)"; else
+    bad uk-only-2x2 "exit $rc, $n of 4 ranks passed" "$log"; fi
+
+# coupled NAME EXPECTED_PASS_LINES REGEX [HARNESS OPTIONS] -- PROG [ARGS]
+coupled() {
+    local name=$1 want=$2 re=$3
+    shift 3
+    local opts=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    local prog=$1
+    shift
+    log=$out/$name.log
+    tests/waitio/uk-with-linux.sh --timeout "$T" "${opts[@]}" "$out/$prog.uk" "$out/$prog.linux" \
+        "$@" >"$log" 2>&1
+    rc=$?
+    n=$(count "$log" "$re")
+    if [ $rc = 0 ] && [ "$n" = "$want" ]; then ok "$name ($n of $want processes, through waitio-gw)"
+    else bad "$name" "exit $rc, $n of $want processes passed" "$log"; fi
+}
+coupled pingpong-uk2x2-linux2 6 'pingpong: PASS rank' -- pingpong
+coupled test_mpi-uk2x2-linux2 6 'RESULT test_mpi .* fail=0$' -- test_mpi
+coupled king-linux2-uk2x2-linux2 8 'RESULT universe .* fail=0$' --linux-pbs 2 -- king universe
+finish
