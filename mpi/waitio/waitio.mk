@@ -31,7 +31,7 @@ ALL_TARGETS += $(B)/fuzz/wio_fuzz_wire $(B)/fuzz/wio-fuzz-seeds
 # PB's own MPI). Programs build with
 #   mpicc prog.c -I build/waitio/include -L build/waitio/lib -lwaitio
 WIO_OUT       := $(B)/waitio
-WIO_LX_SRCS   := $(addprefix $(WIO_DIR)/linux/,wio_linux_init.c wio_linux_net.c)
+WIO_LX_SRCS   := $(WIO_DIR)/wio_init.c $(addprefix $(WIO_DIR)/linux/,wio_linux_boot.c wio_linux_net.c)
 WIO_LX_HDRS   := $(WIO_HDRS) $(wildcard $(WIO_DIR)/linux/*.h)
 WIO_LIB_OBJS  := $(patsubst $(WIO_DIR)/%.c,$(WIO_OUT)/obj/%.o,$(WIO_CORE_SRCS) $(WIO_LX_SRCS))
 WIO_CFLAGS    := -std=gnu11 $(OPT) $(WARN) $(WERROR) -D_GNU_SOURCE -fPIC \

@@ -92,26 +92,23 @@ static int send_packet(struct wio_bstream *s, uint8_t type, uint32_t src, uint32
     h.dst = dst;
     h.len = h.plen = n;
     wio_hdr_encode(&h, b);
-    return wio_boot_io(s, b, sizeof b, 1, deadline) ||
-                   wio_boot_io(s, (void *)pay, n, 1, deadline)
+    return wio_boot_io(s, b, sizeof b, 1, deadline) || wio_boot_io(s, (void *)pay, n, 1, deadline)
                ? -1
                : 0;
 }
 
 /* Task context: read one start-up packet in `phase` (MASTER or CLIENT); the payload is
  * malloc'ed into *pay. WIO_OK, a codec error, or -1 (late or closed). */
-static int recv_packet(struct wio_bstream *s, enum wio_phase phase, uint32_t self,
-                       uint32_t npb, struct wio_hdr *h, uint8_t **pay, long long deadline)
+static int recv_packet(struct wio_bstream *s, enum wio_phase phase, uint32_t self, uint32_t npb,
+                       struct wio_hdr *h, uint8_t **pay, long long deadline)
 {
     uint8_t b[WIO_HDR];
     *pay = NULL;
     if (wio_boot_io(s, b, sizeof b, 0, deadline))
         return -1;
     wio_hdr_decode(b, h);
-    struct wio_conn_view v = {.phase = phase,
-                              .peer = phase == WIO_PH_CLIENT ? 0 : WIO_ANY,
-                              .self = self,
-                              .nprocs = npb};
+    struct wio_conn_view v = {
+        .phase = phase, .peer = phase == WIO_PH_CLIENT ? 0 : WIO_ANY, .self = self, .nprocs = npb};
     int e = wio_hdr_check(h, &v, NULL);
     if (e)
         return e;
@@ -132,13 +129,11 @@ struct table {
 
 /* Task context, the master: refuse a REGISTER that failed with codec error `err` (or -1:
  * incomplete), telling its sender why. */
-static void refuse_stranger(struct wio_bstream *s, const struct wio_hdr *h, int err,
-                            uint32_t npb)
+static void refuse_stranger(struct wio_bstream *s, const struct wio_hdr *h, int err, uint32_t npb)
 {
     char line[WIO_BOOT_WHY];
     uint8_t text[WIO_REFUSE_MAX];
-    snprintf(line, sizeof line, "REGISTER refused: %s",
-             err < 0 ? "incomplete" : wio_err_name(err));
+    snprintf(line, sizeof line, "REGISTER refused: %s", err < 0 ? "incomplete" : wio_err_name(err));
     fprintf(stderr, "waitio: master: %s\n", line);
     size_t n = wio_refuse_encode(line, text, sizeof text);
     send_packet(s, WIO_T_REFUSE, 0, h->src < npb ? h->src : 0, text, (uint32_t)n,
@@ -186,8 +181,8 @@ static int master(const struct wio_env *e, uint8_t *mine, struct table *t, long 
     while (got < npb && !why[0]) {
         struct wio_bstream *s = wio_boot_accept(ms, deadline);
         if (!s) {
-            snprintf(why, sizeof why, "only %u of %u PBs registered with the master in time",
-                     got, npb);
+            snprintf(why, sizeof why, "only %u of %u PBs registered with the master in time", got,
+                     npb);
             break;
         }
         struct wio_hdr h = wio_hdr_make(0);
@@ -246,18 +241,16 @@ static int client(const struct wio_env *e, uint8_t *mine, size_t mine_n, struct 
     }
     struct wio_hdr h = wio_hdr_make(0);
     uint8_t *pay = NULL;
-    int err = send_packet(s, WIO_T_REGISTER, (uint32_t)e->pbid, 0, mine, (uint32_t)mine_n,
-                          deadline);
+    int err =
+        send_packet(s, WIO_T_REGISTER, (uint32_t)e->pbid, 0, mine, (uint32_t)mine_n, deadline);
     if (!err)
-        err = recv_packet(s, WIO_PH_CLIENT, (uint32_t)e->pbid, (uint32_t)e->npb, &h, &pay,
-                          deadline);
+        err =
+            recv_packet(s, WIO_PH_CLIENT, (uint32_t)e->pbid, (uint32_t)e->npb, &h, &pay, deadline);
     wio_boot_close(s);
     if (err < 0)
-        return fail("the master at %s:%d did not answer within %d s", e->host, e->port,
-                    timeout);
+        return fail("the master at %s:%d did not answer within %d s", e->host, e->port, timeout);
     if (err)
-        return fail("bad answer from the master at %s:%d: %s", e->host, e->port,
-                    wio_err_name(err));
+        return fail("bad answer from the master at %s:%d: %s", e->host, e->port, wio_err_name(err));
     if (h.type == WIO_T_REFUSE) {
         char text[WIO_REFUSE_MAX + 1];
         wio_refuse_decode(pay, h.plen, text, sizeof text);
@@ -271,8 +264,8 @@ static int client(const struct wio_env *e, uint8_t *mine, size_t mine_n, struct 
 
 /* Task context, rank 0 of a PB: from the gathered entries to the table (as master or
  * client). 0 or -1 (reason). */
-static int rank0_exchange(const struct wio_env *e, const uint8_t *all, int size,
-                          struct table *t, int timeout, long long deadline)
+static int rank0_exchange(const struct wio_env *e, const uint8_t *all, int size, struct table *t,
+                          int timeout, long long deadline)
 {
     for (int i = 0; i < size; i++)
         if (all[i * ENTRY_BYTES + 6])
@@ -289,8 +282,7 @@ static int rank0_exchange(const struct wio_env *e, const uint8_t *all, int size,
             a[i].port = (uint16_t)(all[i * ENTRY_BYTES + 4] << 8 | all[i * ENTRY_BYTES + 5]);
         }
         wio_register_encode((uint32_t)e->pbid, (uint32_t)e->npb, (uint32_t)size, a, mine, n);
-        rc = e->pbid == 0 ? master(e, mine, t, deadline)
-                          : client(e, mine, n, t, timeout, deadline);
+        rc = e->pbid == 0 ? master(e, mine, t, deadline) : client(e, mine, n, t, timeout, deadline);
     }
     free(mine); /* the master's regs[0] pointed here until it returned */
     free(a);

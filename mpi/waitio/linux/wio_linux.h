@@ -1,6 +1,6 @@
 /*
- * wio_linux.h: the Linux platform of the WaitIO core, shared by its files: the process's
- * one core, its epoll progress engine (wio_linux_net.c) and start-up (wio_linux_init.c).
+ * wio_linux.h: the Linux platform of the WaitIO core, shared by its files: the epoll
+ * progress engine (wio_linux_net.c) and start-up's streams (wio_linux_boot.c).
  * Single-threaded: everything runs in the application thread, and the core's progress
  * happens inside waitio_wait (wio_plat_block runs one epoll round).
  */
@@ -9,11 +9,9 @@
 #include "wio_core.h"
 #include <netinet/in.h>
 
-extern struct wio_core wio_lx_core;
-
 /* Task context: epoll and the listening socket `lfd` (already listening, non-blocking)
- * become the core's. 0, or -1 with errno. */
-int wio_lx_net_start(int lfd);
+ * become core `c`'s (the process's one). 0, or -1 with errno. */
+int wio_lx_net_start(struct wio_core *c, int lfd);
 /* Task context: close every socket and epoll. */
 void wio_lx_net_stop(void);
 /* Task context: one epoll round, waiting at most `ms` milliseconds. */

@@ -21,7 +21,7 @@
 #define MAX_EVENTS 64
 #define BLOCK_MS   200 /* wio_plat_block's epoll wait: waitio_wait re-checks after it */
 
-struct wio_core wio_lx_core;
+static struct wio_core *lx_core; /* the process's one core, from wio_lx_net_start */
 
 /* One socket of the core. */
 struct lx_sock {
@@ -192,9 +192,9 @@ static void accept_all(void)
             close(fd);
             continue;
         }
-        s->conn = wio_conn_accept(&wio_lx_core, s);
+        s->conn = wio_conn_accept(lx_core, s);
         if (!s->conn)
-            wio_plat_close(&wio_lx_core, s);
+            wio_plat_close(lx_core, s);
     }
 }
 
@@ -202,7 +202,7 @@ static void accept_all(void)
 static void lost(struct lx_sock *s, const char *why)
 {
     struct wio_conn *k = s->conn;
-    wio_plat_close(&wio_lx_core, s);
+    wio_plat_close(lx_core, s);
     if (k)
         wio_conn_lost(k, why);
 }
@@ -271,8 +271,9 @@ void wio_lx_poll(int ms)
 }
 
 /* Task context, waitio_init. */
-int wio_lx_net_start(int listen_fd)
+int wio_lx_net_start(struct wio_core *c, int listen_fd)
 {
+    lx_core = c;
     rxbuf = malloc(RX_BUF);
     epfd = epoll_create1(EPOLL_CLOEXEC);
     if (!rxbuf || epfd < 0)
@@ -285,7 +286,9 @@ int wio_lx_net_start(int listen_fd)
 /* Task context, waitio_finalize. */
 void wio_lx_net_stop(void)
 {
-    wio_core_close_all(&wio_lx_core);
+    if (!lx_core)
+        return; /* never started */
+    wio_core_close_all(lx_core);
     wio_lx_poll(0); /* frees the closed sockets */
     if (lfd >= 0)
         close(lfd);
@@ -294,4 +297,5 @@ void wio_lx_net_stop(void)
     lfd = epfd = -1;
     free(rxbuf);
     rxbuf = NULL;
+    lx_core = NULL;
 }

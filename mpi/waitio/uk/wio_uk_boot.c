@@ -15,13 +15,13 @@
 #include <string.h>
 #include <time.h>
 
-#define POLL_MS     1  /* a waiting task's sleep between looks */
-#define ACCEPT_MAX  16 /* master: registrations waiting to be read */
+#define POLL_MS          1  /* a waiting task's sleep between looks */
+#define ACCEPT_MAX       16 /* master: registrations waiting to be read */
 /* Bytes a stream can hold: a client gets one TABLE; the master reads REGISTERs of PBs of up
  * to ACCEPT_REG_PROCS processes (larger ones are refused, the reason logged). */
-#define CLIENT_BYTES      (WIO_HDR + WIO_TABLE_MAX)
-#define ACCEPT_REG_PROCS  4096
-#define ACCEPT_BYTES      (WIO_HDR + WIO_REG_FIXED + ACCEPT_REG_PROCS * WIO_ADDR_BYTES)
+#define CLIENT_BYTES     (WIO_HDR + WIO_TABLE_MAX)
+#define ACCEPT_REG_PROCS 4096
+#define ACCEPT_BYTES     (WIO_HDR + WIO_REG_FIXED + ACCEPT_REG_PROCS * WIO_ADDR_BYTES)
 
 struct wio_bstream {
     struct ksock *s;

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define POOL_SLOT   256  /* >= sizeof(struct wio_ux) (asserted below) */
-#define POOL_SLOTS  8192 /* unexpected eager messages held at once: 2 MiB */
-#define HELD_MAX    32   /* connections accepted before the core exists */
-#define HELD_BYTES  256  /* what one may bring before our HELLO_OK: its HELLO */
-#define LOG_RING    16   /* log lines waiting for the task */
+#define POOL_SLOT  256  /* >= sizeof(struct wio_ux) (asserted below) */
+#define POOL_SLOTS 8192 /* unexpected eager messages held at once: 2 MiB */
+#define HELD_MAX   32   /* connections accepted before the core exists */
+#define HELD_BYTES 256  /* what one may bring before our HELLO_OK: its HELLO */
+#define LOG_RING   16   /* log lines waiting for the task */
 
 _Static_assert(sizeof(struct wio_ux) <= POOL_SLOT, "a pool slot holds an unexpected record");
 
@@ -179,8 +179,8 @@ long wio_plat_send(struct wio_core *c, void *transport, const void *data, size_t
 void *wio_plat_connect(struct wio_core *c, uint32_t peer, struct wio_conn *conn)
 {
     struct wio_addr a = wio_peer_addr(c, peer);
-    uint32_t ip = (uint32_t)a.ip[0] << 24 | (uint32_t)a.ip[1] << 16 | (uint32_t)a.ip[2] << 8 |
-                  a.ip[3];
+    uint32_t ip =
+        (uint32_t)a.ip[0] << 24 | (uint32_t)a.ip[1] << 16 | (uint32_t)a.ip[2] << 8 | a.ip[3];
     return wio_uk_net->connect(ip, a.port, &conn_ops, conn, wio_uk_task);
 }
 
