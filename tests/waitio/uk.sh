@@ -35,9 +35,9 @@ finish() {
 [ "$(id -u)" = 0 ] || { bad setup "needs root (network namespaces, TAP)"; finish; }
 
 # Each program twice from the same source: for the unikernel and for Open MPI.
-for p in pingpong test_mpi king; do
+for p in pingpong test_mpi king badpeer; do
     libs=(-lwaitio)
-    [ "$p" = pingpong ] || libs=(-lwaitio_mpi -lwaitio)
+    [ "$p" = pingpong ] || [ "$p" = badpeer ] || libs=(-lwaitio_mpi -lwaitio)
     if ! mpi/bin/ukmpicc -O2 -Itests/waitio/progs "tests/waitio/progs/$p.c" -o "$out/$p.uk" \
         "${libs[@]}" >"$out/$p.build.log" 2>&1 ||
         ! mpicc -O2 -Impi/waitio/include -Itests/waitio/progs "tests/waitio/progs/$p.c" \
@@ -80,4 +80,46 @@ coupled() {
 coupled pingpong-uk2x2-linux2 6 'pingpong: PASS rank' -- pingpong
 coupled test_mpi-uk2x2-linux2 6 'RESULT test_mpi .* fail=0$' -- test_mpi
 coupled king-linux2-uk2x2-linux2 8 'RESULT universe .* fail=0$' --linux-pbs 2 -- king universe
+
+# Bad input: the unikernel job is PB 0 (2 nodes x 1 rank, the master on node 0), the fake
+# PB 1 registers from the TAP's namespace and misbehaves once rank 0 connects to it.
+LAM_TIMEOUT=$T
+# shellcheck source=tests/interop/impi_lib.sh
+. tests/interop/impi_lib.sh
+SIDES_NAME=waitio-uk
+# shellcheck source=tests/interop/sides_lib.sh
+. tests/interop/sides_lib.sh
+WORK=$(mktemp -d /tmp/waitio-uk.XXXXXX)
+trap impi_cleanup EXIT
+ns=${NSP}B
+sides_tap_ns "$ns" uktap0 10.0.0.254/24
+# badinput MODE DESCRIPTION EXPECTED-ERROR [RECEIVES-OK-FIRST]
+badinput() {
+    local mode=$1 name="bad-input-$1" want=$3 first_ok=${4:-0} inj
+    log=$out/$name.log
+    ip netns exec "$ns" timeout $((T + 30)) "$B/waitio/test/wio-inject" "$mode" 7100 10.0.0.1 \
+        >"$out/$name.inject.log" 2>&1 &
+    inj=$!
+    timeout $((T + 30)) qemu/ukrun -n 2 --nodes 2 --timeout "$T" --hub-tap uktap0 --hub-netns "$ns" \
+        --env WAITIO_MASTER_HOST=10.0.0.1 --env WAITIO_MASTER_PORT=7100 --env WAITIO_PBID=0 \
+        --env WAITIO_NPB=2 "$out/badpeer.uk" 60 >"$log" 2>&1
+    rc=$?
+    kill "$inj" 2>/dev/null
+    wait "$inj" 2>/dev/null
+    if [ $rc = 0 ] && grep -qF "$want" "$log" && grep -qF "badpeer: receive $first_ok from the fake failed" "$log" &&
+        [ "$(grep -c 'PASS others unaffected' "$log")" = 2 ] &&
+        { [ "$first_ok" = 0 ] || grep -qF "badpeer: receive 0 from the fake ok" "$log"; }; then
+        ok "$name ($2)"
+    else
+        bad "$name" "exit $rc, expected '$want'" "$log"
+    fi
+}
+peer='waitio: peer 2 (PB 1 rank 0, 10.0.0.254:'
+badinput garbage "garbage instead of a header" "): bad magic: not a WaitIO header of version 1"
+badinput truncated "a truncated header, then the connection closed" \
+    "): connection lost: the peer closed the connection (cut 30 bytes into a header)"
+badinput seq "a wrong sequence number after a good message" \
+    "): wrong sequence number: EAGER header seq 5, expected 1" 1
+badinput midrdv "the peer killed (SIGKILL) mid-rendezvous" \
+    "): connection lost: the peer closed the connection (during a rendezvous)" 2>/dev/null
 finish

@@ -1,13 +1,15 @@
 /*
  * wio_inject.c: a fake WaitIO process for the bad-input tests (tests/waitio/base.sh).
  *
- *   wio-inject MODE MASTER_PORT
+ *   wio-inject MODE MASTER_PORT [MASTER_IP]
  *
  * MODE silent-master: listen on MASTER_PORT (127.0.0.1), accept start-up connections and
  * never answer (waitio_init of the other PBs must fail in time).
  *
  * Any other MODE: be PB 1 of 2 with one process: register with the master at
- * 127.0.0.1:MASTER_PORT, wait for a real process to connect (receiver-initiated), answer
+ * MASTER_IP:MASTER_PORT (default 127.0.0.1; tests/waitio/uk.sh gives a unikernel node's
+ * address) under the local address of that connection, wait for a real process to
+ * connect (receiver-initiated), answer
  * its HELLO, then misbehave:
  *   garbage    64 bytes that are not a header
  *   truncated  the first 30 bytes of a valid EAGER header, then close
@@ -59,11 +61,11 @@ static void get_all(int fd, void *b, size_t n)
     }
 }
 
-static int listen_on(int port, uint16_t *got)
+static int listen_on(int port, uint16_t *got, in_addr_t addr)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_addr.s_addr = htonl(addr);
     socklen_t len = sizeof sa;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 8) ||
@@ -99,24 +101,26 @@ static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: wio-inject MODE MASTER_PORT\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: wio-inject MODE MASTER_PORT [MASTER_IP]\n");
         return 2;
     }
     const char *mode = argv[1];
     int mport = atoi(argv[2]);
     uint16_t port;
     if (!strcmp(mode, "silent-master")) {
-        int l = listen_on(mport, &port);
+        int l = listen_on(mport, &port, INADDR_LOOPBACK);
         for (;;) {
             int fd = accept(l, NULL, NULL);
             (void)fd; /* keep it open, say nothing */
         }
     }
-    int l = listen_on(0, &port);
+    int l = listen_on(0, &port, INADDR_ANY); /* reached at the address registered */
     /* Register as PB 1 (retrying until the master listens). */
     struct sockaddr_in ma = {.sin_family = AF_INET, .sin_port = htons((uint16_t)mport)};
     ma.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (argc == 4 && inet_pton(AF_INET, argv[3], &ma.sin_addr) != 1)
+        die("MASTER_IP is not an IPv4 address");
     int m = -1;
     for (int i = 0; i < 200 && m < 0; i++) {
         m = socket(AF_INET, SOCK_STREAM, 0);
@@ -128,7 +132,12 @@ int main(int argc, char **argv)
     }
     if (m < 0)
         die("connect to the master");
-    struct wio_addr me = {{127, 0, 0, 1}, port};
+    struct sockaddr_in local;
+    socklen_t llen = sizeof local;
+    if (getsockname(m, (struct sockaddr *)&local, &llen))
+        die("getsockname");
+    struct wio_addr me = {{0}, port};
+    memcpy(me.ip, &local.sin_addr, 4);
     uint8_t reg[WIO_REG_FIXED + WIO_ADDR_BYTES];
     size_t n = wio_register_encode(1, 2, 1, &me, reg, sizeof reg);
     struct wio_hdr h = wio_hdr_make(WIO_T_REGISTER);
