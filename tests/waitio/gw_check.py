@@ -165,7 +165,45 @@ def main():
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=WAIT)
     check("the gateway is still running at the end", alive, "it exited")
+    late_master(gw, logpath + ".late")
     return 0 if all(results) else 1
+
+
+def late_master(gw, logpath):
+    """PB 1's rank 0 registers before the master listens: the gateway keeps trying the
+    master (as rank 0 itself would) until it answers."""
+    s = socket.socket()
+    s.bind((PUB, 0))
+    mport = s.getsockname()[1]
+    s.close()
+    proc = subprocess.Popen(
+        [gw, "--private", f"{PRIV}:0", "--public", f"{PUB}:0", "--master", f"{PUB}:{mport}"],
+        stdout=subprocess.PIPE, stderr=open(logpath, "w"), text=True)
+    try:
+        m = re.match(r"private ([\d.]+):(\d+) public ([\d.]+):(\d+)", proc.stdout.readline())
+        gw_priv, gw_pub = (m.group(1), int(m.group(2))), (m.group(3), int(m.group(4)))
+        r0 = connect(gw_priv, PRIV)
+        reg = register(1, 2, [(PRIV, 1)])
+        r0.sendall(hdr(T_REGISTER, 1, 0, len(reg)) + reg)
+        time.sleep(1)
+        master = socket.socket()
+        master.bind((PUB, mport))
+        master.listen(1)
+        master.settimeout(WAIT)
+        up, _ = master.accept()
+        up.settimeout(WAIT)
+        recv_exact(up, 64 + len(reg))
+        tab = table([1, 1], [(PUB, 2), gw_pub])
+        up.sendall(hdr(T_TABLE, 0, 1, len(tab)) + tab)
+        up.close()
+        want = hdr(T_TABLE, 0, 1, len(tab)) + table([1, 1], [gw_priv, (PRIV, 1)])
+        check("a master that listens late: the gateway retries, rank 0 gets its TABLE",
+              recv_exact(r0, len(want)) == want)
+        check("a master that listens late: the retries are logged",
+              Log(logpath).wait("Connection refused; retrying every") is not None)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=WAIT)
 
 
 def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
