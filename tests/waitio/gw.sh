@@ -44,7 +44,7 @@ for bad in "--buf 12" "--public 0.0.0.0" "--master nosuchhost.invalid:1"; do
 done
 
 # 1-2: the scripted checks print PASS/FAIL lines; a crash counts as one failure.
-timeout 180 python3 tests/waitio/gw_check.py "$GW" "$WORK/gw.log" ${GW_TEST_BUF:-} \
+timeout 180 python3 tests/waitio/gw_check.py "$GW" "$WORK/gw.log" ${GW_TEST_BUF:+"$GW_TEST_BUF"} \
     >"$WORK/check.out" 2>&1
 rc=$?
 cat "$WORK/check.out"
