@@ -27,6 +27,7 @@ FIRST_TIMEOUT = 2  # the gateway's --first-timeout, s
 BULK = 32 << 20  # bytes of the back-pressure transfer
 SLOW_CHUNK, SLOW_PAUSE = 65536, 0.003  # the slow reader: this many bytes, then a pause
 RSS_MAX_GROWTH_KB = 8 << 10  # gateway RSS growth allowed during the transfer
+CPU_MAX = 0.5  # share of one CPU the gateway may use meanwhile (copying 16 MB/s)
 WAIT = 5  # seconds any single expected event may take
 
 results = []
@@ -118,6 +119,13 @@ class Log:
 def rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def cpu_s(pid):
+    """The process's user + system CPU time in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def hello(leg, src_ip, src, dst, accept_on):
@@ -254,7 +262,7 @@ def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
     # 3. Back-pressure: a fast sender, a slow reader, the gateway's memory bounded.
     a, b, _ = hello(gw_pub, PUB, 1, 3, priv_l[1])
     port = a.getsockname()[1]
-    rss0 = rss_kb(proc.pid)
+    rss0, cpu0, t0 = rss_kb(proc.pid), cpu_s(proc.pid), time.time()
     data = os.urandom(1 << 20) * (BULK >> 20)
     t = threading.Thread(target=a.sendall, args=(data,))
     t.start()
@@ -269,11 +277,14 @@ def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
         time.sleep(SLOW_PAUSE)
         rss_max = max(rss_max, rss_kb(proc.pid))
     t.join()
+    cpu = (cpu_s(proc.pid) - cpu0) / (time.time() - t0)
     check(f"{BULK >> 20} MiB to a slow reader arrive intact",
           n == BULK and h.digest() == hashlib.sha256(data).digest(), f"{n} bytes")
     growth = rss_max - rss0
     check(f"gateway RSS grows by at most {RSS_MAX_GROWTH_KB} kB meanwhile",
           growth <= RSS_MAX_GROWTH_KB, f"grew by {growth} kB")
+    check(f"no busy loop while the reader is slow: gateway CPU {cpu:.0%} (under {CPU_MAX:.0%})",
+          cpu < CPU_MAX, f"{cpu:.0%} of the time")
     a.close()
     b.close()
     m = log.wait(rf"pub {PUB}:{port} -> dst 3 .*closed: .*?; (\d+) B forwarded, \d+ B back, "
