@@ -48,7 +48,7 @@ struct wio_req {
     uint32_t msgid;        /* rendezvous: send: ours; recv: the sender's */
     uint32_t src;          /* recv: the sender's universe index */
     uint32_t magic;        /* WIO_REQ_LIVE / WIO_REQ_SPENT (offset 80, as the original's) */
-    uint8_t kind, state, err, cts_sent;
+    uint8_t kind, state, err, spare;
 };
 _Static_assert(sizeof(struct wio_req) == sizeof(waitio_req_t), "request fits the caller's 88 B");
 _Static_assert(_Alignof(struct wio_req) <= _Alignof(waitio_req_t), "request alignment");

@@ -46,7 +46,6 @@ static int next_packet(struct wio_conn *k)
             h.len = r->len < r->mlen ? r->len : r->mlen;
             h.msgid = r->msgid;
             wio_list_remove(&p->txq, r);
-            r->cts_sent = 1;
             if (h.len) {
                 wio_list_push(&p->recving, r);
             } else { /* it takes nothing: no DATA follows; done (truncated) once out */

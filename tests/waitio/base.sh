@@ -21,7 +21,7 @@ work=$(mktemp -d)
 injector=
 trap '[ -n "$injector" ] && kill "$injector" 2>/dev/null; rm -rf "$work"' EXIT
 pass=0 fail=0
-JOB_S=60 # seconds any one job may take
+JOB_S=${WIO_JOB_S:-60} # seconds any one job may take
 
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo
 export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_rmaps_base_oversubscribe=1
