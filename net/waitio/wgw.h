@@ -15,6 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define WGW_TICK_MS 250  /* timers' resolution: the first-header timeout, master retries */
+#define WGW_RETRY_S 0.25 /* pause between attempts to reach the master */
+
 /* The gateway's two networks. */
 enum wgw_leg { WGW_PRIV, WGW_PUB, WGW_NLEGS };
 
@@ -71,11 +74,13 @@ struct wgw_conn {
     size_t hdr_have;
     uint8_t *body; /* the start-up payload being read (malloc'd) */
     size_t body_len, body_have;
-    uint32_t dst;  /* HELLO: the destination universe index */
-    uint32_t pbid; /* REGISTER: the PB that registers */
-    double t0;     /* when it was accepted */
-    char what[64]; /* where it goes, for log lines ("dst 2 at a.b.c.d:p") */
-    bool dead;     /* closed; freed by wgw_conn_reap */
+    uint32_t dst;     /* HELLO: the destination universe index */
+    uint32_t pbid;    /* REGISTER: the PB that registers */
+    double t0;        /* when it was accepted */
+    char what[64];    /* where it goes, for log lines ("dst 2 at a.b.c.d:p") */
+    uint32_t retries; /* REGISTER: failed attempts to reach the master */
+    double retry_at;  /* REGISTER: when to try the master again */
+    bool dead;        /* closed; freed by wgw_conn_reap */
 };
 
 /* The command line (wgw_main.c). Addresses and ports in host order. */
@@ -105,6 +110,9 @@ struct wgw_conn *wgw_conn_new(int fd, enum wgw_leg leg, const char *peer);
 void wgw_conn_event(struct wgw_end *e, uint32_t events);
 /* Open end 1 towards ip:port (host order) from leg `leg`'s address; 0 or -1 (errno). */
 int wgw_conn_open(struct wgw_conn *c, enum wgw_leg leg, uint32_t ip, uint16_t port);
+/* WGW_REG_UP: the master refused or failed (errno err): close end 1 and try again in
+ * WGW_RETRY_S (wgw_conn_expire does), as a PB's rank 0 retries until its timeout. */
+void wgw_conn_retry(struct wgw_conn *c, int err);
 /* Enter WGW_FWD (allocates both rings); 0 or -1 when out of memory. */
 int wgw_conn_forward(struct wgw_conn *c);
 /* Hand msg (malloc'd, ownership passes) to end i, to be written before any relayed byte. */
@@ -120,7 +128,8 @@ void wgw_conn_sync(struct wgw_conn *c);
 void wgw_conn_reap(void);
 /* Log one line of counters per live connection and the totals. */
 void wgw_conn_dump(void);
-/* Close connections whose first header is overdue (called about once per second). */
+/* Close connections whose first header is overdue, retry the master for those waiting
+ * (called every WGW_TICK_MS). */
 void wgw_conn_expire(double now);
 
 /* wgw_route.c. All: main thread. */

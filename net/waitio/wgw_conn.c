@@ -165,6 +165,25 @@ int wgw_conn_open(struct wgw_conn *c, enum wgw_leg leg, uint32_t ip, uint16_t po
 }
 
 /* Main thread: see wgw.h. */
+void wgw_conn_retry(struct wgw_conn *c, int err)
+{
+    struct wgw_end *e = &c->end[1];
+    if (!c->retries++)
+        impi_log(0,
+                 "conn %llu: the master %s:%u: %s; retrying every %g s while PB %u's rank 0 "
+                 "waits",
+                 (unsigned long long)c->id, impi_ipstr(wgw_opts.master_ip), wgw_opts.master_port,
+                 strerror(err), WGW_RETRY_S, c->pbid);
+    if (e->fd >= 0)
+        close(e->fd); /* also leaves the epoll set */
+    e->fd = -1;
+    e->ev = 0;
+    e->connecting = false;
+    c->pre[1].off = 0; /* nothing of the REGISTER went out */
+    c->retry_at = impi_now() + WGW_RETRY_S;
+}
+
+/* Main thread: see wgw.h. */
 int wgw_conn_forward(struct wgw_conn *c)
 {
     for (int i = 0; i < 2; i++) {
@@ -395,7 +414,11 @@ void wgw_conn_event(struct wgw_end *e, uint32_t events)
         if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
             return;
         if (getsockopt(e->fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
-            wgw_conn_close(c, 1, "connect to %s: %s", e->name, strerror(err ? err : errno));
+            err = err ? err : errno;
+            if (c->st == WGW_REG_UP) /* as rank 0 itself would, keep trying the master */
+                wgw_conn_retry(c, err);
+            else
+                wgw_conn_close(c, 1, "connect to %s: %s", e->name, strerror(err));
             return;
         }
         e->connecting = false;
@@ -436,8 +459,14 @@ void wgw_conn_expire(double now)
     struct wgw_conn *c = conns, *next;
     for (; c; c = next) {
         next = c->next;
-        if (c->st == WGW_FIRST && now - c->t0 > wgw_opts.first_timeout)
+        if (c->st == WGW_FIRST && now - c->t0 > wgw_opts.first_timeout) {
             wgw_conn_close(c, 0, "no complete first header within %g s (%zu of %d bytes)",
                            wgw_opts.first_timeout, c->hdr_have, WIO_HDR);
+        } else if (c->st == WGW_REG_UP && c->end[1].fd < 0 && now >= c->retry_at) {
+            if (wgw_conn_open(c, WGW_PUB, wgw_opts.master_ip, wgw_opts.master_port))
+                wgw_conn_retry(c, errno);
+            else
+                wgw_conn_sync(c);
+        }
     }
 }

@@ -25,7 +25,6 @@
 #define DEFAULT_MAX_CONNS     1024
 #define MAX_CONNS             65536
 #define EVENTS_PER_WAIT       64
-#define TICK_MS               1000 /* the first-header timeout's resolution */
 
 struct wgw_opts wgw_opts;
 struct wgw_stats wgw_stats;
@@ -267,13 +266,13 @@ int main(int argc, char **argv)
     printf("private %s:%u public %s:%u\n", impi_ipstr(wgw_opts.ip[WGW_PRIV]),
            wgw_opts.port[WGW_PRIV], impi_ipstr(wgw_opts.ip[WGW_PUB]), wgw_opts.port[WGW_PUB]);
     fflush(stdout);
-    double next_tick = impi_now() + TICK_MS / 1000.0;
+    double next_tick = impi_now() + WGW_TICK_MS / 1000.0;
     while (!stop_requested) {
         if (dump_requested) {
             dump_requested = 0;
             wgw_conn_dump();
         }
-        int n = epoll_wait(wgw_ep, evs, EVENTS_PER_WAIT, TICK_MS);
+        int n = epoll_wait(wgw_ep, evs, EVENTS_PER_WAIT, WGW_TICK_MS);
         if (n < 0 && errno != EINTR) {
             impi_log(0, "epoll_wait: %s", strerror(errno));
             return 1;
@@ -290,7 +289,7 @@ int main(int argc, char **argv)
         if (now >= next_tick) {
             wgw_conn_expire(now);
             wgw_conn_reap();
-            next_tick = now + TICK_MS / 1000.0;
+            next_tick = now + WGW_TICK_MS / 1000.0;
         }
     }
     wgw_conn_dump();

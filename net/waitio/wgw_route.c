@@ -7,6 +7,7 @@
  */
 #include "impi_util.h"
 #include "wgw.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,12 +180,12 @@ int wgw_route_register(struct wgw_conn *c)
     c->body = NULL;
     c->hdr_have = 0; /* now the master's reply header */
     c->st = WGW_REG_UP;
-    if (wgw_conn_open(c, WGW_PUB, wgw_opts.master_ip, wgw_opts.master_port))
-        return wgw_conn_close(c, 1, "connect to the master: %m");
     wgw_stats.registered++;
     impi_log(0, "conn %llu: PB %u of %u (%u processes) registers as %s:%u",
              (unsigned long long)c->id, r.pbid, r.npb, r.nprocs, impi_ipstr(wgw_opts.ip[WGW_PUB]),
              wgw_opts.port[WGW_PUB]);
+    if (wgw_conn_open(c, WGW_PUB, wgw_opts.master_ip, wgw_opts.master_port))
+        wgw_conn_retry(c, errno);
     return 0;
 }
 

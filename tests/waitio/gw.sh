@@ -44,7 +44,7 @@ for bad in "--buf 12" "--public 0.0.0.0" "--master nosuchhost.invalid:1"; do
 done
 
 # 1-2: the scripted checks print PASS/FAIL lines; a crash counts as one failure.
-timeout 180 python3 tests/waitio/gw_check.py "$GW" "$WORK/gw.log" ${GW_TEST_BUF:-} \
+timeout 180 python3 tests/waitio/gw_check.py "$GW" "$WORK/gw.log" ${GW_TEST_BUF:+"$GW_TEST_BUF"} \
     >"$WORK/check.out" 2>&1
 rc=$?
 cat "$WORK/check.out"
@@ -56,6 +56,88 @@ if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
     tail -n 20 "$WORK/gw.log"
 fi
 [ "$f" = 0 ] || { echo "--- the gateway's log:"; tail -n 30 "$WORK/gw.log"; }
+
+# 3: two real PBs, PB 1 behind the gateway. PB 0 (with the master) is on the public side;
+# PB 1's WAITIO_MASTER_HOST/PORT name the gateway's private leg, so every address PB 1
+# gets for PB 0 is the gateway's, and PB 0 gets the gateway's for PB 1.
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo
+export OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none WAITIO_NPB=2
+unset WAITIO_COMM_TYPE
+mpirun_flags=(--oversubscribe --bind-to none)
+[ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
+PP=$B/waitio/test/pingpong
+PP_MAX=$((16 << 20)) # the largest message, both ways across the gateway
+JOB_S=90
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# real_pbs NP: NP+NP processes of pingpong through a fresh gateway.
+real_pbs() {
+    local np=$1 name="real PBs $1+$1 (pingpong 0 B..16 MiB), PB 1 behind the gateway"
+    local mport log=$WORK/real$1 gpid line gpriv gport rc0 rc1 p1
+    mport=$(free_port)
+    timeout 300 "$GW" --private 127.0.0.2:0 --public 127.0.0.1:0 --master "127.0.0.1:$mport" \
+        >"$log.gw.out" 2>"$log.gw" &
+    gpid=$!
+    PIDS+=("$gpid")
+    for _ in $(seq 50); do [ -s "$log.gw.out" ] && break; sleep 0.1; done
+    line=$(head -n1 "$log.gw.out")
+    gpriv=$(sed -E 's/^private ([0-9.]+):([0-9]+) .*/\1/' <<<"$line")
+    gport=$(sed -E 's/^private ([0-9.]+):([0-9]+) .*/\2/' <<<"$line")
+    [ -n "$gport" ] || { ko "$name: the gateway did not start"; return; }
+    # PB 1 starts first, so that its REGISTER usually reaches the gateway before the
+    # master listens (the gateway must keep trying, as rank 0 itself would).
+    WAITIO_PBID=1 WAITIO_MASTER_HOST=$gpriv WAITIO_MASTER_PORT=$gport timeout -k 5 $JOB_S \
+        mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" >"$log.pb1" 2>&1 &
+    p1=$!
+    sleep 1
+    WAITIO_PBID=0 WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$mport timeout -k 5 $JOB_S \
+        mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" >"$log.pb0" 2>&1
+    rc0=$?
+    wait $p1
+    rc1=$?
+    sleep 0.5 # the gateway logs the last closes
+    kill -TERM "$gpid" 2>/dev/null
+    wait "$gpid" 2>/dev/null
+    cat "$log.pb0" "$log.pb1" >"$log.pb"
+    if [ $rc0 = 0 ] && [ $rc1 = 0 ] && [ "$(grep -c 'pingpong: PASS' "$log.pb")" = $((2 * np)) ] &&
+        ! grep -q FAIL "$log.pb"; then
+        ok "$name: every process PASS"
+    else
+        ko "$name: exit codes $rc0/$rc1"
+        tail -n 15 "$log.pb" | sed 's/^/    /'
+    fi
+    if grep -q "PB 1 of 2 ($np processes) registers" "$log.gw" &&
+        grep -q "TABLE for PB 1: 2 PBs, $((2 * np)) processes" "$log.gw"; then
+        ok "$name: start-up went through the gateway"
+    else
+        ko "$name: no registration/TABLE in the gateway's log"
+        tail -n 10 "$log.gw" | sed 's/^/    /'
+    fi
+    # Every cross-PB pair moved at least PP_MAX bytes each way through a HELLO'd
+    # connection; no data connection ended on an error.
+    local conns bytes errs
+    conns=$(grep -c -- '-> dst [0-9]* at .*: closed: ' "$log.gw")
+    bytes=$(sed -nE 's/.*-> dst [0-9]+ at .*: closed: .*; ([0-9]+) B forwarded, ([0-9]+) B back.*/\1 \2/p' \
+        "$log.gw" | awk '{f += $1; b += $2} END {print f + 0, b + 0}')
+    errs=$(grep -- '-> dst [0-9]* at .*: closed: ' "$log.gw" | grep -cE 'closed: (read from|write to|connect to)')
+    read -r fwd back <<<"$bytes"
+    if [ "$conns" -ge 1 ] && [ "$fwd" -ge "$PP_MAX" ] && [ "$back" -ge "$PP_MAX" ] && [ "$errs" = 0 ]; then
+        ok "$name: traffic through the gateway ($conns connections, $fwd B + $back B)"
+    else
+        ko "$name: gateway counters: $conns connections, $fwd B forwarded, $back B back, $errs errors"
+        grep -- '-> dst' "$log.gw" | tail -n 5 | sed 's/^/    /'
+    fi
+}
+if [ -x "$PP" ] || make -s "$PP" >/dev/null 2>&1; then
+    real_pbs 1
+    real_pbs 2
+else
+    ko "real PBs: cannot build $PP"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -27,6 +27,7 @@ FIRST_TIMEOUT = 2  # the gateway's --first-timeout, s
 BULK = 32 << 20  # bytes of the back-pressure transfer
 SLOW_CHUNK, SLOW_PAUSE = 65536, 0.003  # the slow reader: this many bytes, then a pause
 RSS_MAX_GROWTH_KB = 8 << 10  # gateway RSS growth allowed during the transfer
+CPU_MAX = 0.5  # share of one CPU the gateway may use meanwhile (copying 16 MB/s)
 WAIT = 5  # seconds any single expected event may take
 
 results = []
@@ -120,6 +121,13 @@ def rss_kb(pid):
         return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
 
 
+def cpu_s(pid):
+    """The process's user + system CPU time in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def hello(leg, src_ip, src, dst, accept_on):
     """A HELLO'd connection src -> dst through the gateway leg; returns (initiator,
     accepted, the HELLO as received)."""
@@ -165,7 +173,45 @@ def main():
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=WAIT)
     check("the gateway is still running at the end", alive, "it exited")
+    late_master(gw, logpath + ".late")
     return 0 if all(results) else 1
+
+
+def late_master(gw, logpath):
+    """PB 1's rank 0 registers before the master listens: the gateway keeps trying the
+    master (as rank 0 itself would) until it answers."""
+    s = socket.socket()
+    s.bind((PUB, 0))
+    mport = s.getsockname()[1]
+    s.close()
+    proc = subprocess.Popen(
+        [gw, "--private", f"{PRIV}:0", "--public", f"{PUB}:0", "--master", f"{PUB}:{mport}"],
+        stdout=subprocess.PIPE, stderr=open(logpath, "w"), text=True)
+    try:
+        m = re.match(r"private ([\d.]+):(\d+) public ([\d.]+):(\d+)", proc.stdout.readline())
+        gw_priv, gw_pub = (m.group(1), int(m.group(2))), (m.group(3), int(m.group(4)))
+        r0 = connect(gw_priv, PRIV)
+        reg = register(1, 2, [(PRIV, 1)])
+        r0.sendall(hdr(T_REGISTER, 1, 0, len(reg)) + reg)
+        time.sleep(1)
+        master = socket.socket()
+        master.bind((PUB, mport))
+        master.listen(1)
+        master.settimeout(WAIT)
+        up, _ = master.accept()
+        up.settimeout(WAIT)
+        recv_exact(up, 64 + len(reg))
+        tab = table([1, 1], [(PUB, 2), gw_pub])
+        up.sendall(hdr(T_TABLE, 0, 1, len(tab)) + tab)
+        up.close()
+        want = hdr(T_TABLE, 0, 1, len(tab)) + table([1, 1], [gw_priv, (PRIV, 1)])
+        check("a master that listens late: the gateway retries, rank 0 gets its TABLE",
+              recv_exact(r0, len(want)) == want)
+        check("a master that listens late: the retries are logged",
+              Log(logpath).wait("Connection refused; retrying every") is not None)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=WAIT)
 
 
 def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
@@ -216,7 +262,7 @@ def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
     # 3. Back-pressure: a fast sender, a slow reader, the gateway's memory bounded.
     a, b, _ = hello(gw_pub, PUB, 1, 3, priv_l[1])
     port = a.getsockname()[1]
-    rss0 = rss_kb(proc.pid)
+    rss0, cpu0, t0 = rss_kb(proc.pid), cpu_s(proc.pid), time.time()
     data = os.urandom(1 << 20) * (BULK >> 20)
     t = threading.Thread(target=a.sendall, args=(data,))
     t.start()
@@ -231,11 +277,14 @@ def run(proc, log, master, pub_l, priv_l, pub_addrs, priv_addrs, buf):
         time.sleep(SLOW_PAUSE)
         rss_max = max(rss_max, rss_kb(proc.pid))
     t.join()
+    cpu = (cpu_s(proc.pid) - cpu0) / (time.time() - t0)
     check(f"{BULK >> 20} MiB to a slow reader arrive intact",
           n == BULK and h.digest() == hashlib.sha256(data).digest(), f"{n} bytes")
     growth = rss_max - rss0
     check(f"gateway RSS grows by at most {RSS_MAX_GROWTH_KB} kB meanwhile",
           growth <= RSS_MAX_GROWTH_KB, f"grew by {growth} kB")
+    check(f"no busy loop while the reader is slow: gateway CPU {cpu:.0%} (under {CPU_MAX:.0%})",
+          cpu < CPU_MAX, f"{cpu:.0%} of the time")
     a.close()
     b.close()
     m = log.wait(rf"pub {PUB}:{port} -> dst 3 .*closed: .*?; (\d+) B forwarded, \d+ B back, "
