@@ -63,5 +63,5 @@ WIO_TESTS := $(addprefix $(WIO_OUT)/test/,pingpong badpeer wio-inject)
 ALL_TARGETS += $(WIO_OUT)/lib/libwaitio.a $(WIO_PUBLIC) $(WIO_OUT)/bin/waitio-serv $(WIO_TESTS)
 TEST_SUITES += waitio-base=tests/waitio/base.sh
 
-# The WaitIO-MPI layer (its helper adds it):
-# -include mpi/waitio/wmpi/wmpi.mk
+# The WaitIO-MPI layer (libwaitio_mpi.a) and its suite:
+-include mpi/waitio/wmpi/wmpi.mk
