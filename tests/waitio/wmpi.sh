@@ -111,6 +111,23 @@ run king-group-1+2+3 1,2,3 king group
 run king-pbhead-2+1+2 2,1,2 king pbhead
 run aliases-1+2 1,2 aliases
 
+# A PB id outside 0..NPB-1: waitio_create_universe's own waitio_init fails at once, the
+# call returns non-zero with a NULL group (what test-mpi.c checks), no hang.
+d=$OUT/bad-pbid
+mkdir -p "$d"
+if [[ " ${built[*]} " == *" test_mpi "* ]]; then
+    WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$(free_port) WAITIO_PBID=2 WAITIO_NPB=2 \
+        timeout -k 5 "$T" mpirun "${mpirun_flags[@]}" -np 1 "$OUT/test_mpi" \
+        >"$d/pb0.out" 2>"$d/pb0.err"
+    rc=$?
+    if [ $rc != 0 ] && [ $rc != 124 ] && grep -q '^universe failed, comm NULL$' "$d/pb0.out" &&
+        grep -q '^waitio_create_universe: waitio_init failed' "$d/pb0.err"; then
+        ok "bad WAITIO_PBID: waitio_create_universe fails at once, NULL group"
+    else
+        bad "bad WAITIO_PBID: exit $rc" "$d/pb0.out" "$d/pb0.err"
+    fi
+fi
+
 # Argument errors are one stderr line naming the call (king's errors(), every process).
 d=$OUT/king-universe-1+2+3
 if [ -d "$d" ] && grep -q '^waitio_mpi_bcast: unknown datatype' "$d"/pb*.err &&
