@@ -6,7 +6,7 @@
 # exits 0 within its timeout and every process reports no failed check.
 #   1. test_mpi: point-to-point, waitio_create_universe without waitio_init, 1+1 and 2+2
 #   2. king: every collective from every root on a universe (King model), on a user group
-#      and on pbhead (WaitIO-only versions), 3 PBs
+#      and on pbhead (WaitIO-only versions), 3 and 4 PBs
 #   3. aliases: the upper-case WAITIO_MPI_* names
 # Needs `make all` first (build/waitio/lib/libwaitio.a and libwaitio_mpi.a).
 set -uo pipefail
@@ -107,6 +107,7 @@ run() {
 run test_mpi-1+1 1,1 test_mpi
 run test_mpi-2+2 2,2 test_mpi
 run king-universe-1+2+3 1,2,3 king universe
+run king-universe-2+1+1+1 2,1,1,1 king universe
 run king-group-1+2+3 1,2,3 king group
 run king-pbhead-2+1+2 2,1,2 king pbhead
 run aliases-1+2 1,2 aliases
