@@ -131,6 +131,10 @@ static void rx_seeds(const char *d)
     pkt(WIO_T_DATA, 1, 1, 1000, 7, 600, 0);
     pkt(WIO_T_DATA, 2, 1, 1000, 7, 400, 600);
     put(d, "rendezvous", slen);
+    stream(17); /* longer than the receive: the CTS asks for 1000 of 1500 */
+    pkt(WIO_T_RTS, 0, 1, 1500, 8, 0, 0);
+    pkt(WIO_T_DATA, 1, 1, 1500, 8, 1000, 0);
+    put(d, "rendezvous-truncated", slen);
     stream(96);
     pkt(WIO_T_CTS, 0, 2, 1000, 0, 0, 0); /* the core's send: msgid 0 */
     put(d, "cts", slen);
