@@ -16,16 +16,22 @@ $(B)/fuzz/wio_fuzz_wire: tests/fuzz/wio_fuzz_wire.c $(WIO_WIRE_SRCS) $(WIO_HDRS)
                          tests/fuzz/harness.ignore | deps
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -I$(WIO_DIR) -o $@ $< $(WIO_WIRE_SRCS)
+# The core's receive path on any stream (it will run in the unikernel's NIC interrupt).
+$(B)/fuzz/wio_fuzz_rx: tests/fuzz/wio_fuzz_rx.c $(WIO_CORE_SRCS) $(WIO_HDRS) \
+                       tests/fuzz/harness.ignore | deps
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -I$(WIO_DIR) -I$(WIO_DIR)/include -o $@ $< $(WIO_CORE_SRCS)
 $(B)/fuzz/wio-fuzz-seeds: tests/fuzz/wio_fuzz_seeds.c $(WIO_WIRE_SRCS) $(WIO_HDRS) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -I$(WIO_DIR) -o $@ $< $(WIO_WIRE_SRCS)
 .PHONY: wio-fuzz-seeds
-# Regenerate tests/fuzz/corpus/wio_wire from the codec's own encodings.
+# Regenerate tests/fuzz/corpus/wio_wire and wio_rx from the codec's own encodings.
 wio-fuzz-seeds: $(B)/fuzz/wio-fuzz-seeds
-	rm -rf tests/fuzz/corpus/wio_wire && mkdir -p tests/fuzz/corpus/wio_wire
-	$(B)/fuzz/wio-fuzz-seeds tests/fuzz/corpus/wio_wire
-fuzz: $(B)/fuzz/wio_fuzz_wire
-ALL_TARGETS += $(B)/fuzz/wio_fuzz_wire $(B)/fuzz/wio-fuzz-seeds
+	rm -rf tests/fuzz/corpus/wio_wire tests/fuzz/corpus/wio_rx
+	mkdir -p tests/fuzz/corpus/wio_wire tests/fuzz/corpus/wio_rx
+	$(B)/fuzz/wio-fuzz-seeds tests/fuzz/corpus/wio_wire tests/fuzz/corpus/wio_rx
+fuzz: $(B)/fuzz/wio_fuzz_wire $(B)/fuzz/wio_fuzz_rx
+ALL_TARGETS += $(B)/fuzz/wio_fuzz_wire $(B)/fuzz/wio_fuzz_rx $(B)/fuzz/wio-fuzz-seeds
 
 # The Linux library: core + platform, compiled with Open MPI's mpicc (start-up uses the
 # PB's own MPI). Programs build with
@@ -63,8 +69,8 @@ WIO_TESTS := $(addprefix $(WIO_OUT)/test/,pingpong badpeer wio-inject)
 ALL_TARGETS += $(WIO_OUT)/lib/libwaitio.a $(WIO_PUBLIC) $(WIO_OUT)/bin/waitio-serv $(WIO_TESTS)
 TEST_SUITES += waitio-base=tests/waitio/base.sh
 
-# The WaitIO-MPI layer.
+# The WaitIO-MPI layer (libwaitio_mpi.a) and its suite.
 include mpi/waitio/wmpi/wmpi.mk
 
-# The unikernel build of the library.
+# The unikernel build of both libraries.
 include mpi/waitio/uk/wio_uk.mk

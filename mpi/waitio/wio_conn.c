@@ -91,6 +91,8 @@ static struct wio_conn *conn_get(struct wio_core *c)
 /* Under the lock, any context: k back into the pool (later, if wio_rx is still on it). */
 static void conn_put(struct wio_conn *k)
 {
+    wio_plat_free(k->pay_ux); /* an unexpected eager payload cut short */
+    k->pay_ux = NULL;
     if (k->in_rx) {
         k->release = 1;
         return;
@@ -171,10 +173,6 @@ void wio_conn_fail(struct wio_conn *k, const char *what, const char *detail)
     struct wio_core *c = k->core;
     struct wio_peer *p = k->peer;
     if (p && (p->conn == k || (p->out == k && !p->conn))) {
-        if (k->pay_ux) { /* an unexpected eager payload cut short: drop it */
-            wio_plat_free(k->pay_ux);
-            k->pay_ux = NULL;
-        }
         wio_peer_fail(c, p, what, detail);
         return;
     }
@@ -193,10 +191,6 @@ void wio_conn_fail(struct wio_conn *k, const char *what, const char *detail)
         wio_text_str(&t, detail);
     }
     wio_plat_log(c, line);
-    if (k->pay_ux) {
-        wio_plat_free(k->pay_ux);
-        k->pay_ux = NULL;
-    }
     wio_conn_close(k);
 }
 

@@ -318,11 +318,14 @@ static int start_core(const struct wio_env *e, const struct table *t, int rank, 
     return rc;
 }
 
-/* Task context: collective over every process of every PB, after MPI_Init. */
+/* Task context: collective over every process of every PB, after MPI_Init. A second call
+ * while WaitIO runs returns 0 and does nothing (the WaitIO-MPI layer may call it again). */
 int waitio_init(int timeout)
 {
-    if (state) {
-        fprintf(stderr, "waitio_init: called %s\n", state == 1 ? "twice" : "after waitio_finalize");
+    if (state == 1) /* already running (waitio_create_universe after waitio_init): a no-op */
+        return 0;
+    if (state == 2) {
+        fprintf(stderr, "waitio_init: called after waitio_finalize\n");
         return -1;
     }
     int inited = 0, rank, size;

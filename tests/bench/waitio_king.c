@@ -13,8 +13,8 @@
 
 #include "wmpi_int.h"
 
-#define REPS_SMALL 50
-#define REPS_LARGE 5
+#define REPS_SMALL 200
+#define REPS_LARGE 20
 #define LARGE      (64 * 1024)
 
 enum bench_op { OP_BCAST, OP_ALLREDUCE, OP_GATHER, OP_BARRIER, OP_COUNT };

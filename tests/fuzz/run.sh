@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bounded libFuzzer runs of every fuzz target (IMPI's, the MPI engine's receive paths, the
-# CAD validator, the NIC's receive filter, the WaitIO codec, the kernel's image loader and
-# initrd reader),
+# CAD validator, the NIC's receive filter, the WaitIO codec and receive path, the kernel's
+# image loader and initrd reader),
 # starting from the in-tree seed corpus (copied, so the tree's corpus never grows) or, for
 # the kernel's, from the crafted files tests/fuzz/pvas_images.c writes at run time.
 # Closing line: "fuzz: N passed, N failed".
@@ -24,7 +24,7 @@ fi
 # binary:corpus (tests/fuzz/corpus/<corpus>, or written by pvas-images below)
 for bc in impi_fuzz_startup:startup impi_fuzz_packet:packet impi_fuzz_coll_reply:coll_reply \
     mpe_fuzz_rx:mpe_rx mpe_fuzz_impi:mpe_impi cad_fuzz_validate:cad_validate vnet_fuzz_frame:vnet_frame \
-    wio_fuzz_wire:wio_wire pvas_fuzz_image:pvas_image cpio_fuzz:cpio; do
+    wio_fuzz_wire:wio_wire wio_fuzz_rx:wio_rx pvas_fuzz_image:pvas_image cpio_fuzz:cpio; do
     bin=$B/fuzz/${bc%%:*} t=${bc#*:}
     [ -n "${FUZZ_TARGETS:-}" ] && [[ " $FUZZ_TARGETS " != *" $t "* ]] && continue
     mkdir -p "$work/$t"

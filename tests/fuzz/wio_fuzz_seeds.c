@@ -1,15 +1,18 @@
-/* Writes the seed corpus of wio_fuzz_wire: `wio_fuzz_seeds DIR` writes DIR/seed-*, each a
- * header, a connection state and a payload in the target's input format: every packet
- * type in the state where it is valid (the check passes; verified here), a few invalid
- * ones (bad magic, wrong sequence, DATA past the CTS length), and start-up payloads
- * (REGISTER, TABLE, REFUSE) the encoders make. */
+/* Writes the seed corpora of wio_fuzz_wire and wio_fuzz_rx: `wio_fuzz_seeds DIR RXDIR`.
+ * DIR/seed-*: each a header, a connection state and a payload in wio_fuzz_wire's input
+ * format: every packet type in the state where it is valid (the check passes; verified
+ * here), a few invalid ones (bad magic, wrong sequence, DATA past the CTS length), and
+ * start-up payloads (REGISTER, TABLE, REFUSE) the encoders make.
+ * RXDIR/seed-*: streams from process 0 to wio_fuzz_rx's core (process 1): HELLO, then an
+ * expected eager message, a whole rendezvous, the CTS of the core's own send, enough
+ * packets to make it ACK, an unexpected message, BYE, and garbage. */
 #include "wio_wire.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STATE_BYTES 24
-#define MAXSEED     4096
+#define MAXSEED     8192
 
 static uint8_t buf[MAXSEED];
 
@@ -72,12 +75,89 @@ static struct wio_hdr hdr(uint8_t type, enum wio_phase ph)
     return h;
 }
 
+/* The key of the group of every process of a 2-process instance (PROTOCOL.md 5). */
+static uint64_t world_key(void)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    const uint32_t v[5] = {0, 2, 0, 1, 0}; /* gid, count, members 0 and 1, before */
+    for (int i = 0; i < 5; i++)
+        for (int k = 0; k < 4; k++) {
+            h ^= (uint8_t)(v[i] >> (8 * k));
+            h *= 0x100000001b3ull;
+        }
+    return h;
+}
+
+static size_t slen;
+
+/* main thread: append a packet from process 0 to 1 to the stream in buf. */
+static void pkt(uint8_t type, uint32_t seq, uint64_t tag, uint64_t len, uint32_t msgid,
+                uint32_t plen, uint64_t offset)
+{
+    struct wio_hdr h = wio_hdr_make(type);
+    h.seq = seq;
+    h.src = 0;
+    h.dst = 1;
+    h.group = world_key();
+    h.tag = tag;
+    h.len = len;
+    h.msgid = msgid;
+    h.plen = plen;
+    h.offset = offset;
+    if (slen + WIO_HDR + plen > MAXSEED)
+        exit(1);
+    wio_hdr_encode(&h, buf + slen);
+    memset(buf + slen + WIO_HDR, 0x5a, plen);
+    slen += WIO_HDR + plen;
+}
+
+/* main thread: a new stream: the piece-size byte, then HELLO. */
+static void stream(uint8_t piece)
+{
+    buf[0] = piece;
+    slen = 1;
+    pkt(WIO_T_HELLO, 0, 0, 0, 0, 0, 0);
+}
+
+/* main thread: the rx corpus. */
+static void rx_seeds(const char *d)
+{
+    stream(0);
+    pkt(WIO_T_EAGER, 0, 0, 10, 0, 10, 0);
+    pkt(WIO_T_BYE, 1, 0, 0, 0, 0, 0);
+    put(d, "eager-bye", slen);
+    stream(13);
+    pkt(WIO_T_RTS, 0, 1, 1000, 7, 0, 0);
+    pkt(WIO_T_DATA, 1, 1, 1000, 7, 600, 0);
+    pkt(WIO_T_DATA, 2, 1, 1000, 7, 400, 600);
+    put(d, "rendezvous", slen);
+    stream(17); /* longer than the receive: the CTS asks for 1000 of 1500 */
+    pkt(WIO_T_RTS, 0, 1, 1500, 8, 0, 0);
+    pkt(WIO_T_DATA, 1, 1, 1500, 8, 1000, 0);
+    put(d, "rendezvous-truncated", slen);
+    stream(96);
+    pkt(WIO_T_CTS, 0, 2, 1000, 0, 0, 0); /* the core's send: msgid 0 */
+    put(d, "cts", slen);
+    stream(1);
+    for (uint32_t i = 0; i < WIO_ACK_EVERY + 2; i++)
+        pkt(WIO_T_ACK, i, 0, 0, 0, 0, 0);
+    put(d, "acks", slen);
+    stream(40);
+    pkt(WIO_T_EAGER, 0, 9, 100, 0, 100, 0);
+    pkt(WIO_T_RTS, 1, 9, 5000, 3, 0, 0);
+    put(d, "unexpected", slen);
+    stream(5);
+    memcpy(buf + slen, "garbage, not a header at all.........................................", 64);
+    put(d, "garbage", slen + 64);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: wio_fuzz_seeds DIR\n");
+    if (argc != 3) {
+        fprintf(stderr, "usage: wio_fuzz_seeds DIR RXDIR\n");
         return 2;
     }
+    rx_seeds(argv[2]);
     const char *d = argv[1];
     static const uint8_t text[WIO_EAGER_MAX] = "eager payload";
     seed(d, "hello", hdr(WIO_T_HELLO, WIO_PH_ACCEPTED), WIO_PH_ACCEPTED, 0, 0, WIO_OK);

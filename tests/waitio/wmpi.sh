@@ -6,7 +6,7 @@
 # exits 0 within its timeout and every process reports no failed check.
 #   1. test_mpi: point-to-point, waitio_create_universe without waitio_init, 1+1 and 2+2
 #   2. king: every collective from every root on a universe (King model), on a user group
-#      and on pbhead (WaitIO-only versions), 3 PBs
+#      and on pbhead (WaitIO-only versions), 3 and 4 PBs
 #   3. aliases: the upper-case WAITIO_MPI_* names
 # Needs `make all` first (build/waitio/lib/libwaitio.a and libwaitio_mpi.a).
 set -uo pipefail
@@ -55,9 +55,12 @@ for p in test_mpi king aliases; do
     fi
 done
 
+# mpi_yield_when_idle: more processes than cores here, and Open MPI's busy-polling in
+# local collectives would otherwise starve the King blocked in waitio_wait (epoll) for
+# whole scheduler slices (King collectives then ran 10-100x slower than flat ones).
 # shellcheck disable=SC2054 # the commas are in MCA values
 mpirun_flags=(--oversubscribe --bind-to none --mca btl self,vader
-    --mca btl_vader_single_copy_mechanism none
+    --mca btl_vader_single_copy_mechanism none --mca mpi_yield_when_idle 1
     -x WAITIO_MASTER_HOST -x WAITIO_MASTER_PORT -x WAITIO_PBID -x WAITIO_NPB)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
 
@@ -104,9 +107,27 @@ run() {
 run test_mpi-1+1 1,1 test_mpi
 run test_mpi-2+2 2,2 test_mpi
 run king-universe-1+2+3 1,2,3 king universe
+run king-universe-2+1+1+1 2,1,1,1 king universe
 run king-group-1+2+3 1,2,3 king group
 run king-pbhead-2+1+2 2,1,2 king pbhead
 run aliases-1+2 1,2 aliases
+
+# A PB id outside 0..NPB-1: waitio_create_universe's own waitio_init fails at once, the
+# call returns non-zero with a NULL group (what test-mpi.c checks), no hang.
+d=$OUT/bad-pbid
+mkdir -p "$d"
+if [[ " ${built[*]} " == *" test_mpi "* ]]; then
+    WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$(free_port) WAITIO_PBID=2 WAITIO_NPB=2 \
+        timeout -k 5 "$T" mpirun "${mpirun_flags[@]}" -np 1 "$OUT/test_mpi" \
+        >"$d/pb0.out" 2>"$d/pb0.err"
+    rc=$?
+    if [ $rc != 0 ] && [ $rc != 124 ] && grep -q '^universe failed, comm NULL$' "$d/pb0.out" &&
+        grep -q '^waitio_create_universe: waitio_init failed' "$d/pb0.err"; then
+        ok "bad WAITIO_PBID: waitio_create_universe fails at once, NULL group"
+    else
+        bad "bad WAITIO_PBID: exit $rc" "$d/pb0.out" "$d/pb0.err"
+    fi
+fi
 
 # Argument errors are one stderr line naming the call (king's errors(), every process).
 d=$OUT/king-universe-1+2+3

@@ -246,7 +246,8 @@ out:
     return rc;
 }
 
-/* waitio_create_universe: collective over every process of every PB, after MPI_Init. */
+/* waitio_create_universe: collective over every process of every PB, after MPI_Init;
+ * *commp is NULL after a failure. */
 int waitio_create_universe(WAITIO_MPI_Comm *commp)
 {
     static const char call[] = "waitio_create_universe";
@@ -256,6 +257,7 @@ int waitio_create_universe(WAITIO_MPI_Comm *commp)
 
     if (!commp)
         return wmpi_err(call, "NULL communicator pointer");
+    *commp = NULL; /* what the published test-mpi.c checks for failure */
     if (wmpi_build_group(call, wmpi_filter_all, &npb, &g))
         return 1;
     if (!g)
@@ -278,6 +280,7 @@ int waitio_create_universe_pbhead(WAITIO_MPI_Comm *commp)
 
     if (!commp)
         return wmpi_err(call, "NULL communicator pointer");
+    *commp = NULL; /* what the published test-mpi.c checks for failure */
     if (wmpi_build_group(call, wmpi_filter_head, &npb, &g))
         return 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &lrank);

@@ -43,6 +43,16 @@ static void wmpi_note(const waitio_req_t *req, int peer, int tag, size_t bytes)
     n->bytes = bytes > INT_MAX ? INT_MAX : (int)bytes;
 }
 
+/* Blocking calls: forget their on-stack request once it completed, so a later request
+ * at the same address is not mistaken for it. */
+static void wmpi_forget(const waitio_req_t *req)
+{
+    struct wmpi_note *n = wmpi_note_slot(req);
+
+    if (n->req == req)
+        n->req = NULL;
+}
+
 /* User tags are non-negative ints; they occupy the low bits of the 64-bit WaitIO tag, below
  * WMPI_COLL_TAG_BIT. */
 static int wmpi_user_tag(const char *call, int tag, waitio_tag_t *wtag)
@@ -98,11 +108,14 @@ int waitio_mpi_send(const void *buf, int count, WAITIO_MPI_Datatype dt, int dest
                     WAITIO_MPI_Comm comm)
 {
     waitio_req_t req;
+    int rc;
 
     /* Only read, as in waitio_mpi_isend. */
     if (wmpi_p2p_post("waitio_mpi_send", 1, (void *)buf, count, dt, dest, tag, comm, &req))
         return 1;
-    if (waitio_wait(&req))
+    rc = waitio_wait(&req);
+    wmpi_forget(&req);
+    if (rc)
         return wmpi_err("waitio_mpi_send", "send to rank %d (tag %d) failed", dest, tag);
     return 0;
 }
@@ -113,10 +126,13 @@ int waitio_mpi_recv(void *buf, int count, WAITIO_MPI_Datatype dt, int source, in
                     WAITIO_MPI_Comm comm)
 {
     waitio_req_t req;
+    int rc;
 
     if (wmpi_p2p_post("waitio_mpi_recv", 0, buf, count, dt, source, tag, comm, &req))
         return 1;
-    if (waitio_wait(&req))
+    rc = waitio_wait(&req);
+    wmpi_forget(&req);
+    if (rc)
         return wmpi_err("waitio_mpi_recv", "receive from rank %d (tag %d) failed", source, tag);
     return 0;
 }
