@@ -459,7 +459,8 @@ void wgw_conn_expire(double now)
     struct wgw_conn *c = conns, *next;
     for (; c; c = next) {
         next = c->next;
-        if (c->st == WGW_FIRST && now - c->t0 > wgw_opts.first_timeout) {
+        if (c->st == WGW_FIRST && wgw_opts.first_timeout > 0 &&
+            now - c->t0 > wgw_opts.first_timeout) {
             wgw_conn_close(c, 0, "no complete first header within %g s (%zu of %d bytes)",
                            wgw_opts.first_timeout, c->hdr_have, WIO_HDR);
         } else if (c->st == WGW_REG_UP && c->end[1].fd < 0 && now >= c->retry_at) {

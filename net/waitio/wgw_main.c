@@ -21,7 +21,11 @@
 #define DEFAULT_BUF           (256 * 1024)
 #define MIN_BUF               4096
 #define MAX_BUF               (1L << 30)
-#define DEFAULT_FIRST_TIMEOUT 10.0
+/* No limit by default: our library sends a connection's HELLO from inside waitio_wait (on
+ * Linux, progress happens only there), and a process may compute for a long time between
+ * the waitio_irecv that opened the connection and its wait; --max-conns bounds the cost of
+ * silent connections. */
+#define DEFAULT_FIRST_TIMEOUT 0.0
 #define DEFAULT_MAX_CONNS     1024
 #define MAX_CONNS             65536
 #define EVENTS_PER_WAIT       64
@@ -70,7 +74,8 @@ static void usage(FILE *f)
             "  --buf BYTES          bytes buffered per connection and direction (default %d);\n"
             "                       a full buffer stops reading from the side that fills it\n"
             "  --first-timeout S    close a connection that sends no complete first header\n"
-            "                       within S seconds (default %g)\n"
+            "                       within S seconds (default %g: never; a process sends it\n"
+            "                       from waitio_wait, which it may call late)\n"
             "  --max-conns N        live connections at most (default %d)\n"
             "  -v                   log every HELLO forwarded\n"
             "Both legs' IPs must be real addresses (they go into the address tables). Once\n"
