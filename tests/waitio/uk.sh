@@ -17,6 +17,14 @@ out=$B/waitio/uk-tests
 T=${UK_WAITIO_TIMEOUT:-300} # safety net per run only
 pass=0 fail=0
 mkdir -p "$out"
+# Namespaces and the TAP of the bad-input cases (sourced first: they define helpers named
+# like ours, which the definitions below replace).
+LAM_TIMEOUT=$T
+# shellcheck source=tests/interop/impi_lib.sh
+. tests/interop/impi_lib.sh
+SIDES_NAME=waitio-uk
+# shellcheck source=tests/interop/sides_lib.sh
+. tests/interop/sides_lib.sh
 
 ok() {
     echo "PASS waitio-uk $1"
@@ -83,12 +91,6 @@ coupled king-linux2-uk2x2-linux2 8 'RESULT universe .* fail=0$' --linux-pbs 2 --
 
 # Bad input: the unikernel job is PB 0 (2 nodes x 1 rank, the master on node 0), the fake
 # PB 1 registers from the TAP's namespace and misbehaves once rank 0 connects to it.
-LAM_TIMEOUT=$T
-# shellcheck source=tests/interop/impi_lib.sh
-. tests/interop/impi_lib.sh
-SIDES_NAME=waitio-uk
-# shellcheck source=tests/interop/sides_lib.sh
-. tests/interop/sides_lib.sh
 WORK=$(mktemp -d /tmp/waitio-uk.XXXXXX)
 trap impi_cleanup EXIT
 ns=${NSP}B
