@@ -90,6 +90,19 @@ UT_TEST(wio_core_fifo_outstanding)
         free(s[i]);
         free(r[i]);
     }
+    /* Many small messages: the receiver acknowledges every WIO_ACK_EVERY packets. */
+    for (int i = 0; i < 3 * WIO_ACK_EVERY; i++) {
+        char small[5] = "ack", got[5];
+        waitio_irecv(g1, 0, got, 5, 4, &rq[0]);
+        waitio_isend(g0, 1, small, 5, 4, &sq[0]);
+        UT_EQ(waitio_wait(&rq[0]), 0);
+        UT_EQ(waitio_wait(&sq[0]), 0);
+    }
+    tn_settle();
+    struct wio_conn *k0 = tn_core[0].peers[1].conn, *k1 = tn_core[1].peers[0].conn;
+    UT_ASSERT(k1->sseq >= 3); /* ACKs went back although core 1 sent no message */
+    UT_ASSERT(k1->rseq - k1->ack_out < WIO_ACK_EVERY); /* never more unacknowledged */
+    UT_ASSERT(k0->rseq == k1->sseq && k1->rseq == k0->sseq);
     /* A second wait on a spent request gives its result again; garbage is no request. */
     UT_EQ(waitio_wait(&rq[0]), 0);
     waitio_req_t junk;

@@ -23,6 +23,7 @@
 #define RETRY_MS    100 /* between connection attempts to the master */
 #define REASON_MAX  256
 #define FINALIZE_MS 10000 /* waitio_finalize waits at most this long for BYEs */
+#define REGISTER_MS 5000  /* the master waits this long for a REGISTER after accepting */
 
 static int state; /* 0: not initialised, 1: running, 2: finalised */
 static char reason[REASON_MAX];
@@ -239,7 +240,11 @@ static int master(const struct wio_env *e, const struct sockaddr_in *msa, uint8_
         struct wio_hdr h = wio_hdr_make(0);
         uint8_t *pay;
         struct wio_register r;
-        int err = recv_packet(fd, WIO_PH_MASTER, 0, (uint32_t)npb, &h, &pay, deadline);
+        /* A PB's rank 0 sends its REGISTER at once; a stranger that connects and says
+         * nothing may hold the master only briefly, not until the deadline. */
+        long long until = wio_lx_now_ms() + REGISTER_MS;
+        int err = recv_packet(fd, WIO_PH_MASTER, 0, (uint32_t)npb, &h, &pay,
+                              until < deadline ? until : deadline);
         if (!err)
             err = wio_register_decode(pay, h.plen, &r);
         if (!err && (r.npb != (uint32_t)npb || r.pbid != h.src))
