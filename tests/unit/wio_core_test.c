@@ -143,6 +143,12 @@ UT_TEST(wio_core_both_at_once)
     waitio_irecv(g0, 1, rb, sizeof rb, 0, &q[0]);
     waitio_irecv(g1, 0, ra, sizeof ra, 0, &q[1]);
     UT_ASSERT(tn_core[0].peers[1].out && tn_core[1].peers[0].out);
+    /* Both HELLOs are on the wire before either side reads one: they cross. */
+    UT_EQ(tn_accept_all(), 2);
+    UT_EQ(tn_pending(0, 1), WIO_HDR);
+    UT_EQ(tn_pending(1, 0), WIO_HDR);
+    UT_EQ(tn_deliver_hello(0, 1), 1); /* each reads the other's HELLO before any answer */
+    UT_EQ(tn_deliver_hello(1, 0), 1);
     waitio_isend(g0, 1, a, sizeof a, 0, &q[2]);
     waitio_isend(g1, 0, b, sizeof b, 0, &q[3]);
     for (int i = 0; i < 4; i++)

@@ -166,8 +166,8 @@ void tn_teardown(void)
     }
 }
 
-/* Main thread: deliver some of e's bytes to the other end's connection. */
-static int deliver(struct tn_end *e)
+/* Main thread: the other end of e accepts, if it has not yet; 1 if it did now. */
+static int accept_other(struct tn_end *e)
 {
     struct tn_end *o = e->other;
     int moved = 0;
@@ -183,6 +183,14 @@ static int deliver(struct tn_end *e)
             wio_tx_ready(e->conn);
         }
     }
+    return moved;
+}
+
+/* Main thread: deliver some of e's bytes to the other end's connection. */
+static int deliver(struct tn_end *e)
+{
+    struct tn_end *o = e->other;
+    int moved = accept_other(e);
     if (e->len && o->conn && !o->closed && !o->lost) {
         size_t k = 1 + next_rand() % 3000;
         if (k > e->len)
@@ -219,6 +227,40 @@ int tn_pump(void)
         if (!ends[i]->raw || ends[i]->len)
             moved |= deliver(ends[i]);
     return moved;
+}
+
+int tn_accept_all(void)
+{
+    int n = 0;
+    for (int i = 0; i < nends; i++)
+        n += accept_other(ends[i]);
+    return n;
+}
+
+size_t tn_pending(int a, int b)
+{
+    size_t n = 0;
+    for (int i = 0; i < nends; i++)
+        if (ends[i]->core == &tn_core[a] && ends[i]->other->core == &tn_core[b])
+            n += ends[i]->len;
+    return n;
+}
+
+int tn_deliver_hello(int a, int b)
+{
+    for (int i = 0; i < nends; i++) {
+        struct tn_end *e = ends[i], *o = e->other;
+        if (e->core != &tn_core[a] || o->core != &tn_core[b] || e->len < WIO_HDR ||
+            e->buf[5] != WIO_T_HELLO || !o->conn)
+            continue;
+        uint8_t h[WIO_HDR];
+        memcpy(h, e->buf, WIO_HDR);
+        memmove(e->buf, e->buf + WIO_HDR, e->len - WIO_HDR);
+        e->len -= WIO_HDR;
+        wio_rx(o->conn, h, WIO_HDR);
+        return 1;
+    }
+    return 0;
 }
 
 void tn_settle(void)
