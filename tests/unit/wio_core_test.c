@@ -13,12 +13,14 @@
 
 #define BIG (1u << 20)
 
+/* Main thread: b[0..n) gets the pattern of `seed`. */
 static void fill(char *b, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
         b[i] = (char)(seed * 131 + i * 7 + (i >> 9));
 }
 
+/* Main thread: does b[0..n) hold the pattern of `seed`? */
 static int same(const char *b, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
@@ -27,6 +29,7 @@ static int same(const char *b, size_t n, unsigned seed)
     return 1;
 }
 
+/* Main thread: a fresh instance of two PBs of one process each. */
 static void two(void)
 {
     static const uint32_t sizes[2] = {1, 1};
@@ -268,7 +271,7 @@ UT_TEST(wio_core_three)
     tn_teardown();
 }
 
-/* A HELLO from process 1 to process 0, then packets of an established connection. */
+/* Main thread: a header from (fake) process 1 to process 0 into the raw stream. */
 static void raw_hdr(void *raw, uint8_t type, uint32_t seq, uint64_t len, uint32_t plen,
                     uint64_t group)
 {
@@ -364,10 +367,12 @@ UT_TEST(wio_core_lost_mid_rendezvous)
     tn_teardown();
 }
 
+/* A filter selecting the even MPI ranks. */
 static int even(int pb, int n)
 {
     return n % 2 == 0;
 }
+/* A filter selecting every process. */
 static int all(int pb, int n)
 {
     return 1;

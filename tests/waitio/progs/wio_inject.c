@@ -29,12 +29,14 @@
 #define RDV_LEN  (1u << 20)
 #define LINGER_S 5 /* stay connected this long after misbehaving (unless killed) */
 
+/* Main thread: report and exit 2 (a broken test set-up, not a finding). */
 static void die(const char *what)
 {
     perror(what);
     exit(2);
 }
 
+/* Main thread: write all n bytes (blocking). */
 static void put_all(int fd, const void *b, size_t n)
 {
     const char *p = b;
@@ -47,6 +49,7 @@ static void put_all(int fd, const void *b, size_t n)
     }
 }
 
+/* Main thread: read exactly n bytes (blocking). */
 static void get_all(int fd, void *b, size_t n)
 {
     char *p = b;
@@ -59,6 +62,7 @@ static void get_all(int fd, void *b, size_t n)
     }
 }
 
+/* Main thread: a listening socket on 127.0.0.1:port (0: any); the port in *got. */
 static int listen_on(int port, uint16_t *got)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -88,6 +92,7 @@ static uint64_t group_key(uint32_t gid, uint32_t n)
     return h;
 }
 
+/* Main thread: header h then h->plen bytes of pay. */
 static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
 {
     uint8_t b[WIO_HDR];
@@ -97,6 +102,7 @@ static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
         put_all(fd, pay, h->plen);
 }
 
+/* See the top of the file. */
 int main(int argc, char **argv)
 {
     if (argc != 3) {
