@@ -17,6 +17,7 @@
 
 #define RETRY_MS    100   /* between connection attempts to the master */
 #define FINALIZE_MS 10000 /* waitio_finalize waits at most this long for BYEs */
+#define REGISTER_MS 5000  /* the master waits this long for a REGISTER after accepting */
 #define ENTRY_BYTES 8     /* a gathered entry: ipv4, port (big-endian), failed flag, pad */
 
 static struct wio_core core;
@@ -188,7 +189,11 @@ static int master(const struct wio_env *e, uint8_t *mine, struct table *t, long 
         struct wio_hdr h = wio_hdr_make(0);
         uint8_t *pay;
         struct wio_register r;
-        int err = recv_packet(s, WIO_PH_MASTER, 0, npb, &h, &pay, deadline);
+        /* A PB's rank 0 sends its REGISTER at once; a stranger that connects and says
+         * nothing may hold the master only briefly, not until the deadline. */
+        long long until = wio_boot_now_ms() + REGISTER_MS;
+        int err = recv_packet(s, WIO_PH_MASTER, 0, npb, &h, &pay,
+                              until < deadline ? until : deadline);
         if (!err)
             err = wio_register_decode(pay, h.plen, &r);
         if (!err && (r.npb != npb || r.pbid != h.src))

@@ -22,6 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int transport_tag;
 
+/* Hooks of wio_plat.h for the fuzzer's thread: every byte sent is taken, memory from
+ * calloc, no lock, no waiting. */
 long wio_plat_send(struct wio_core *c, void *t, const void *d, size_t n)
 {
     return (long)n;
@@ -55,6 +57,7 @@ void wio_plat_log(struct wio_core *c, const char *line)
         __builtin_trap();
 }
 
+/* A filter selecting every process. */
 static int all(int pb, int n)
 {
     return 1;

@@ -151,6 +151,7 @@ static void rx_seeds(const char *d)
     put(d, "garbage", slen + 64);
 }
 
+/* Writes both corpora (usage at the top of the file). */
 int main(int argc, char **argv)
 {
     if (argc != 3) {

@@ -13,12 +13,14 @@
 
 #define BIG (1u << 20)
 
+/* Main thread: b[0..n) gets the pattern of `seed`. */
 static void fill(char *b, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
         b[i] = (char)(seed * 131 + i * 7 + (i >> 9));
 }
 
+/* Main thread: does b[0..n) hold the pattern of `seed`? */
 static int same(const char *b, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
@@ -27,6 +29,7 @@ static int same(const char *b, size_t n, unsigned seed)
     return 1;
 }
 
+/* Main thread: a fresh instance of two PBs of one process each. */
 static void two(void)
 {
     static const uint32_t sizes[2] = {1, 1};
@@ -90,6 +93,19 @@ UT_TEST(wio_core_fifo_outstanding)
         free(s[i]);
         free(r[i]);
     }
+    /* Many small messages: the receiver acknowledges every WIO_ACK_EVERY packets. */
+    for (int i = 0; i < 3 * WIO_ACK_EVERY; i++) {
+        char small[5] = "ack", got[5];
+        waitio_irecv(g1, 0, got, 5, 4, &rq[0]);
+        waitio_isend(g0, 1, small, 5, 4, &sq[0]);
+        UT_EQ(waitio_wait(&rq[0]), 0);
+        UT_EQ(waitio_wait(&sq[0]), 0);
+    }
+    tn_settle();
+    struct wio_conn *k0 = tn_core[0].peers[1].conn, *k1 = tn_core[1].peers[0].conn;
+    UT_ASSERT(k1->sseq >= 3); /* ACKs went back although core 1 sent no message */
+    UT_ASSERT(k1->rseq - k1->ack_out < WIO_ACK_EVERY); /* never more unacknowledged */
+    UT_ASSERT(k0->rseq == k1->sseq && k1->rseq == k0->sseq);
     /* A second wait on a spent request gives its result again; garbage is no request. */
     UT_EQ(waitio_wait(&rq[0]), 0);
     waitio_req_t junk;
@@ -130,6 +146,12 @@ UT_TEST(wio_core_both_at_once)
     waitio_irecv(g0, 1, rb, sizeof rb, 0, &q[0]);
     waitio_irecv(g1, 0, ra, sizeof ra, 0, &q[1]);
     UT_ASSERT(tn_core[0].peers[1].out && tn_core[1].peers[0].out);
+    /* Both HELLOs are on the wire before either side reads one: they cross. */
+    UT_EQ(tn_accept_all(), 2);
+    UT_EQ(tn_pending(0, 1), WIO_HDR);
+    UT_EQ(tn_pending(1, 0), WIO_HDR);
+    UT_EQ(tn_deliver_hello(0, 1), 1); /* each reads the other's HELLO before any answer */
+    UT_EQ(tn_deliver_hello(1, 0), 1);
     waitio_isend(g0, 1, a, sizeof a, 0, &q[2]);
     waitio_isend(g1, 0, b, sizeof b, 0, &q[3]);
     for (int i = 0; i < 4; i++)
@@ -249,7 +271,7 @@ UT_TEST(wio_core_three)
     tn_teardown();
 }
 
-/* A HELLO from process 1 to process 0, then packets of an established connection. */
+/* Main thread: a header from (fake) process 1 to process 0 into the raw stream. */
 static void raw_hdr(void *raw, uint8_t type, uint32_t seq, uint64_t len, uint32_t plen,
                     uint64_t group)
 {
@@ -345,10 +367,12 @@ UT_TEST(wio_core_lost_mid_rendezvous)
     tn_teardown();
 }
 
+/* A filter selecting the even MPI ranks. */
 static int even(int pb, int n)
 {
     return n % 2 == 0;
 }
+/* A filter selecting every process. */
 static int all(int pb, int n)
 {
     return 1;

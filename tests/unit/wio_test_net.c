@@ -29,17 +29,20 @@ static char logs[TN_CORES][WIO_TEXT];
 static int idle;
 static uint32_t rnd = 1;
 
+/* Main thread: a deterministic pseudo-random number (piece sizes). */
 static uint32_t next_rand(void)
 {
     rnd = rnd * 1103515245u + 12345u;
     return rnd >> 8;
 }
 
+/* Any: which of tn_core c is. */
 static int core_index(struct wio_core *c)
 {
     return (int)(c - tn_core);
 }
 
+/* Main thread: a new stream end read by core c (NULL: the test's raw end). */
 static struct tn_end *end_new(struct wio_core *c)
 {
     UT_ASSERT(nends < TN_STREAMS);
@@ -50,6 +53,8 @@ static struct tn_end *end_new(struct wio_core *c)
     return e;
 }
 
+/* Hook (wio_plat.h): append to the stream, at most tn_send_max, stalling when full or
+ * still connecting. */
 long wio_plat_send(struct wio_core *c, void *transport, const void *data, size_t n)
 {
     struct tn_end *e = transport;
@@ -72,6 +77,7 @@ long wio_plat_send(struct wio_core *c, void *transport, const void *data, size_t
     return (long)k;
 }
 
+/* Hook: a stream pair; the peer core accepts it on the next delivery round. */
 void *wio_plat_connect(struct wio_core *c, uint32_t peer, struct wio_conn *conn)
 {
     struct tn_end *a = end_new(c), *b = end_new(&tn_core[peer]);
@@ -82,6 +88,7 @@ void *wio_plat_connect(struct wio_core *c, uint32_t peer, struct wio_conn *conn)
     return a;
 }
 
+/* Hook: the writer's end closes; the reader sees EOF once it has read what is left. */
 void wio_plat_close(struct wio_core *c, void *transport)
 {
     struct tn_end *e = transport;
@@ -89,13 +96,16 @@ void wio_plat_close(struct wio_core *c, void *transport)
     e->conn = NULL;
 }
 
+/* Hook: single-threaded, no lock. */
 unsigned long wio_plat_lock(struct wio_core *c)
 {
     return 0;
 }
 
+/* Hook: single-threaded, no lock. */
 void wio_plat_unlock(struct wio_core *c, unsigned long token) {}
 
+/* Hook: one delivery round; a test that stops making progress fails. */
 void wio_plat_block(struct wio_core *c)
 {
     if (tn_pump()) {
@@ -106,18 +116,22 @@ void wio_plat_block(struct wio_core *c)
         ut_fail(__FILE__, __LINE__, "waitio_wait on core %d makes no progress", core_index(c));
 }
 
+/* Hook: progress happens in wio_plat_block itself. */
 void wio_plat_wake(struct wio_core *c) {}
 
+/* Hook: zeroed heap memory. */
 void *wio_plat_alloc(size_t n)
 {
     return calloc(1, n ? n : 1);
 }
 
+/* Hook. */
 void wio_plat_free(void *p)
 {
     free(p);
 }
 
+/* Hook: kept as the core's last line (tn_log), printed with WIO_TEST_VERBOSE set. */
 void wio_plat_log(struct wio_core *c, const char *line)
 {
     snprintf(logs[core_index(c)], sizeof logs[0], "%s", line);
@@ -125,6 +139,7 @@ void wio_plat_log(struct wio_core *c, const char *line)
         fprintf(stderr, "core %d: %s\n", core_index(c), line);
 }
 
+/* Main thread (see wio_test_net.h). */
 const char *tn_log(int i)
 {
     static char last[WIO_TEXT];
@@ -133,6 +148,7 @@ const char *tn_log(int i)
     return last;
 }
 
+/* Main thread (see wio_test_net.h). */
 void tn_setup(uint32_t npb, const uint32_t *pb_size)
 {
     tn_teardown();
@@ -151,6 +167,7 @@ void tn_setup(uint32_t npb, const uint32_t *pb_size)
     idle = 0;
 }
 
+/* Main thread (see wio_test_net.h). */
 void tn_teardown(void)
 {
     for (int i = 0; i < nends; i++) {
@@ -166,8 +183,8 @@ void tn_teardown(void)
     }
 }
 
-/* Main thread: deliver some of e's bytes to the other end's connection. */
-static int deliver(struct tn_end *e)
+/* Main thread: the other end of e accepts, if it has not yet; 1 if it did now. */
+static int accept_other(struct tn_end *e)
 {
     struct tn_end *o = e->other;
     int moved = 0;
@@ -183,6 +200,14 @@ static int deliver(struct tn_end *e)
             wio_tx_ready(e->conn);
         }
     }
+    return moved;
+}
+
+/* Main thread: deliver some of e's bytes to the other end's connection. */
+static int deliver(struct tn_end *e)
+{
+    struct tn_end *o = e->other;
+    int moved = accept_other(e);
     if (e->len && o->conn && !o->closed && !o->lost) {
         size_t k = 1 + next_rand() % 3000;
         if (k > e->len)
@@ -212,6 +237,7 @@ static int deliver(struct tn_end *e)
     return moved;
 }
 
+/* Main thread (see wio_test_net.h). */
 int tn_pump(void)
 {
     int moved = 0;
@@ -221,12 +247,51 @@ int tn_pump(void)
     return moved;
 }
 
+/* Main thread (see wio_test_net.h). */
+int tn_accept_all(void)
+{
+    int n = 0;
+    for (int i = 0; i < nends; i++)
+        n += accept_other(ends[i]);
+    return n;
+}
+
+/* Main thread (see wio_test_net.h). */
+size_t tn_pending(int a, int b)
+{
+    size_t n = 0;
+    for (int i = 0; i < nends; i++)
+        if (ends[i]->core == &tn_core[a] && ends[i]->other->core == &tn_core[b])
+            n += ends[i]->len;
+    return n;
+}
+
+/* Main thread (see wio_test_net.h). */
+int tn_deliver_hello(int a, int b)
+{
+    for (int i = 0; i < nends; i++) {
+        struct tn_end *e = ends[i], *o = e->other;
+        if (e->core != &tn_core[a] || o->core != &tn_core[b] || e->len < WIO_HDR ||
+            e->buf[5] != WIO_T_HELLO || !o->conn)
+            continue;
+        uint8_t h[WIO_HDR];
+        memcpy(h, e->buf, WIO_HDR);
+        memmove(e->buf, e->buf + WIO_HDR, e->len - WIO_HDR);
+        e->len -= WIO_HDR;
+        wio_rx(o->conn, h, WIO_HDR);
+        return 1;
+    }
+    return 0;
+}
+
+/* Main thread (see wio_test_net.h). */
 void tn_settle(void)
 {
     for (int i = 0; i < 100000 && tn_pump(); i++)
         ;
 }
 
+/* Main thread (see wio_test_net.h). */
 void *tn_raw(int to)
 {
     struct tn_end *a = end_new(NULL), *b = end_new(&tn_core[to]);
@@ -237,6 +302,7 @@ void *tn_raw(int to)
     return a;
 }
 
+/* Main thread (see wio_test_net.h); bytes copied. */
 void tn_inject(void *raw, const void *bytes, size_t n)
 {
     struct tn_end *e = raw;
@@ -248,6 +314,7 @@ void tn_inject(void *raw, const void *bytes, size_t n)
     e->len += n;
 }
 
+/* Main thread (see wio_test_net.h). */
 void tn_cut(int a, int b)
 {
     for (int i = 0; i < nends; i++) {
@@ -266,11 +333,13 @@ void tn_cut(int a, int b)
     }
 }
 
+/* A filter selecting every process. */
 static int all(int pb, int n)
 {
     return 1;
 }
 
+/* Main thread (see wio_test_net.h). */
 struct PBGroup *tn_world(int i)
 {
     waitio_filter_func_t f[TN_CORES] = {all, all, all, all};

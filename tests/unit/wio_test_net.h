@@ -22,6 +22,13 @@ void tn_setup(uint32_t npb, const uint32_t *pb_size);
 void tn_teardown(void);
 /* Main thread: one delivery round over every stream; 1 if anything moved. */
 int tn_pump(void);
+/* Main thread: complete every connect in progress (the streams accept, the connecting
+ * side writes its HELLO) without delivering a byte; returns how many. */
+int tn_accept_all(void);
+/* Bytes written by core a to core b and not delivered yet. */
+size_t tn_pending(int a, int b);
+/* Main thread: deliver the HELLO core a has written to core b, nothing else; 0 if none. */
+int tn_deliver_hello(int a, int b);
 /* Main thread: pump until nothing moves. */
 void tn_settle(void);
 /* The last line core i logged ("" if none), and forget it. */

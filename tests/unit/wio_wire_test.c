@@ -11,6 +11,7 @@
 static const struct wio_conn_view open_view = {
     .phase = WIO_PH_OPEN, .rseq = 10, .sent = 10, .peer = 3, .self = 5, .nprocs = 8};
 
+/* A header of `type` that passes against open_view. */
 static struct wio_hdr good(uint8_t type)
 {
     struct wio_hdr h = wio_hdr_make(type);
@@ -21,6 +22,7 @@ static struct wio_hdr good(uint8_t type)
     return h;
 }
 
+/* The check's verdict on h, after a trip through the wire bytes. */
 static int check(const struct wio_hdr *h, const struct wio_rdv_view *r)
 {
     uint8_t b[WIO_HDR];

@@ -13,7 +13,7 @@
 #    one-line reason.
 # Every job runs under timeout. One line per test; closing line "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
 W=$B/waitio
 T=$W/test
@@ -51,7 +51,7 @@ free_port() {
 job() {
     local name=$1 pbid=$2 np=$3
     shift 3
-    WAITIO_PBID=$pbid timeout -k 5 $JOB_S mpirun "${mpirun_flags[@]}" -np "$np" "$@" \
+    WAITIO_PBID=$pbid timeout -k 5 "$JOB_S" mpirun "${mpirun_flags[@]}" -np "$np" "$@" \
         >"$work/$name.log" 2>&1 &
     job_pid=$!
 }
@@ -172,9 +172,11 @@ initfail() {
 }
 initfail "a master that accepts and never answers: waitio_init(2) fails on both processes" \
     "the master at 127.0.0.1:" 2 15 1 silent
-has "$work/init.log" "did not answer within 2 s" 1 &&
-    ok "a master that never answers: the reason says so" ||
+if has "$work/init.log" "did not answer within 2 s" 1; then
+    ok "a master that never answers: the reason says so"
+else
     bad "a master that never answers: the reason says so" "no 'did not answer within 2 s'" "$work/init.log"
+fi
 initfail "no master listening: waitio_init(2) fails on both processes" \
     "no answer from the master at 127.0.0.1:" 2 15 1
 initfail "the master waits for a PB that never registers: waitio_init(2) fails" \

@@ -141,7 +141,7 @@ void wio_plat_close(struct wio_core *c, void *transport)
     dead = s;
 }
 
-/* Single-threaded: the core's lock is not needed. */
+/* Any context. Single-threaded (progress runs in the application thread): no lock needed. */
 unsigned long wio_plat_lock(struct wio_core *c)
 {
     return 0;
@@ -163,6 +163,7 @@ void *wio_plat_alloc(size_t n)
     return calloc(1, n ? n : 1);
 }
 
+/* Any context. */
 void wio_plat_free(void *p)
 {
     free(p);

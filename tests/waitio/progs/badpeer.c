@@ -10,6 +10,7 @@
 
 #define BUF (2u << 20)
 
+/* Every process of the real PB 0 runs this. */
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);

@@ -13,6 +13,7 @@
 
 #define OUTSTANDING 8
 
+/* Our own filter selecting every process, as the published test.c defines it. */
 int truef(int pbid, int n)
 {
     return 1;
@@ -20,17 +21,20 @@ int truef(int pbid, int n)
 
 static int rank, failures;
 
+/* The expected byte i of a message with `seed`. */
 static unsigned char pattern(size_t i, unsigned seed)
 {
     return (unsigned char)(i * 31 + seed * 7 + (i >> 11));
 }
 
+/* Main thread: b[0..n) gets the pattern of `seed`. */
 static void fill(char *b, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
         b[i] = (char)pattern(i, seed);
 }
 
+/* Main thread: count a failure unless b[0..n) holds the pattern of `seed`. */
 static void check(const char *what, const char *b, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
@@ -41,6 +45,7 @@ static void check(const char *what, const char *b, size_t n, unsigned seed)
         }
 }
 
+/* Main thread: wait for r; a non-zero result counts as a failure. */
 static void waitok(waitio_req_t *r, const char *what, size_t n)
 {
     if (waitio_wait(r)) {
@@ -101,6 +106,7 @@ static void burst(waitio_group_t g, int peer, size_t max)
     }
 }
 
+/* Every process of both PBs runs this. */
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);

@@ -31,12 +31,14 @@
 #define RDV_LEN  (1u << 20)
 #define LINGER_S 5 /* stay connected this long after misbehaving (unless killed) */
 
+/* Main thread: report and exit 2 (a broken test set-up, not a finding). */
 static void die(const char *what)
 {
     perror(what);
     exit(2);
 }
 
+/* Main thread: write all n bytes (blocking). */
 static void put_all(int fd, const void *b, size_t n)
 {
     const char *p = b;
@@ -49,6 +51,7 @@ static void put_all(int fd, const void *b, size_t n)
     }
 }
 
+/* Main thread: read exactly n bytes (blocking). */
 static void get_all(int fd, void *b, size_t n)
 {
     char *p = b;
@@ -61,7 +64,12 @@ static void get_all(int fd, void *b, size_t n)
     }
 }
 
+<<<<<<< HEAD
 static int listen_on(int port, uint16_t *got, in_addr_t addr)
+=======
+/* Main thread: a listening socket on 127.0.0.1:port (0: any); the port in *got. */
+static int listen_on(int port, uint16_t *got)
+>>>>>>> wio-core
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -90,6 +98,7 @@ static uint64_t group_key(uint32_t gid, uint32_t n)
     return h;
 }
 
+/* Main thread: header h then h->plen bytes of pay. */
 static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
 {
     uint8_t b[WIO_HDR];
@@ -99,6 +108,7 @@ static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
         put_all(fd, pay, h->plen);
 }
 
+/* See the top of the file. */
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
