@@ -64,12 +64,8 @@ static void get_all(int fd, void *b, size_t n)
     }
 }
 
-<<<<<<< HEAD
+/* Main thread: a listening socket on addr:port (port 0: any); the port in *got. */
 static int listen_on(int port, uint16_t *got, in_addr_t addr)
-=======
-/* Main thread: a listening socket on 127.0.0.1:port (0: any); the port in *got. */
-static int listen_on(int port, uint16_t *got)
->>>>>>> wio-core
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
