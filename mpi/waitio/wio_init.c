@@ -192,8 +192,8 @@ static int master(const struct wio_env *e, uint8_t *mine, struct table *t, long 
         /* A PB's rank 0 sends its REGISTER at once; a stranger that connects and says
          * nothing may hold the master only briefly, not until the deadline. */
         long long until = wio_boot_now_ms() + REGISTER_MS;
-        int err = recv_packet(s, WIO_PH_MASTER, 0, npb, &h, &pay,
-                              until < deadline ? until : deadline);
+        int err =
+            recv_packet(s, WIO_PH_MASTER, 0, npb, &h, &pay, until < deadline ? until : deadline);
         if (!err)
             err = wio_register_decode(pay, h.plen, &r);
         if (!err && (r.npb != npb || r.pbid != h.src))

@@ -44,7 +44,7 @@ typedef struct PBreqQue {
 
 /* Fortran sizes, in 4-byte INTEGERs. */
 #define WAITIO_REQUEST_SIZE 22
-#define WAITIO_STATUS_SIZE 4
+#define WAITIO_STATUS_SIZE  4
 
 /* Start-up: collective over every process of every PB, after MPI_Init. Waits up to
  * `timeout` seconds for every PB; 0 on success. */

@@ -24,12 +24,12 @@ typedef int WAITIO_MPI_Op;
 /* Every datatype and op value has this bit set (spec 7.4). */
 #define WAITIO_MPI_DEFTAG 0x80000
 
-#define WAITIO_MPI_INT (WAITIO_MPI_DEFTAG + 1)
-#define WAITIO_MPI_INTEGER WAITIO_MPI_INT
-#define WAITIO_MPI_LONG (WAITIO_MPI_DEFTAG + 2)
-#define WAITIO_MPI_CHAR (WAITIO_MPI_DEFTAG + 3)
-#define WAITIO_MPI_FLOAT (WAITIO_MPI_DEFTAG + 4)
-#define WAITIO_MPI_DOUBLE (WAITIO_MPI_DEFTAG + 5)
+#define WAITIO_MPI_INT              (WAITIO_MPI_DEFTAG + 1)
+#define WAITIO_MPI_INTEGER          WAITIO_MPI_INT
+#define WAITIO_MPI_LONG             (WAITIO_MPI_DEFTAG + 2)
+#define WAITIO_MPI_CHAR             (WAITIO_MPI_DEFTAG + 3)
+#define WAITIO_MPI_FLOAT            (WAITIO_MPI_DEFTAG + 4)
+#define WAITIO_MPI_DOUBLE           (WAITIO_MPI_DEFTAG + 5)
 #define WAITIO_MPI_DOUBLE_PRECISION WAITIO_MPI_DOUBLE
 
 #define WAITIO_MPI_SUM (WAITIO_MPI_DEFTAG + 1)
@@ -52,24 +52,23 @@ int waitio_mpi_recv(void *buf, int count, WAITIO_MPI_Datatype dt, int source, in
                     WAITIO_MPI_Comm comm);
 /* statuses: count x WAITIO_STATUS_SIZE ints, or NULL. */
 int waitio_mpi_waitall(int count, WAITIO_MPI_Request *reqs, int *statuses);
-int waitio_mpi_bcast(void *buf, int count, WAITIO_MPI_Datatype dt, int root,
-                     WAITIO_MPI_Comm comm);
+int waitio_mpi_bcast(void *buf, int count, WAITIO_MPI_Datatype dt, int root, WAITIO_MPI_Comm comm);
 int waitio_mpi_reduce(const void *sbuf, void *rbuf, int count, WAITIO_MPI_Datatype dt,
                       WAITIO_MPI_Op op, int root, WAITIO_MPI_Comm comm);
 int waitio_mpi_allreduce(const void *sbuf, void *rbuf, int count, WAITIO_MPI_Datatype dt,
                          WAITIO_MPI_Op op, WAITIO_MPI_Comm comm);
-int waitio_mpi_gather(const void *sbuf, void *rbuf, int count, WAITIO_MPI_Datatype dt,
-                      int root, WAITIO_MPI_Comm comm);
+int waitio_mpi_gather(const void *sbuf, void *rbuf, int count, WAITIO_MPI_Datatype dt, int root,
+                      WAITIO_MPI_Comm comm);
 int waitio_mpi_allgather(const void *sbuf, void *rbuf, int count, WAITIO_MPI_Datatype dt,
                          WAITIO_MPI_Comm comm);
-int waitio_mpi_scatter(void *sbuf, int scount, WAITIO_MPI_Datatype stype, void *rbuf,
-                       int rcount, WAITIO_MPI_Datatype rtype, int root, WAITIO_MPI_Comm comm);
+int waitio_mpi_scatter(void *sbuf, int scount, WAITIO_MPI_Datatype stype, void *rbuf, int rcount,
+                       WAITIO_MPI_Datatype rtype, int root, WAITIO_MPI_Comm comm);
 int waitio_mpi_scatterv(const void *sbuf, const int *scounts, const int *displs,
                         WAITIO_MPI_Datatype stype, void *rbuf, int rcount,
                         WAITIO_MPI_Datatype rtype, int root, WAITIO_MPI_Comm comm);
 int waitio_mpi_gatherv(const void *sbuf, int scount, WAITIO_MPI_Datatype stype, void *rbuf,
-                       const int *rcounts, const int *displs, WAITIO_MPI_Datatype rtype,
-                       int root, WAITIO_MPI_Comm comm);
+                       const int *rcounts, const int *displs, WAITIO_MPI_Datatype rtype, int root,
+                       WAITIO_MPI_Comm comm);
 int waitio_mpi_barrier(WAITIO_MPI_Comm comm);
 int waitio_mpi_type_size(WAITIO_MPI_Datatype dt, int *size);
 

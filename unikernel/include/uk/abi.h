@@ -75,8 +75,8 @@ struct uk_net_abi {
     /* Any context: listen/connect as ksock does, the socket owned by `owner`, a token
      * from task_self() (in the NIC interrupt the running task may be another one). */
     struct ksock *(*listen)(uint16_t port,
-                            void (*accept)(struct ksock *l, void *arg, struct ksock *s),
-                            void *arg, void *owner);
+                            void (*accept)(struct ksock *l, void *arg, struct ksock *s), void *arg,
+                            void *owner);
     struct ksock *(*connect)(uint32_t ip, uint16_t port, const struct ksock_ops *ops, void *arg,
                              void *owner);
     void (*set_ops)(struct ksock *s, const struct ksock_ops *ops, void *arg);
