@@ -1,8 +1,8 @@
 /*
  * wio_plat.h: everything the freestanding WaitIO core (mpi/waitio/wio_*.c) needs from the
  * platform it runs on, and the entry points the platform calls. Implemented by the Linux
- * library (mpi/waitio/linux/wio_linux.c), the host unit tests (tests/unit/wio_test_net.c)
- * and, later, the unikernel over ksock.
+ * library (mpi/waitio/linux/wio_linux_net.c), the host unit tests (tests/unit/wio_test_net.c)
+ * and the unikernel over its kernel sockets (mpi/waitio/uk/wio_uk_net.c).
  *
  * Contexts. "Task": the application thread inside a waitio_* call. "Rx": wherever the
  * platform delivers bytes and transport events (Linux: inside wio_plat_block, i.e. inside
