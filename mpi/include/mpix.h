@@ -50,10 +50,10 @@ int MPIX_Cad_latency(uint64_t *cycles, int max);
 uint64_t MPIX_Tsc_hz(void);
 
 /*
- * A program's own CAD graph (KACC's user-level API; build it with mpi/cad/cad.h's
- * cad_init/cad_send/cad_recv/cad_calc/cad_connect/cad_finalize, peers as ranks of comm,
- * messages on comm's collective traffic with tags of the program's choosing, no user
- * ops). MPIX_Cad_start validates it again against what the kernel knows (the rank's
+ * A program's own CAD graph (KACC's user-level API; build it with <cad.h>, on ukmpicc's
+ * include path: cad_init/cad_send/cad_recv/cad_calc/cad_connect/cad_finalize, peers as
+ * ranks of comm, messages on comm's collective traffic with tags of the program's
+ * choosing, no user ops). MPIX_Cad_start validates it again against what the kernel knows (the rank's
  * partition, the communicator) and starts it as a request that MPI_Wait/MPI_Test
  * complete. The kernel runs its own copy, taken at the start: changes to the graph after
  * the call have no effect (the buffers it names must stay, of course). An invalid graph

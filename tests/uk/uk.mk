@@ -4,7 +4,7 @@ UK_APPS := $(patsubst tests/uk/apps/%.c,$(B)/apps/%,$(wildcard tests/uk/apps/*.c
 
 $(B)/apps/%: tests/uk/apps/%.c $(APP_CONF) mpi/bin/ukmpicc
 	@mkdir -p $(@D)
-	mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core -Impi/cad $< -o $@ $(LDLIBS_$*)
+	mpi/bin/ukmpicc -O2 -g $(WARN) $(WERROR) -Impi/core $< -o $@ $(LDLIBS_$*)
 
 # Per-application link flags: posix.c is linked as a Linux program would be, with -lm.
 LDLIBS_posix := -lm

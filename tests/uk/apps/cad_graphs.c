@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cad.h"
+#include <cad.h>
 
 #define NODES 16
 #define EDGES 32

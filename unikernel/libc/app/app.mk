@@ -41,6 +41,6 @@ $(APP_CONF): $(APP_CRT0) $(APP_RTLIB) unikernel/libc/app/app.mk mk/newlib.mk
 	   echo "APP_LIBDIR='$(NEWLIB_U_LIBDIR)'"; \
 	   echo "APP_LIBDIRS='$(abspath $(APP_LIBDIR_EXTRA))'"; \
 	   echo "APP_LIBS='$(abspath $(MPI_LIB)) $(abspath $(APP_RTLIB)) $(NEWLIB_U_LIBDIR)/libm.a $(NEWLIB_U_LIBDIR)/libc.a $(abspath $(APP_RTLIB)) $(LIBGCC)'"; \
-	   echo "APP_INC='-I$(abspath mpi/include) -I$(abspath mpi/waitio/include) -I$(abspath unikernel/libc/app) -I$(abspath unikernel/include)'"; } > $@
+	   echo "APP_INC='-I$(abspath mpi/include) -I$(abspath mpi/waitio/include) -I$(abspath mpi/cad) -I$(abspath unikernel/libc/app) -I$(abspath unikernel/include)'"; } > $@
 
 ALL_TARGETS += $(APP_CONF)
