@@ -61,8 +61,11 @@ struct wio_conn {
     struct wio_req *pay_req; /* the receive they fill, or NULL */
     struct wio_ux *pay_ux;   /* the unexpected eager record they fill, or NULL */
     /* transmit side: one packet in flight */
-    uint8_t thdr[WIO_HDR];
-    uint32_t thdr_off;   /* header bytes handed to the platform */
+    /* its header, and an EAGER payload copied right behind it: one send, one wake-up at
+     * the receiver, instead of two */
+    uint8_t thdr[WIO_HDR + WIO_EAGER_MAX];
+    uint32_t thdr_len;   /* bytes of thdr in the packet */
+    uint32_t thdr_off;   /* of those, handed to the platform */
     const uint8_t *tpay; /* its payload (a user buffer) */
     uint64_t tpay_len, tpay_off;
     struct wio_req *treq; /* completes when the packet is out, or NULL */

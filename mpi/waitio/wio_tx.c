@@ -1,11 +1,12 @@
 /*
  * wio_tx.c: the transmit pump of a connection. One packet is in flight at a time: its
- * header is encoded into the connection, its payload (EAGER, DATA) is sent straight from
- * the user's buffer. The next packet is, in order: handshake packets owed, an ACK owed,
+ * header is encoded into the connection; an EAGER payload (at most 128 bytes) is copied
+ * behind it, a DATA chunk is sent straight from the user's buffer. The next packet is, in order: handshake packets owed, an ACK owed,
  * the first queued request's next packet (EAGER, RTS, CTS or one DATA chunk), BYE. The
  * platform may take fewer bytes than offered; the pump then stops until wio_tx_ready().
  */
 #include "wio_core.h"
+#include <string.h>
 
 /* Under the lock: encode the next header into k->thdr and set up its payload; 0 when
  * there is nothing to send now. */
@@ -19,6 +20,7 @@ static int next_packet(struct wio_conn *k)
     k->tpay = NULL;
     k->tpay_len = k->tpay_off = 0;
     k->treq = NULL;
+    k->thdr_len = WIO_HDR;
     if (k->txflags & (WIO_TX_HELLO | WIO_TX_HELLO_OK | WIO_TX_HELLO_NO)) {
         type = k->txflags & WIO_TX_HELLO      ? WIO_T_HELLO
                : k->txflags & WIO_TX_HELLO_OK ? WIO_T_HELLO_OK
@@ -56,8 +58,9 @@ static int next_packet(struct wio_conn *k)
         } else if (r->len <= WIO_EAGER_MAX) {
             type = WIO_T_EAGER;
             h.len = h.plen = (uint32_t)r->len;
-            k->tpay = (const uint8_t *)r->buf;
-            k->tpay_len = r->len;
+            if (r->len)
+                memcpy(k->thdr + WIO_HDR, r->buf, (size_t)r->len);
+            k->thdr_len = WIO_HDR + (uint32_t)r->len;
             wio_list_remove(&p->txq, r);
             k->treq = r; /* complete once the payload is out */
         } else if (r->state == WIO_S_QUEUED) {
@@ -131,7 +134,7 @@ void wio_tx_pump(struct wio_conn *k)
             k->thdr_off = 0;
         }
         uint64_t off = k->thdr_off;
-        int st = push(k, k->thdr, WIO_HDR, &off);
+        int st = push(k, k->thdr, k->thdr_len, &off);
         k->thdr_off = (uint32_t)off;
         if (st <= 0)
             return;
