@@ -103,7 +103,13 @@ lam_clean_all() {
 start_daemon() {
     local ns=$1 log=$2
     shift 2
-    inns "$ns" timeout $((LAM_TIMEOUT + 60)) "$@" >"$log.out" 2>"$log" &
+    # Not through inns: a function run with & is a subshell whose pid is not the daemon's,
+    # and killing it would leave the daemon running; ip netns exec and timeout keep $!.
+    if [ -n "$ns" ]; then
+        ip netns exec "$ns" timeout $((LAM_TIMEOUT + 60)) "$@" >"$log.out" 2>"$log" &
+    else
+        timeout $((LAM_TIMEOUT + 60)) "$@" >"$log.out" 2>"$log" &
+    fi
     DAEMON_PID=$!
     PIDS+=("$DAEMON_PID")
     local i

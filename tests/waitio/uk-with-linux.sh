@@ -3,16 +3,17 @@
 # (Open MPI) on the "global" network through waitio-gw on a front-end (issue 14), the entry
 # point of the unikernel WaitIO tests that users can run with their own programs:
 #
-#   tests/waitio/uk-with-linux.sh [--uk-nodes N] [--linux-procs P] [--linux-pbs K]
-#                                 [--timeout S] [-v] UK_IMAGE LINUX_PROG [ARGS...]
+#   tests/waitio/uk-with-linux.sh [--uk-nodes N] [--uk-ranks R] [--linux-procs P]
+#                                 [--linux-pbs K] [--timeout S] [-v] UK_IMAGE LINUX_PROG [ARGS...]
 #
-#   UK_IMAGE      the program built with `mpi/bin/ukmpicc ... -lwaitio`: N nodes x 2 ranks
+#   UK_IMAGE      the program built with `mpi/bin/ukmpicc ... -lwaitio`: N nodes x R ranks
 #   LINUX_PROG    the same program built with Open MPI's mpicc and -lwaitio: P procs
 #   ARGS          given to both programs
 #   --linux-pbs K Linux PBs (1..3, default 1), each its own mpirun of P procs: PB 0 (it
 #                 hosts the master: the gateway cannot put PB 0 behind it) and PBs 2..K;
 #                 the unikernel job is PB 1
 #   --uk-nodes N  unikernel nodes (1..8, default 2); node I is 10.0.0.(I+1)
+#   --uk-ranks R  ranks per unikernel node (1..2, default 2)
 #   --linux-procs P  Linux processes (1..8, default 2)
 #   --timeout S   safety net only (default 300)
 #   -v            the unikernel's whole console (qemu/ukrun -v)
@@ -30,11 +31,12 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$ d' | sed 's/^# \{0,1\}//'; }
-uk_nodes=2 linux_procs=2 linux_pbs=1 timeout=${UK_WAITIO_TIMEOUT:-300} ukrun_opts=()
+uk_nodes=2 uk_ranks=2 linux_procs=2 linux_pbs=1 timeout=${UK_WAITIO_TIMEOUT:-300} ukrun_opts=()
 while [ $# -gt 0 ]; do
     case $1 in
     -v) ukrun_opts+=(-v); shift ;;
     --uk-nodes) uk_nodes=${2-}; shift 2 || { echo "uk-with-linux: --uk-nodes needs N" >&2; exit 2; } ;;
+    --uk-ranks) uk_ranks=${2-}; shift 2 || { echo "uk-with-linux: --uk-ranks needs R" >&2; exit 2; } ;;
     --linux-procs) linux_procs=${2-}; shift 2 || { echo "uk-with-linux: --linux-procs needs P" >&2; exit 2; } ;;
     --linux-pbs) linux_pbs=${2-}; shift 2 || { echo "uk-with-linux: --linux-pbs needs K" >&2; exit 2; } ;;
     --timeout) timeout=${2-}; shift 2 || { echo "uk-with-linux: --timeout needs S" >&2; exit 2; } ;;
@@ -50,6 +52,7 @@ shift 2
 [ -f "$uk_image" ] || { echo "uk-with-linux: $uk_image: no such file" >&2; exit 2; }
 [ -x "$linux_prog" ] || { echo "uk-with-linux: $linux_prog: not an executable" >&2; exit 2; }
 [[ $uk_nodes =~ ^[1-8]$ ]] || { echo "uk-with-linux: --uk-nodes $uk_nodes: must be 1..8" >&2; exit 2; }
+[[ $uk_ranks =~ ^[12]$ ]] || { echo "uk-with-linux: --uk-ranks $uk_ranks: must be 1..2" >&2; exit 2; }
 [[ $linux_procs =~ ^[1-8]$ ]] || { echo "uk-with-linux: --linux-procs $linux_procs: must be 1..8" >&2; exit 2; }
 [[ $linux_pbs =~ ^[1-3]$ ]] || { echo "uk-with-linux: --linux-pbs $linux_pbs: must be 1..3" >&2; exit 2; }
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || { echo "uk-with-linux: --timeout $timeout: whole seconds > 0" >&2; exit 2; }
@@ -62,7 +65,7 @@ GW_BIN=$root/$B/waitio/bin/waitio-gw
 LAM_TIMEOUT=$timeout
 # shellcheck source=tests/interop/impi_lib.sh
 . "$root/tests/interop/impi_lib.sh"
-readonly TAP_ADDR=10.0.0.254 TAP_PREFIX=24 TAP_IF=uktap0 UK_RANKS_PER_NODE=2
+readonly TAP_ADDR=10.0.0.254 TAP_PREFIX=24 TAP_IF=uktap0
 readonly GLOBAL_HOST=10.77.4.2 FRONT_ADDR=10.77.4.101 GLOBAL_PREFIX=24
 readonly MASTER_PORT=7100 # every published WaitIO script uses it
 SIDES=(uk linux)
@@ -94,7 +97,7 @@ sides_daemon waitio-gw "$front" "$WORK/log/waitio-gw.log" "$GW_BIN" --private "$
 echo "uk-with-linux: waitio-gw at $TAP_ADDR:$MASTER_PORT (private), $FRONT_ADDR (public) in namespace $front"
 echo "uk-with-linux: unikernel PB 1 on nodes 10.0.0.1..10.0.0.$uk_nodes; Linux PB 0$([ "$linux_pbs" = 1 ] || echo " and 2..$linux_pbs") at $GLOBAL_HOST in namespace $glob"
 
-sides_launch uk "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((UK_RANKS_PER_NODE * uk_nodes)) \
+sides_launch uk "$root/qemu/ukrun" "${ukrun_opts[@]}" -n $((uk_ranks * uk_nodes)) \
     --nodes "$uk_nodes" --timeout "$timeout" --hub-tap "$TAP_IF" --hub-netns "$front" \
     --env WAITIO_MASTER_HOST="$TAP_ADDR" --env WAITIO_MASTER_PORT="$MASTER_PORT" \
     --env WAITIO_PBID=1 --env WAITIO_NPB="$npb" "$uk_image" "$@"
