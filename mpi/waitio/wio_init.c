@@ -232,26 +232,34 @@ static int master(const struct wio_env *e, uint8_t *mine, struct table *t, long 
     return why[0] ? fail("%s", why) : 0;
 }
 
-/* Task context, rank 0 of a PB other than 0: register with the master, get the table. */
+/* Task context, rank 0 of a PB other than 0: register with the master, get the table.
+ * A connection that closes before any answer is tried again until the deadline: the
+ * master may not listen yet, and a gateway in between accepts first and closes when it
+ * cannot reach it. */
 static int client(const struct wio_env *e, uint8_t *mine, size_t mine_n, struct table *t,
                   int timeout, long long deadline)
 {
-    struct wio_bstream *s;
-    /* the master may not listen yet: retry until the deadline */
-    while (!(s = wio_boot_connect(e->ip, (uint16_t)e->port, deadline))) {
-        if (wio_boot_now_ms() + RETRY_MS >= deadline)
-            return fail("no answer from the master at %s:%d within %d s", e->host, e->port,
-                        timeout);
-        wio_boot_sleep_ms(RETRY_MS);
-    }
     struct wio_hdr h = wio_hdr_make(0);
     uint8_t *pay = NULL;
-    int err =
-        send_packet(s, WIO_T_REGISTER, (uint32_t)e->pbid, 0, mine, (uint32_t)mine_n, deadline);
-    if (!err)
+    int err;
+    for (;;) {
+        struct wio_bstream *s;
+        while (!(s = wio_boot_connect(e->ip, (uint16_t)e->port, deadline))) {
+            if (wio_boot_now_ms() + RETRY_MS >= deadline)
+                return fail("no answer from the master at %s:%d within %d s", e->host, e->port,
+                            timeout);
+            wio_boot_sleep_ms(RETRY_MS);
+        }
         err =
-            recv_packet(s, WIO_PH_CLIENT, (uint32_t)e->pbid, (uint32_t)e->npb, &h, &pay, deadline);
-    wio_boot_close(s);
+            send_packet(s, WIO_T_REGISTER, (uint32_t)e->pbid, 0, mine, (uint32_t)mine_n, deadline);
+        if (!err)
+            err = recv_packet(s, WIO_PH_CLIENT, (uint32_t)e->pbid, (uint32_t)e->npb, &h, &pay,
+                              deadline);
+        wio_boot_close(s);
+        if (err >= 0 || wio_boot_now_ms() + RETRY_MS >= deadline)
+            break;
+        wio_boot_sleep_ms(RETRY_MS);
+    }
     if (err < 0)
         return fail("the master at %s:%d did not answer within %d s", e->host, e->port, timeout);
     if (err)

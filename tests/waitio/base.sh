@@ -185,5 +185,53 @@ export WAITIO_COMM_TYPE=file
 initfail "WAITIO_COMM_TYPE=file is refused clearly" "WAITIO_COMM_TYPE=file is not supported" 1 15 0
 unset WAITIO_COMM_TYPE
 
+# --- 5. a master connection that closes before its answer --------------------------------
+# PB 1 reaches PB 0's master through a proxy that closes its first connection at once (as
+# waitio-gw does when it cannot reach the master yet): PB 1's rank 0 must try again.
+real=$(free_port) front=$(free_port)
+python3 - "$front" "$real" >"$work/proxy.log" 2>&1 <<'PY' &
+import socket, sys, threading
+front, real = int(sys.argv[1]), int(sys.argv[2])
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", front)); l.listen(4)
+c, _ = l.accept(); c.close()  # the first one: closed before any answer
+print("closed the first connection", flush=True)
+def pipe(a, b):
+    while True:
+        d = a.recv(65536)
+        if not d:
+            b.shutdown(socket.SHUT_WR); return
+        b.sendall(d)
+while True:  # then a forwarder, which closes what it cannot forward (the master is late)
+    c, _ = l.accept()
+    try:
+        m = socket.create_connection(("127.0.0.1", real))
+    except OSError:
+        c.close()
+        continue
+    threading.Thread(target=pipe, args=(c, m), daemon=True).start()
+    threading.Thread(target=pipe, args=(m, c), daemon=True).start()
+PY
+injector=$!
+sleep 0.3
+WAITIO_MASTER_PORT=$front job retry1 1 1 "$T/pingpong" 65536
+p1=$job_pid
+sleep 0.5 # PB 1 has met the closing proxy before the master listens
+WAITIO_MASTER_PORT=$real job retry0 0 1 "$T/pingpong" 65536
+wait "$job_pid"
+rc0=$?
+wait "$p1"
+rc1=$?
+kill "$injector" 2>/dev/null
+wait "$injector" 2>/dev/null
+injector=
+name="a master connection closed before the answer: rank 0 registers again"
+if [ $rc0 = 0 ] && [ $rc1 = 0 ] && has "$work/proxy.log" "closed the first connection" 1 &&
+    has "$work/retry1.log" "pingpong: PASS" 1; then
+    ok "$name"
+else
+    bad "$name" "exit codes $rc0 (PB 0) and $rc1 (PB 1)" "$work/retry1.log"
+fi
+
 echo "waitio-base: $pass passed, $fail failed"
 [ $fail = 0 ]
