@@ -11,11 +11,12 @@
  * the NULL handles are (T)0. Objects made at run time come from the rank's own malloc.
  *
  * One section per file, in file-name order, each declaring what that file defines.
- * Module prefixes: bsend_ buffered sends (bsend.c), coll_ collectives (coll_*.c), comm_
- * communicators (comm.c), dt_ datatypes (dtype*.c), err_ error classes and handlers
- * (errh.c), grp_ groups (group.c), mpi_ the link to the engine (init.c), op_ reductions
- * (op.c), p2p_ point-to-point (p2p.c), req_ requests (req.c). Files with more to share
- * among themselves have their own header: coll_impl.h, dtype_impl.h, op_impl.h.
+ * Module prefixes: attr_ attributes (attr.c), bsend_ buffered sends (bsend.c), coll_
+ * collectives (coll_*.c), comm_ communicators (comm.c), dt_ datatypes (dtype*.c), err_
+ * error classes and handlers (errh.c), grp_ groups (group.c), mpi_ the link to the engine
+ * (init.c), op_ reductions (op.c), p2p_ point-to-point (p2p.c), req_ requests (req.c),
+ * topo_ virtual topologies (topo*.c). Files with more to share among themselves have
+ * their own header: coll_impl.h, dtype_impl.h, op_impl.h, topo_impl.h.
  */
 #ifndef MPI_IMPL_H
 #define MPI_IMPL_H
@@ -25,6 +26,18 @@
 #include <stdint.h>
 
 struct coll_req;
+struct attr;
+struct topo;
+
+/* attr.c */
+
+/* Task context. MPI_Comm_dup: run the copy callbacks of from's attributes onto to (an
+ * MPI error code; on failure the caller frees to). MPI_Comm_free and MPI_Finalize: run
+ * the delete callbacks of all of c's attributes (the first error code, or MPI_SUCCESS). */
+int attr_copy_all(MPI_Comm from, MPI_Comm to);
+int attr_delete_all(MPI_Comm c);
+/* The value of the MPI_LASTUSEDCODE attribute (MPI_Add_error_class/code). */
+void attr_set_lastusedcode(int code);
 
 /* bsend.c */
 
@@ -86,6 +99,8 @@ struct mpi_comm_s {
     uint8_t *clients;  /* IMPI client of each rank when it spans several (world.c), else NULL */
     struct coll_req *impi_q; /* its IMPI collectives not known complete, in order (coll_run.c) */
     MPI_Errhandler errh;
+    struct attr *attrs; /* cached attributes (attr.c) */
+    struct topo *topo;  /* virtual topology (topo_*.c), NULL if none */
     int refs;
     int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];
@@ -181,6 +196,13 @@ void mpi_idle(uint64_t *since);
 /* End the whole job with exit code `code` (what MPI_Abort(MPI_COMM_WORLD, code) does).
  * Must not return. Host tests provide a stub. */
 void mpi_abort_hook(int code) __attribute__((noreturn));
+
+/* topo.c */
+
+/* Task context. MPI_Comm_dup: give to a copy of from's topology (MPI error code).
+ * MPI_Comm_free: release one (NULL is fine). */
+int topo_copy(MPI_Comm from, MPI_Comm to);
+void topo_free(struct topo *t);
 
 /* world.c: the IMPI clients MPI_COMM_WORLD is made of (one outside an IMPI job). */
 #define WORLD_MAX_CLIENTS 32

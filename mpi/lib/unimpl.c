@@ -89,57 +89,6 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 }
 
 /* Task context. */
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
-{
-    return err_unimplemented("MPI_Comm_set_attr");
-}
-
-/* Task context. */
-int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
-{
-    return err_unimplemented("MPI_Comm_delete_attr");
-}
-
-/* Task context. */
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                           MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
-                           void *extra_state)
-{
-    return err_unimplemented("MPI_Comm_create_keyval");
-}
-
-/* Task context. */
-int MPI_Comm_free_keyval(int *comm_keyval)
-{
-    return err_unimplemented("MPI_Comm_free_keyval");
-}
-
-/* Task context. */
-int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
-{
-    return err_unimplemented("MPI_Attr_put");
-}
-
-/* Task context. */
-int MPI_Attr_delete(MPI_Comm comm, int keyval)
-{
-    return err_unimplemented("MPI_Attr_delete");
-}
-
-/* Task context. */
-int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
-                      void *extra_state)
-{
-    return err_unimplemented("MPI_Keyval_create");
-}
-
-/* Task context. */
-int MPI_Keyval_free(int *keyval)
-{
-    return err_unimplemented("MPI_Keyval_free");
-}
-
-/* Task context. */
 int MPI_Info_create(MPI_Info *info)
 {
     return err_unimplemented("MPI_Info_create");
@@ -234,12 +183,6 @@ int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     return err_unimplemented("MPI_Cart_sub");
-}
-
-/* Task context. */
-int MPI_Topo_test(MPI_Comm comm, int *status)
-{
-    return err_unimplemented("MPI_Topo_test");
 }
 
 /* Task context. */
