@@ -31,7 +31,7 @@ typedef struct mpi_req_s *MPI_Request;
 typedef struct mpi_errhandler_s *MPI_Errhandler;
 typedef struct mpi_message_s *MPI_Message;
 typedef struct mpi_win_s *MPI_Win;
-typedef int MPI_Info; /* only MPI_INFO_NULL and MPI_INFO_ENV exist */
+typedef struct mpi_info_s *MPI_Info;
 
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
@@ -61,12 +61,15 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_MESSAGE_NULL    ((MPI_Message)0)
 #define MPI_WIN_NULL        ((MPI_Win)0)
-#define MPI_INFO_NULL       0
-#define MPI_INFO_ENV        1
+#define MPI_INFO_NULL       ((MPI_Info)0)
 
 extern struct mpi_comm_s mpi_comm_world_, mpi_comm_self_;
 #define MPI_COMM_WORLD (&mpi_comm_world_)
 #define MPI_COMM_SELF  (&mpi_comm_self_)
+
+/* The info object of the start-up environment (MPI-3.1 9.1.1); it holds no keys. */
+extern struct mpi_info_s mpi_info_env_;
+#define MPI_INFO_ENV (&mpi_info_env_)
 
 extern struct mpi_group_s mpi_group_empty_;
 #define MPI_GROUP_EMPTY (&mpi_group_empty_)

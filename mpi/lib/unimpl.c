@@ -89,60 +89,6 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 }
 
 /* Task context. */
-int MPI_Info_create(MPI_Info *info)
-{
-    return err_unimplemented("MPI_Info_create");
-}
-
-/* Task context. */
-int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
-{
-    return err_unimplemented("MPI_Info_dup");
-}
-
-/* Task context. */
-int MPI_Info_free(MPI_Info *info)
-{
-    return err_unimplemented("MPI_Info_free");
-}
-
-/* Task context. */
-int MPI_Info_set(MPI_Info info, const char *key, const char *value)
-{
-    return err_unimplemented("MPI_Info_set");
-}
-
-/* Task context. */
-int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
-{
-    return err_unimplemented("MPI_Info_get");
-}
-
-/* Task context. */
-int MPI_Info_delete(MPI_Info info, const char *key)
-{
-    return err_unimplemented("MPI_Info_delete");
-}
-
-/* Task context. */
-int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
-{
-    return err_unimplemented("MPI_Info_get_nkeys");
-}
-
-/* Task context. */
-int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
-{
-    return err_unimplemented("MPI_Info_get_nthkey");
-}
-
-/* Task context. */
-int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
-{
-    return err_unimplemented("MPI_Info_get_valuelen");
-}
-
-/* Task context. */
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm *comm_cart)
 {
