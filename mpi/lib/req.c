@@ -55,6 +55,14 @@ static int finish(MPI_Request *rp, MPI_Status *st)
     MPI_Request r = *rp;
     int rc = r->kind == REQ_COLL ? coll_finish(r) : err_engine_class(r->e.err);
     if (r->kind == REQ_RECV && r->tmp) {
+        /* A matched message (mprobe.c) arrived whole before the program named its buffer,
+         * which may be smaller; any other receive was posted with the buffer's size. */
+        size_t room = (size_t)r->ucount * dt_size(r->dt);
+        if (r->e.count > room) {
+            r->e.count = room;
+            if (rc == MPI_SUCCESS)
+                rc = MPI_ERR_TRUNCATE;
+        }
         dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
     }
     if (r->tmp) {

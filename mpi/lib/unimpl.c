@@ -286,34 +286,6 @@ __attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatyp
 }
 
 /* Task context. */
-__attribute__((weak)) int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-                                     MPI_Status *status)
-{
-    return err_unimplemented("MPI_Mprobe");
-}
-
-/* Task context. */
-__attribute__((weak)) int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
-                                      MPI_Message *message, MPI_Status *status)
-{
-    return err_unimplemented("MPI_Improbe");
-}
-
-/* Task context. */
-__attribute__((weak)) int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
-                                    MPI_Message *message, MPI_Status *status)
-{
-    return err_unimplemented("MPI_Mrecv");
-}
-
-/* Task context. */
-__attribute__((weak)) int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
-                                     MPI_Message *message, MPI_Request *request)
-{
-    return err_unimplemented("MPI_Imrecv");
-}
-
-/* Task context. */
 __attribute__((weak)) int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                                         const int sdispls[], const MPI_Datatype sendtypes[],
                                         void *recvbuf, const int recvcounts[], const int rdispls[],
