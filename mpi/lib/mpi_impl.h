@@ -88,6 +88,9 @@ int coll_poll(MPI_Request r);
 int coll_finish(MPI_Request r);
 /* From MPI_Init: UKMPI_CAD_PROGRESS, UKMPI_COLL_<KIND>, UKMPI_COLL_CHUNK. */
 void coll_init_env(void);
+/* Task context, in a collective call on comm: the first of its CAD_ALG_TAGS (4096) tags
+ * on comm's collective context (ctx + 1), for collectives that are not CAD graphs. */
+int coll_tag_block(MPI_Comm comm);
 
 /* comm.c */
 

@@ -29,4 +29,11 @@ struct topo *topo_new(int kind, int nv);
 /* Task context, collective over parent: see topo.c. */
 int topo_attach(MPI_Comm parent, int n, struct topo *t, MPI_Comm *out);
 
+/* topo_cart.c. Task context: the ranks disp steps back (*src) and forward (*dst) of rank
+ * along dimension `direction` of grid t, MPI_PROC_NULL off a non-periodic edge. */
+void cart_shift_of(const struct topo *t, int rank, int direction, int disp, int *src, int *dst);
+/* topo_graph.c. Task context: rank's neighbours in graph t are the *n edges from
+ * index *first of its edge array. */
+void graph_neighbors_of(const struct topo *t, int rank, int *first, int *n);
+
 #endif
