@@ -213,15 +213,6 @@ __attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatyp
 }
 
 /* Task context. */
-__attribute__((weak)) int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                                        const int sdispls[], const MPI_Datatype sendtypes[],
-                                        void *recvbuf, const int recvcounts[], const int rdispls[],
-                                        const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return err_unimplemented("MPI_Alltoallw");
-}
-
-/* Task context. */
 __attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
                                          const int sdispls[], const MPI_Datatype sendtypes[],
                                          void *recvbuf, const int recvcounts[], const int rdispls[],
