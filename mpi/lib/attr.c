@@ -42,7 +42,7 @@ static int nkeyvals;
 /* The predefined attributes' values, returned by address as MPI requires. MPI_IO: every
  * rank can do I/O (MPI_ANY_SOURCE); MPI_HOST: no host process (MPI_PROC_NULL); the
  * clocks of different nodes are not synchronised (MPI_WTIME_IS_GLOBAL 0); one application
- * (MPI_APPNUM 0). MPI_UNIVERSE_SIZE is filled from the world size on first use. */
+ * (MPI_APPNUM 0). MPI_UNIVERSE_SIZE and MPI_LASTUSEDCODE are filled in when read. */
 static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
            appnum = 0, universe_size = 0, lastusedcode = MPI_ERR_LASTCODE;
 
@@ -79,16 +79,11 @@ static int *predefined(int k)
         universe_size = mpi_comm_world_.size;
         return &universe_size;
     case MPI_LASTUSEDCODE:
+        lastusedcode = err_last_code();
         return &lastusedcode;
     default:
         return NULL;
     }
-}
-
-/* Task context (errh.c, MPI_Add_error_class/code): the MPI_LASTUSEDCODE attribute. */
-void attr_set_lastusedcode(int code)
-{
-    lastusedcode = code;
 }
 
 /* Task context. */

@@ -36,8 +36,6 @@ struct topo;
  * the delete callbacks of all of c's attributes (the first error code, or MPI_SUCCESS). */
 int attr_copy_all(MPI_Comm from, MPI_Comm to);
 int attr_delete_all(MPI_Comm c);
-/* The value of the MPI_LASTUSEDCODE attribute (MPI_Add_error_class/code). */
-void attr_set_lastusedcode(int code);
 
 /* bsend.c */
 
@@ -168,6 +166,14 @@ int err_unimplemented(const char *fn) __attribute__((noreturn));
  * comm->errh counts as MPI_ERRORS_ARE_FATAL. */
 void err_retain(MPI_Errhandler h);
 void err_release(MPI_Errhandler h);
+
+/* errh_user.c */
+
+/* Task context. 1 if code is one the program added (MPI_Add_error_class/code): *cls its
+ * class, *str its string (NULL if none was set); else 0. */
+int err_user_code(int code, int *cls, const char **str);
+/* The highest error code in use: the MPI_LASTUSEDCODE attribute. */
+int err_last_code(void);
 
 /* group.c */
 

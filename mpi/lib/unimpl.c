@@ -13,24 +13,6 @@
 #include "mpi_impl.h"
 
 /* Task context. */
-int MPI_Add_error_class(int *errorclass)
-{
-    return err_unimplemented("MPI_Add_error_class");
-}
-
-/* Task context. */
-int MPI_Add_error_code(int errorclass, int *errorcode)
-{
-    return err_unimplemented("MPI_Add_error_code");
-}
-
-/* Task context. */
-int MPI_Add_error_string(int errorcode, const char *string)
-{
-    return err_unimplemented("MPI_Add_error_string");
-}
-
-/* Task context. */
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                            const int array_of_distribs[], const int array_of_dargs[],
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
