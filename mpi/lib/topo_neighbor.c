@@ -1,6 +1,6 @@
 /*
- * topo_neighbor.c: the blocking neighbourhood collectives, MPI_Neighbor_allgather and
- * MPI_Neighbor_alltoall, on Cartesian, graph and distributed graph communicators.
+ * topo_neighbor.c: the blocking neighbourhood collectives (MPI_Neighbor_allgather(v),
+ * MPI_Neighbor_alltoall(v,w)) on Cartesian, graph and distributed graph communicators.
  *
  * Point-to-point on the communicator's collective context: one receive per in-neighbour
  * into its block of recvbuf, one send per out-neighbour, then a wait for all. The
@@ -82,40 +82,93 @@ static int nbrs_of(MPI_Comm comm, struct nbrs *n)
     return MPI_SUCCESS;
 }
 
-/* Task context, collective over comm: the exchange both functions are; `each` says
- * whether every out-neighbour gets its own block of sendbuf (alltoall) or all get the
- * same (allgather). MPI error code. */
-static int exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                    MPI_Datatype rdt, MPI_Comm comm, int each)
+/* One side's blocks, one per neighbour. The forms: every neighbour the same block (the
+ * send side of allgather), `count` elements of dt one after the other (allgather's
+ * receive side, alltoall), counts[k] elements of dt at displs[k] elements (the v forms),
+ * counts[k] elements of dts[k] at bdispls[k] bytes (alltoallw). */
+enum blk_form { BLK_SAME, BLK_REGULAR, BLK_V, BLK_W };
+struct blocks {
+    enum blk_form form;
+    char *buf;
+    int count;
+    MPI_Datatype dt;
+    const int *counts, *displs;
+    const MPI_Aint *bdispls;
+    const MPI_Datatype *dts;
+};
+
+/* Task context: block k of b: its address, count and type. */
+static char *block(const struct blocks *b, int k, int *count, MPI_Datatype *dt)
+{
+    switch (b->form) {
+    case BLK_SAME:
+        *count = b->count;
+        *dt = b->dt;
+        return b->buf;
+    case BLK_REGULAR:
+        *count = b->count;
+        *dt = b->dt;
+        return b->buf + (MPI_Aint)k * b->count * dt_extent(b->dt);
+    case BLK_V:
+        *count = b->counts[k];
+        *dt = b->dt;
+        return b->buf + (MPI_Aint)b->displs[k] * dt_extent(b->dt);
+    default: /* BLK_W */
+        *count = b->counts[k];
+        *dt = b->dts[k];
+        return b->buf + b->bdispls[k];
+    }
+}
+
+/* Task context: the argument checks of a side's first n blocks. MPI error code. */
+static int blocks_check(const struct blocks *b, int n)
+{
+    if (b->form == BLK_SAME || b->form == BLK_REGULAR)
+        return b->count < 0 ? MPI_ERR_COUNT : dt_check(b->dt);
+    if (n > 0 &&
+        (!b->counts || !(b->form == BLK_V ? (const void *)b->displs : (const void *)b->bdispls)))
+        return MPI_ERR_ARG;
+    if (b->form == BLK_W && n > 0 && !b->dts)
+        return MPI_ERR_ARG;
+    int rc = b->form == BLK_V ? dt_check(b->dt) : MPI_SUCCESS;
+    for (int k = 0; rc == MPI_SUCCESS && k < n; k++)
+        rc = b->counts[k] < 0   ? MPI_ERR_COUNT
+             : b->form == BLK_W ? dt_check(b->dts[k])
+                                : MPI_SUCCESS;
+    return rc;
+}
+
+/* Task context, collective over comm: what every neighbourhood collective is: block k of
+ * the receive side from in-neighbour k, block k of the send side to out-neighbour k. MPI
+ * error code. */
+static int exchange(const struct blocks *sb, const struct blocks *rb, MPI_Comm comm)
 {
     if (!comm_valid(comm))
         return MPI_ERR_COMM;
-    if (scount < 0 || rcount < 0)
-        return MPI_ERR_COUNT;
-    int rc = dt_check(sdt);
-    if (rc == MPI_SUCCESS)
-        rc = dt_check(rdt);
-    if (rc != MPI_SUCCESS)
-        return rc;
     struct nbrs n;
-    rc = nbrs_of(comm, &n);
+    int rc = nbrs_of(comm, &n);
     if (rc != MPI_SUCCESS)
         return rc;
-    int tag = coll_tag_block(comm);
+    rc = blocks_check(sb, n.nout);
+    if (rc == MPI_SUCCESS)
+        rc = blocks_check(rb, n.nin);
+    if (rc != MPI_SUCCESS) {
+        free(n.in);
+        return rc;
+    }
+    int tag = coll_tag_block(comm), nreq = 0, count;
+    MPI_Datatype dt;
     MPI_Request *reqs = malloc(sizeof *reqs * (size_t)(n.nin + n.nout + 1));
-    int nreq = 0;
     if (!reqs)
         rc = MPI_ERR_NO_MEM;
-    MPI_Aint rstride = (MPI_Aint)rcount * dt_extent(rdt);
-    MPI_Aint sstride = each ? (MPI_Aint)scount * dt_extent(sdt) : 0;
     for (int i = 0; rc == MPI_SUCCESS && i < n.nin; i++) {
-        rc = p2p_irecv((char *)rbuf + i * rstride, rcount, rdt, n.in[i], tag + n.intag[i], comm, 1,
-                       &reqs[nreq]);
+        char *p = block(rb, i, &count, &dt);
+        rc = p2p_irecv(p, count, dt, n.in[i], tag + n.intag[i], comm, 1, &reqs[nreq]);
         nreq += rc == MPI_SUCCESS;
     }
     for (int i = 0; rc == MPI_SUCCESS && i < n.nout; i++) {
-        rc = p2p_isend((const char *)sbuf + i * sstride, scount, sdt, n.out[i], tag + n.outtag[i],
-                       comm, 1, 0, &reqs[nreq]);
+        char *p = block(sb, i, &count, &dt);
+        rc = p2p_isend(p, count, dt, n.out[i], tag + n.outtag[i], comm, 1, 0, &reqs[nreq]);
         nreq += rc == MPI_SUCCESS;
     }
     /* HAZARD: on an error after some were started, they still run; wait for them, so no
@@ -134,20 +187,75 @@ static int exchange(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (!mpi_ready("MPI_Neighbor_allgather"))
+    static const char fn[] = "MPI_Neighbor_allgather";
+    if (!mpi_ready(fn))
         return MPI_ERR_OTHER;
-    return err_raise(comm,
-                     exchange(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 0),
-                     "MPI_Neighbor_allgather");
+    struct blocks sb = {
+        .form = BLK_SAME, .buf = (char *)sendbuf, .count = sendcount, .dt = sendtype};
+    struct blocks rb = {.form = BLK_REGULAR, .buf = recvbuf, .count = recvcount, .dt = recvtype};
+    return err_raise(comm, exchange(&sb, &rb, comm), fn);
+}
+
+/* Task context, collective over comm. */
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_allgatherv";
+    if (!mpi_ready(fn))
+        return MPI_ERR_OTHER;
+    struct blocks sb = {
+        .form = BLK_SAME, .buf = (char *)sendbuf, .count = sendcount, .dt = sendtype};
+    struct blocks rb = {
+        .form = BLK_V, .buf = recvbuf, .counts = recvcounts, .displs = displs, .dt = recvtype};
+    return err_raise(comm, exchange(&sb, &rb, comm), fn);
 }
 
 /* Task context, collective over comm. */
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (!mpi_ready("MPI_Neighbor_alltoall"))
+    static const char fn[] = "MPI_Neighbor_alltoall";
+    if (!mpi_ready(fn))
         return MPI_ERR_OTHER;
-    return err_raise(comm,
-                     exchange(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, 1),
-                     "MPI_Neighbor_alltoall");
+    struct blocks sb = {
+        .form = BLK_REGULAR, .buf = (char *)sendbuf, .count = sendcount, .dt = sendtype};
+    struct blocks rb = {.form = BLK_REGULAR, .buf = recvbuf, .count = recvcount, .dt = recvtype};
+    return err_raise(comm, exchange(&sb, &rb, comm), fn);
+}
+
+/* Task context, collective over comm. */
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallv";
+    if (!mpi_ready(fn))
+        return MPI_ERR_OTHER;
+    struct blocks sb = {.form = BLK_V,
+                        .buf = (char *)sendbuf,
+                        .counts = sendcounts,
+                        .displs = sdispls,
+                        .dt = sendtype};
+    struct blocks rb = {
+        .form = BLK_V, .buf = recvbuf, .counts = recvcounts, .displs = rdispls, .dt = recvtype};
+    return err_raise(comm, exchange(&sb, &rb, comm), fn);
+}
+
+/* Task context, collective over comm. Displacements in bytes. */
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallw";
+    if (!mpi_ready(fn))
+        return MPI_ERR_OTHER;
+    struct blocks sb = {.form = BLK_W,
+                        .buf = (char *)sendbuf,
+                        .counts = sendcounts,
+                        .bdispls = sdispls,
+                        .dts = sendtypes};
+    struct blocks rb = {
+        .form = BLK_W, .buf = recvbuf, .counts = recvcounts, .bdispls = rdispls, .dts = recvtypes};
+    return err_raise(comm, exchange(&sb, &rb, comm), fn);
 }
