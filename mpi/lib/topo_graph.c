@@ -3,7 +3,8 @@
  * MPI_Graph_get, MPI_Graph_neighbors_count, MPI_Graph_neighbors, MPI_Graph_map), and
  * distributed graphs given by each process's own neighbours
  * (MPI_Dist_graph_create_adjacent, MPI_Dist_graph_neighbors_count,
- * MPI_Dist_graph_neighbors). No reordering (topo.c).
+ * MPI_Dist_graph_neighbors; MPI_Dist_graph_create is topo_dist.c). No reordering
+ * (topo.c).
  */
 #include "topo_impl.h"
 #include <string.h>
@@ -179,21 +180,32 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     if (rc != MPI_SUCCESS)
         return err_raise(comm_old, rc, fn);
     int weighted = sourceweights != MPI_UNWEIGHTED && destweights != MPI_UNWEIGHTED;
-    int n = indegree + outdegree;
+    return err_raise(comm_old,
+                     dist_graph_attach(comm_old, indegree, sources, sourceweights, outdegree,
+                                       destinations, destweights, weighted, comm_dist_graph),
+                     fn);
+}
+
+/* Task context, collective over comm_old; see topo_impl.h. */
+int dist_graph_attach(MPI_Comm comm_old, int indeg, const int sources[], const int sweights[],
+                      int outdeg, const int dests[], const int dweights[], int weighted,
+                      MPI_Comm *out)
+{
+    int n = indeg + outdeg;
     struct topo *t = topo_new(MPI_DIST_GRAPH, weighted ? 2 * n : n);
     if (!t)
-        return err_raise(comm_old, MPI_ERR_NO_MEM, fn);
-    t->indeg = indegree;
-    t->outdeg = outdegree;
+        return MPI_ERR_NO_MEM;
+    t->indeg = indeg;
+    t->outdeg = outdeg;
     t->weighted = weighted;
-    memcpy(SOURCES(t), sources, sizeof(int) * (size_t)indegree);
-    memcpy(DESTS(t), destinations, sizeof(int) * (size_t)outdegree);
+    memcpy(SOURCES(t), sources, sizeof(int) * (size_t)indeg);
+    memcpy(DESTS(t), dests, sizeof(int) * (size_t)outdeg);
     /* MPI_WEIGHTS_EMPTY stands for an empty array: its degree is 0, nothing to copy. */
-    if (weighted && indegree)
-        memcpy(SWEIGHTS(t), sourceweights, sizeof(int) * (size_t)indegree);
-    if (weighted && outdegree)
-        memcpy(DWEIGHTS(t), destweights, sizeof(int) * (size_t)outdegree);
-    return err_raise(comm_old, topo_attach(comm_old, comm_old->size, t, comm_dist_graph), fn);
+    if (weighted && indeg)
+        memcpy(SWEIGHTS(t), sweights, sizeof(int) * (size_t)indeg);
+    if (weighted && outdeg)
+        memcpy(DWEIGHTS(t), dweights, sizeof(int) * (size_t)outdeg);
+    return topo_attach(comm_old, comm_old->size, t, out);
 }
 
 /* Task context. */

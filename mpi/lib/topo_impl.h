@@ -35,5 +35,11 @@ void cart_shift_of(const struct topo *t, int rank, int direction, int disp, int 
 /* topo_graph.c. Task context: rank's neighbours in graph t are the *n edges from
  * index *first of its edge array. */
 void graph_neighbors_of(const struct topo *t, int rank, int *first, int *n);
+/* topo_graph.c. Task context, collective over comm_old: a distributed graph communicator
+ * of all its ranks with this rank's in- and out-neighbours (weights read only if
+ * weighted). MPI error code. */
+int dist_graph_attach(MPI_Comm comm_old, int indeg, const int sources[], const int sweights[],
+                      int outdeg, const int dests[], const int dweights[], int weighted,
+                      MPI_Comm *out);
 
 #endif

@@ -4,7 +4,8 @@
  * Cart_coords, Cart_shift with periodic and non-periodic edges and data moved along it,
  * Cart_sub, Comm_dup keeping the topology), graphs (Graph_create, Graphdims_get,
  * Graph_get, Graph_neighbors(_count)), distributed graphs (Dist_graph_create_adjacent
- * with weights, Dist_graph_neighbors(_count)), and the neighbourhood collectives
+ * with weights, Dist_graph_create with edges named by other ranks,
+ * Dist_graph_neighbors(_count)), and the neighbourhood collectives
  * Neighbor_allgather and Neighbor_alltoall on a grid (including periodic dimensions of
  * size 2, where the -1 and +1 neighbours are one process), a distributed graph and a
  * graph. Only rank 0 prints. Runs on any number of ranks >= 2 (the graph alltoall is
@@ -227,6 +228,66 @@ static void check_dist_graph(void)
     report("Dist_graph_create_adjacent (weights), neighbors(_count), neighbour collectives");
 }
 
+/* Sorts n (peer, weight) pairs, for comparing neighbour lists MPI leaves unordered. */
+static void sort_pairs(int n, int *peer, int *w)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i;
+             j > 0 && (peer[j - 1] > peer[j] || (peer[j - 1] == peer[j] && w[j - 1] > w[j])); j--) {
+            int t = peer[j];
+            peer[j] = peer[j - 1];
+            peer[j - 1] = t;
+            t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+        }
+}
+
+/* Dist_graph_create: rank 0 names every edge s -> s+1 (weight 10 s + 1), and every rank
+ * names its own edge to s+2 (weight 7). */
+static void check_dist_graph_create(void)
+{
+    int *src = malloc((np + 1) * sizeof(int)), *deg = malloc((np + 1) * sizeof(int));
+    int *dst = malloc((np + 1) * sizeof(int)), *w = malloc((np + 1) * sizeof(int)), n = 0;
+    if (me == 0)
+        for (int s = 0; s < np; s++, n++) {
+            src[n] = s;
+            deg[n] = 1;
+            dst[n] = mod(s + 1, np);
+            w[n] = 10 * s + 1;
+        }
+    src[n] = me;
+    deg[n] = 1;
+    dst[n] = mod(me + 2, np);
+    w[n++] = 7;
+    MPI_Comm g;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, n, src, deg, dst, w, MPI_INFO_NULL, 0, &g);
+    int in = -1, out = -1, wt = -1, s2[2] = {-1, -1}, sw[2], d2[2] = {-1, -1}, dw[2];
+    EXPECT(topo_kind(g) == MPI_DIST_GRAPH, "Topo_test %d", topo_kind(g));
+    MPI_Dist_graph_neighbors_count(g, &in, &out, &wt);
+    EXPECT(in == 2 && out == 2 && wt, "neighbors_count %d %d weighted %d", in, out, wt);
+    if (in == 2 && out == 2) {
+        MPI_Dist_graph_neighbors(g, 2, s2, sw, 2, d2, dw);
+        int ag[2] = {-1, -1};
+        MPI_Neighbor_allgather(&me, 1, MPI_INT, ag, 1, MPI_INT, g);
+        EXPECT(ag[0] == s2[0] && ag[1] == s2[1], "allgather %d %d from sources %d %d", ag[0], ag[1],
+               s2[0], s2[1]);
+        int es[2] = {mod(me - 1, np), mod(me - 2, np)}, esw[2] = {10 * mod(me - 1, np) + 1, 7};
+        int ed[2] = {mod(me + 1, np), mod(me + 2, np)}, edw[2] = {10 * me + 1, 7};
+        sort_pairs(2, s2, sw);
+        sort_pairs(2, d2, dw);
+        sort_pairs(2, es, esw);
+        sort_pairs(2, ed, edw);
+        EXPECT(s2[0] == es[0] && s2[1] == es[1] && sw[0] == esw[0] && sw[1] == esw[1],
+               "sources %d(%d) %d(%d)", s2[0], sw[0], s2[1], sw[1]);
+        EXPECT(d2[0] == ed[0] && d2[1] == ed[1] && dw[0] == edw[0] && dw[1] == edw[1],
+               "destinations %d(%d) %d(%d)", d2[0], dw[0], d2[1], dw[1]);
+    }
+    MPI_Comm_free(&g);
+    free(src), free(deg), free(dst), free(w);
+    report("Dist_graph_create: edges named by other ranks, weights, neighbour allgather");
+}
+
 /* Neighbour collectives on grids: non-periodic edges (blocks left alone), and periodic
  * dimensions of size 2 (or 1) where both neighbours of a dimension are one process. */
 static void check_cart_neighbor(void)
@@ -275,5 +336,6 @@ int main(int argc, char **argv)
     check_graph();
     check_dist_graph();
     check_cart_neighbor();
+    check_dist_graph_create();
     return finish("topo");
 }
