@@ -322,6 +322,11 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+
 /* The predefined attribute callbacks (mpi/lib/misc.c). */
 int mpi_comm_null_copy_fn_(MPI_Comm, int, void *, void *, void *, int *);
 int mpi_comm_dup_fn_(MPI_Comm, int, void *, void *, void *, int *);
@@ -332,6 +337,12 @@ int mpi_comm_null_delete_fn_(MPI_Comm, int, void *, void *);
 #define MPI_NULL_COPY_FN        mpi_comm_null_copy_fn_
 #define MPI_DUP_FN              mpi_comm_dup_fn_
 #define MPI_NULL_DELETE_FN      mpi_comm_null_delete_fn_
+int mpi_type_null_copy_fn_(MPI_Datatype, int, void *, void *, void *, int *);
+int mpi_type_dup_fn_(MPI_Datatype, int, void *, void *, void *, int *);
+int mpi_type_null_delete_fn_(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN   mpi_type_null_copy_fn_
+#define MPI_TYPE_DUP_FN         mpi_type_dup_fn_
+#define MPI_TYPE_NULL_DELETE_FN mpi_type_null_delete_fn_
 
 /* --- environment ------------------------------------------------------------------- */
 
@@ -496,6 +507,13 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
                           int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
                           MPI_Datatype array_of_datatypes[]);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int MPI_Address(void *location, MPI_Aint *address);

@@ -36,6 +36,11 @@ struct topo;
  * the delete callbacks of all of c's attributes (the first error code, or MPI_SUCCESS). */
 int attr_copy_all(MPI_Comm from, MPI_Comm to);
 int attr_delete_all(MPI_Comm c);
+/* The same for datatypes (MPI_Type_dup, MPI_Type_free). Weak references: dtype*.c also
+ * build without attr.c (the host unit tests), and a program without attr.c linked in
+ * cannot have set a type attribute; callers test the address first. */
+int attr_type_copy_all(MPI_Datatype from, MPI_Datatype to) __attribute__((weak));
+int attr_type_delete_all(MPI_Datatype t) __attribute__((weak));
 
 /* bsend.c */
 

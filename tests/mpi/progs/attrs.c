@@ -4,7 +4,7 @@
  * MPI_Comm_dup with MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN and a user copy function,
  * MPI_Comm_free), a keyval freed while still in use, the MPI-1 names, and an attribute on
  * MPI_COMM_SELF whose delete callback MPI_Finalize must run (it prints the line after the
- * closing one). Only rank 0 prints. Runs on any number of ranks >= 2.
+ * closing one); datatype attributes (MPI_Type_dup and MPI_Type_free run the callbacks). Only rank 0 prints. Runs on any number of ranks >= 2.
  */
 #include <mpi.h>
 #include <stdarg.h>
@@ -185,6 +185,71 @@ static void check_mpi1(void)
     report("MPI-1 names: Keyval_create, Attr_put, Attr_get, Attr_delete, Keyval_free");
 }
 
+static int type_delete(MPI_Datatype t, int k, void *val, void *extra)
+{
+    (void)t;
+    (void)k;
+    (void)extra;
+    ndelete++;
+    last_deleted = val;
+    return MPI_SUCCESS;
+}
+
+static int type_plus_one(MPI_Datatype t, int k, void *extra, void *in, void *out, int *flag)
+{
+    (void)t;
+    (void)k;
+    ncopy++;
+    last_extra = extra;
+    *(void **)out = (char *)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static void check_type_attrs(void)
+{
+    int kdup, knull, kplus, flag, extra = 0;
+    void *v;
+    MPI_Datatype t, d;
+    MPI_Type_create_keyval(MPI_TYPE_DUP_FN, type_delete, &kdup, NULL);
+    MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, type_delete, &knull, NULL);
+    MPI_Type_create_keyval(type_plus_one, type_delete, &kplus, &extra);
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_set_attr(t, kdup, V(10));
+    MPI_Type_set_attr(t, knull, V(20));
+    MPI_Type_set_attr(t, kplus, V(30 + me));
+    MPI_Type_get_attr(t, kplus, &v, &flag);
+    EXPECT(flag == 1 && v == V(30 + me), "get: flag %d value %ld", flag, (long)v);
+    ncopy = ndelete = 0;
+    MPI_Type_dup(t, &d);
+    EXPECT(ncopy == 1 && last_extra == &extra, "Type_dup: %d user copies", ncopy);
+    MPI_Type_get_attr(d, kdup, &v, &flag);
+    EXPECT(flag == 1 && v == V(10), "MPI_TYPE_DUP_FN: flag %d value %ld", flag, (long)v);
+    MPI_Type_get_attr(d, knull, &v, &flag);
+    EXPECT(flag == 0, "MPI_TYPE_NULL_COPY_FN copied the attribute");
+    MPI_Type_get_attr(d, kplus, &v, &flag);
+    EXPECT(flag == 1 && v == V(31 + me), "user copy: flag %d value %ld", flag, (long)v);
+    MPI_Type_delete_attr(d, kdup);
+    EXPECT(ndelete == 1 && last_deleted == V(10), "Type_delete_attr: %d deletes", ndelete);
+    MPI_Type_free(&d);
+    EXPECT(ndelete == 2 && last_deleted == V(31 + me), "free of the dup: %d deletes", ndelete);
+    MPI_Type_free(&t);
+    EXPECT(ndelete == 5, "free of the original: %d deletes in all, expected 5", ndelete);
+    /* A predefined type holds attributes too. */
+    MPI_Type_set_attr(MPI_INT, kdup, V(99));
+    MPI_Type_get_attr(MPI_INT, kdup, &v, &flag);
+    EXPECT(flag == 1 && v == V(99), "MPI_INT's attribute: flag %d", flag);
+    MPI_Type_delete_attr(MPI_INT, kdup);
+    MPI_Type_get_attr(MPI_INT, kdup, &v, &flag);
+    EXPECT(flag == 0, "MPI_INT's attribute still there after delete");
+    MPI_Type_free_keyval(&kdup);
+    MPI_Type_free_keyval(&knull);
+    MPI_Type_free_keyval(&kplus);
+    EXPECT(kdup == MPI_KEYVAL_INVALID, "Type_free_keyval left %d", kdup);
+    report("type attributes: Type_create_keyval, set/get/delete, Type_dup copies, Type_free");
+}
+
 /* Runs inside MPI_Finalize, after the closing line. */
 static int self_delete(MPI_Comm c, int k, void *val, void *extra)
 {
@@ -205,6 +270,7 @@ int main(int argc, char **argv)
     check_set_get_delete();
     check_dup_free();
     check_mpi1();
+    check_type_attrs();
     int k;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &k, NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, k, V(77));
