@@ -46,6 +46,9 @@ int attr_type_delete_all(MPI_Datatype t) __attribute__((weak));
 
 /* MPI_Bsend's block in the attached buffer is free again. */
 void bsend_release(void *block);
+/* Task context (MPI_Start of an MPI_Bsend_init request r): a buffered send of r's
+ * arguments; r itself is complete at once (the data is in the buffer). MPI error code. */
+int bsend_start(MPI_Request r);
 
 /* coll_api.c */
 
@@ -278,6 +281,7 @@ struct mpi_req_s {
     uint8_t persistent; /* MPI_Send_init / MPI_Recv_init */
     uint8_t active;     /* persistent: started and not yet completed by a wait/test */
     uint8_t freed;      /* MPI_Request_free while active: reclaim once done */
+    uint8_t pbuffered;  /* MPI_Bsend_init: each start is a buffered send (bsend.c) */
     MPI_Comm comm;
     void *tmp;  /* packed copy of a non-contiguous buffer (ours, malloc) */
     void *ubuf; /* receive: where tmp is unpacked to */

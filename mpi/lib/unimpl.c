@@ -175,20 +175,6 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
 /* --- point-to-point and collectives: weak --- */
 
 /* Task context. */
-__attribute__((weak)) int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
-                                         int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    return err_unimplemented("MPI_Rsend_init");
-}
-
-/* Task context. */
-__attribute__((weak)) int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
-                                         int dest, int tag, MPI_Comm comm, MPI_Request *request)
-{
-    return err_unimplemented("MPI_Bsend_init");
-}
-
-/* Task context. */
 __attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
                                          const int sdispls[], const MPI_Datatype sendtypes[],
                                          void *recvbuf, const int recvcounts[], const int rdispls[],
