@@ -13,15 +13,6 @@
 #include "mpi_impl.h"
 
 /* Task context. */
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                           const int array_of_distribs[], const int array_of_dargs[],
-                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype *newtype)
-{
-    return err_unimplemented("MPI_Type_create_darray");
-}
-
-/* Task context. */
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     return err_unimplemented("MPI_Comm_idup");
