@@ -13,21 +13,9 @@
 #include "mpi_impl.h"
 
 /* Task context. */
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    return err_unimplemented("MPI_Comm_idup");
-}
-
-/* Task context. */
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     return err_unimplemented("MPI_Comm_create_group");
-}
-
-/* Task context. */
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    return err_unimplemented("MPI_Comm_test_inter");
 }
 
 /* Task context. */
