@@ -4,11 +4,7 @@
  * a run that reaches one stops loudly instead of going on with a wrong answer.
  *
  * Implementing one of these means deleting it here and from the README's "Not
- * implemented" list (tests/docs/unimpl.sh checks that both name the same functions). The
- * last section holds functions of the point-to-point and collective families; they are
- * weak, so that a real definition in p2p.c, req.c or coll_api.c replaces them without a
- * clash. (Beware that with static archives, a weak definition already linked stops the
- * linker from pulling in a member just for that name.)
+ * implemented" list (tests/docs/unimpl.sh checks that both name the same functions).
  */
 #include "mpi_impl.h"
 
@@ -149,16 +145,4 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     return err_unimplemented("MPI_Compare_and_swap");
-}
-
-/* --- point-to-point and collectives: weak --- */
-
-/* Task context. */
-__attribute__((weak)) int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
-                                         const int sdispls[], const MPI_Datatype sendtypes[],
-                                         void *recvbuf, const int recvcounts[], const int rdispls[],
-                                         const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                         MPI_Request *request)
-{
-    return err_unimplemented("MPI_Ialltoallw");
 }
