@@ -92,6 +92,7 @@ static int check(const void *sbuf, const int scounts[], const int sdispls[],
         return MPI_ERR_OTHER;
     if (!comm_valid(c))
         return MPI_ERR_COMM;
+    inter_refuse(c, fn);
     int rc = check_side(c->size, rcounts, rdispls, rtypes);
     if (rc == MPI_SUCCESS && sbuf != MPI_IN_PLACE)
         rc = check_side(c->size, scounts, sdispls, stypes);

@@ -19,6 +19,7 @@ static int check(MPI_Comm c, int root, const char *fn)
         return MPI_ERR_OTHER;
     if (!comm_valid(c))
         return MPI_ERR_COMM;
+    inter_refuse(c, fn);
     if (root != NOROOT && (root < 0 || root >= c->size))
         return MPI_ERR_ROOT;
     return MPI_SUCCESS;

@@ -117,6 +117,25 @@ static int comm_make(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
     return MPI_SUCCESS;
 }
 
+/* Task context; see mpi_impl.h (intercomm.c makes its communicators with it). */
+int comm_new(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
+{
+    return comm_make(g, ctx, parent, out);
+}
+
+/* Task context; see mpi_impl.h. */
+uint32_t comm_ctx_candidate(void)
+{
+    return (uint32_t)next_ctx;
+}
+
+/* Task context; see mpi_impl.h. */
+void comm_ctx_taken(uint32_t ctx)
+{
+    if ((int)ctx + 2 > next_ctx)
+        next_ctx = (int)ctx + 2;
+}
+
 /* Task context (MPI_Comm_dup): what a duplicate inherits besides the group: attributes
  * through their copy callbacks, and the topology. On failure *dup is freed. */
 static int comm_dup_extras(MPI_Comm comm, MPI_Comm dup)
@@ -137,10 +156,15 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_dup");
     SPANS(comm, "MPI_Comm_dup");
     uint32_t ctx;
-    int rc = agree_ctx(comm, &ctx);
-    if (rc == MPI_SUCCESS) {
-        grp_retain(comm->group);
-        rc = comm_make(comm->group, ctx, comm, newcomm);
+    int rc;
+    if (comm->remote) {
+        rc = inter_dup(comm, newcomm);
+    } else {
+        rc = agree_ctx(comm, &ctx);
+        if (rc == MPI_SUCCESS) {
+            grp_retain(comm->group);
+            rc = comm_make(comm->group, ctx, comm, newcomm);
+        }
     }
     if (rc == MPI_SUCCESS)
         rc = comm_dup_extras(comm, *newcomm);
@@ -170,15 +194,6 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-/* Task context. The library makes no intercommunicators (unimpl.c). */
-int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    if (!comm_valid(comm))
-        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_test_inter");
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     (void)info;
@@ -205,6 +220,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_split");
     SPANS(comm, "MPI_Comm_split");
+    inter_refuse(comm, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
         return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_split");
     int n = comm->size, mine[2] = {color, key};
@@ -245,6 +261,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_create");
     SPANS(comm, "MPI_Comm_create");
+    inter_refuse(comm, "MPI_Comm_create");
     if (!group)
         return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     for (int i = 0; i < group->size; i++)
@@ -269,6 +286,10 @@ int MPI_Comm_free(MPI_Comm *comm)
         return err_raise(c, rc, "MPI_Comm_free");
     if (--c->refs == 0) {
         topo_free(c->topo);
+        if (c->remote)
+            grp_release(c->remote);
+        if (c->local)
+            MPI_Comm_free(&c->local);
         grp_release(c->group);
         err_release(c->errh);
         free(c->clients);

@@ -110,6 +110,8 @@ struct mpi_comm_s {
     MPI_Errhandler errh;
     struct attr *attrs; /* cached attributes (attr.c) */
     struct topo *topo;  /* virtual topology (topo_*.c), NULL if none */
+    MPI_Group remote;   /* intercommunicator: the remote group (intercomm.c); else NULL */
+    MPI_Comm local;     /* intercommunicator: an intracommunicator of the local group */
     int refs;
     int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];
@@ -119,6 +121,13 @@ struct mpi_comm_s {
 int comm_init_world(int rank, int size);
 /* 1 if comm is a live communicator (not NULL, not freed). */
 int comm_valid(MPI_Comm comm);
+/* Task context. A communicator of group g (taken over; MPI_COMM_NULL if this rank is not
+ * in it) with context id ctx and parent's error handler. MPI error code. */
+int comm_new(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out);
+/* Task context. This rank's next free context id, and: ctx is taken (by an agreement the
+ * caller made), move past it. */
+uint32_t comm_ctx_candidate(void);
+void comm_ctx_taken(uint32_t ctx);
 
 /* dtype.c */
 
@@ -213,6 +222,15 @@ void mpi_idle(uint64_t *since);
 /* End the whole job with exit code `code` (what MPI_Abort(MPI_COMM_WORLD, code) does).
  * Must not return. Host tests provide a stub. */
 void mpi_abort_hook(int code) __attribute__((noreturn));
+
+/* intercomm.c */
+
+/* Task context, collective over both groups of ic: MPI_Comm_dup of an intercommunicator
+ * (MPI error code). */
+int inter_dup(MPI_Comm ic, MPI_Comm *out);
+/* Task context: stops the job ("fn on an intercommunicator is not implemented") if comm
+ * is an intercommunicator; returns otherwise. */
+void inter_refuse(MPI_Comm comm, const char *fn);
 
 /* topo.c */
 

@@ -26,7 +26,8 @@ static int check_probe(int src, int tag, MPI_Comm comm)
 {
     if (!comm_valid(comm))
         return MPI_ERR_COMM;
-    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= comm->size))
+    int size = comm->remote ? comm->remote->size : comm->size; /* intercomm: remote ranks */
+    if (src != MPI_PROC_NULL && src != MPI_ANY_SOURCE && (src < 0 || src >= size))
         return MPI_ERR_RANK;
     if (tag < 0 && tag != MPI_ANY_TAG)
         return MPI_ERR_TAG;

@@ -15,31 +15,6 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *new
 }
 
 /* Task context. */
-int MPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-    return err_unimplemented("MPI_Comm_remote_size");
-}
-
-/* Task context. */
-int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
-{
-    return err_unimplemented("MPI_Comm_remote_group");
-}
-
-/* Task context. */
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                         int remote_leader, int tag, MPI_Comm *newintercomm)
-{
-    return err_unimplemented("MPI_Intercomm_create");
-}
-
-/* Task context. */
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
-{
-    return err_unimplemented("MPI_Intercomm_merge");
-}
-
-/* Task context. */
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win)
 {
