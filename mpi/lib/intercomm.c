@@ -17,8 +17,9 @@
  * other side needs, and each leader broadcasts the result in its group. So every member
  * of both groups moves past the id chosen.
  *
- * Collectives on intercommunicators (and the constructors other than dup and merge) are
- * not implemented: they stop the job with a message (inter_refuse) rather than run
+ * Collectives on intercommunicators other than intercomm_coll.c's blocking Barrier,
+ * Bcast, Reduce, Allreduce and Allgather (and the constructors other than dup and merge)
+ * are not implemented: they stop the job with a message (inter_refuse) rather than run
  * on the local group alone.
  */
 #include "mpi_impl.h"
@@ -73,12 +74,17 @@ static int swap_over_peer(const struct offer *mine, struct offer *theirs, void *
 }
 
 /* Merge and dup: leader to leader (remote rank 0) over the intercommunicator's
- * collective context, under its next collective tag block (both sides count their
- * collectives on it alike: merge and dup are the only ones). */
+ * collective context, under the call's collective tag block. */
+struct inter_swap {
+    MPI_Comm ic;
+    int tag;
+};
+
 static int swap_over_inter(const struct offer *mine, struct offer *theirs, void *arg)
 {
-    MPI_Comm ic = arg;
-    int n = (int)(sizeof *mine / sizeof(int)), tag = coll_tag_block(ic);
+    const struct inter_swap *x = arg;
+    MPI_Comm ic = x->ic;
+    int n = (int)(sizeof *mine / sizeof(int)), tag = x->tag;
     MPI_Request r[2];
     int rc = p2p_irecv(theirs, n, MPI_INT, 0, tag, ic, 1, &r[0]);
     if (rc != MPI_SUCCESS)
@@ -178,7 +184,9 @@ int inter_dup(MPI_Comm ic, MPI_Comm *out)
     int rc = MPI_Comm_dup(ic->local, &local);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = agree(local, 0, &mine, &theirs, swap_over_inter, ic, &ctx);
+    /* Every member takes the tag block, so all count the collectives on ic alike. */
+    struct inter_swap x = {ic, coll_tag_block(ic)};
+    rc = agree(local, 0, &mine, &theirs, swap_over_inter, &x, &ctx);
     if (rc != MPI_SUCCESS) {
         MPI_Comm_free(&local);
         return rc;
@@ -201,7 +209,8 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return err_raise(intercomm, MPI_ERR_ARG, fn);
     struct offer mine = {.flag = high != 0}, theirs = {0};
     uint32_t ctx;
-    int rc = agree(intercomm->local, 0, &mine, &theirs, swap_over_inter, intercomm, &ctx);
+    struct inter_swap x = {intercomm, coll_tag_block(intercomm)};
+    int rc = agree(intercomm->local, 0, &mine, &theirs, swap_over_inter, &x, &ctx);
     if (rc != MPI_SUCCESS)
         return err_raise(intercomm, rc, fn);
     /* The leaders' world ranks: this group's from the offer, the other's in theirs. */

@@ -232,6 +232,18 @@ int inter_dup(MPI_Comm ic, MPI_Comm *out);
  * is an intercommunicator; returns otherwise. */
 void inter_refuse(MPI_Comm comm, const char *fn);
 
+/* intercomm_coll.c. Task context, collective over both groups of ic (an
+ * intercommunicator; coll_api.c checked the arguments it checks for any communicator):
+ * MPI error code. */
+int inter_barrier(MPI_Comm ic);
+int inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm ic);
+int inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm ic);
+int inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm ic);
+int inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                    MPI_Datatype rdt, MPI_Comm ic);
+
 /* topo.c */
 
 /* Task context. MPI_Comm_dup: give to a copy of from's topology (MPI error code).

@@ -2,7 +2,8 @@
  * intercomm.c: MPI conformance of intercommunicators: MPI_Intercomm_create between the
  * even and the odd world ranks (leaders world 0 and 1, peer MPI_COMM_WORLD), its sizes and
  * remote group, point-to-point with remote ranks (MPI_ANY_SOURCE, statuses in remote
- * ranks), MPI_Comm_dup of it (its own context), and MPI_Intercomm_merge with high
+ * ranks), MPI_Comm_dup of it (its own context), the blocking Bcast, Reduce, Allreduce,
+ * Allgather and Barrier across the groups, and MPI_Intercomm_merge with high
  * flags that order the groups (and equal ones, where only contiguity is checked). Only
  * rank 0 prints. Any number of ranks >= 2.
  */
@@ -144,6 +145,45 @@ static void check_merge(void)
     report("Intercomm_merge: high orders the groups; equal flags keep them contiguous");
 }
 
+/* Blocking collectives across the two groups: the evens' rank 1 (or 0) is the root. */
+static void check_colls(void)
+{
+    int even = me % 2 == 0, eroot = (np + 1) / 2 > 1 ? 1 : 0;
+    /* Bcast from the evens' root to the odds. */
+    int v = even && lrank == eroot ? 4242 : -1;
+    MPI_Bcast(&v, 1, MPI_INT, even ? (lrank == eroot ? MPI_ROOT : MPI_PROC_NULL) : eroot, ic);
+    EXPECT(even ? (lrank == eroot ? v == 4242 : v == -1) : v == 4242, "Bcast: %d", v);
+    /* Reduce to the evens' root of the odds' world ranks. */
+    int sum = -1, want_odd = 0, want_even = 0;
+    for (int i = 0; i < np; i++) {
+        if (i % 2)
+            want_odd += i;
+        else
+            want_even += i;
+    }
+    MPI_Reduce(&me, &sum, 1, MPI_INT, MPI_SUM,
+               even ? (lrank == eroot ? MPI_ROOT : MPI_PROC_NULL) : eroot, ic);
+    EXPECT(!even || lrank != eroot || sum == want_odd, "Reduce at the root: %d, expected %d", sum,
+           want_odd);
+    /* Allreduce: each group gets the other's sum. */
+    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, ic);
+    EXPECT(sum == (even ? want_odd : want_even), "Allreduce: %d", sum);
+    /* Allgather: each group gets the other's world ranks in their order. */
+    int *all = malloc(rsize * sizeof(int)), wrong = 0;
+    MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, ic);
+    for (int i = 0; i < rsize; i++)
+        wrong += all[i] != world_of(1 - me % 2, i);
+    EXPECT(wrong == 0, "Allgather: %d wrong", wrong);
+    free(all);
+    /* Barrier, then point-to-point still matches (the tag blocks agree). */
+    MPI_Barrier(ic);
+    int got = -1;
+    if (lrank < rsize)
+        MPI_Sendrecv(&me, 1, MPI_INT, lrank, 3, &got, 1, MPI_INT, lrank, 3, ic, MPI_STATUS_IGNORE);
+    EXPECT(lrank >= rsize || got == world_of(1 - me % 2, lrank), "after Barrier: %d", got);
+    report("Bcast, Reduce (MPI_ROOT, MPI_PROC_NULL), Allreduce, Allgather, Barrier across groups");
+}
+
 int main(int argc, char **argv)
 {
     if (!start(&argc, &argv, "intercomm"))
@@ -156,6 +196,7 @@ int main(int argc, char **argv)
     check_create();
     check_p2p();
     check_dup();
+    check_colls();
     check_merge();
     MPI_Comm_free(&ic);
     MPI_Comm_free(&half);
