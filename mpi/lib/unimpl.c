@@ -9,12 +9,6 @@
 #include "mpi_impl.h"
 
 /* Task context. */
-int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
-{
-    return err_unimplemented("MPI_Comm_create_group");
-}
-
-/* Task context. */
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win)
 {
