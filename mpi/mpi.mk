@@ -87,8 +87,8 @@ ALL_TARGETS += $(MPI_EXAMPLES)
 # the unit tests. The communicator, point-to-point and init files need the kernel and are
 # not listed.
 MPI_LIB_UNIT_SRCS := $(addprefix mpi/lib/,dtype.c dtype_make.c dtype_flat.c dtype_query.c \
-                       status.c op.c op_kernels.c group.c errh.c misc.c topo_dims.c unimpl.c \
-                       world.c)
+                       status.c op.c op_kernels.c group.c errh.c errh_user.c misc.c topo_dims.c \
+                       unimpl.c world.c)
 UNIT_SRCS += $(MPI_LIB_UNIT_SRCS)
 UNIT_INC += -Impi/include -Impi/lib
 

@@ -31,7 +31,7 @@ typedef struct mpi_req_s *MPI_Request;
 typedef struct mpi_errhandler_s *MPI_Errhandler;
 typedef struct mpi_message_s *MPI_Message;
 typedef struct mpi_win_s *MPI_Win;
-typedef int MPI_Info; /* only MPI_INFO_NULL and MPI_INFO_ENV exist */
+typedef struct mpi_info_s *MPI_Info;
 
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
@@ -61,12 +61,15 @@ typedef struct MPI_Status {
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_MESSAGE_NULL    ((MPI_Message)0)
 #define MPI_WIN_NULL        ((MPI_Win)0)
-#define MPI_INFO_NULL       0
-#define MPI_INFO_ENV        1
+#define MPI_INFO_NULL       ((MPI_Info)0)
 
 extern struct mpi_comm_s mpi_comm_world_, mpi_comm_self_;
 #define MPI_COMM_WORLD (&mpi_comm_world_)
 #define MPI_COMM_SELF  (&mpi_comm_self_)
+
+/* The info object of the start-up environment (MPI-3.1 9.1.1); it holds no keys. */
+extern struct mpi_info_s mpi_info_env_;
+#define MPI_INFO_ENV (&mpi_info_env_)
 
 extern struct mpi_group_s mpi_group_empty_;
 #define MPI_GROUP_EMPTY (&mpi_group_empty_)
@@ -319,6 +322,11 @@ typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                               void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
 
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+
 /* The predefined attribute callbacks (mpi/lib/misc.c). */
 int mpi_comm_null_copy_fn_(MPI_Comm, int, void *, void *, void *, int *);
 int mpi_comm_dup_fn_(MPI_Comm, int, void *, void *, void *, int *);
@@ -329,6 +337,12 @@ int mpi_comm_null_delete_fn_(MPI_Comm, int, void *, void *);
 #define MPI_NULL_COPY_FN        mpi_comm_null_copy_fn_
 #define MPI_DUP_FN              mpi_comm_dup_fn_
 #define MPI_NULL_DELETE_FN      mpi_comm_null_delete_fn_
+int mpi_type_null_copy_fn_(MPI_Datatype, int, void *, void *, void *, int *);
+int mpi_type_dup_fn_(MPI_Datatype, int, void *, void *, void *, int *);
+int mpi_type_null_delete_fn_(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN   mpi_type_null_copy_fn_
+#define MPI_TYPE_DUP_FN         mpi_type_dup_fn_
+#define MPI_TYPE_NULL_DELETE_FN mpi_type_null_delete_fn_
 
 /* --- environment ------------------------------------------------------------------- */
 
@@ -493,6 +507,13 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
                           int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
                           MPI_Datatype array_of_datatypes[]);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Get_address(const void *location, MPI_Aint *address);
 int MPI_Address(void *location, MPI_Aint *address);
@@ -674,14 +695,35 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
 int MPI_Topo_test(MPI_Comm comm, int *status);
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm *comm_graph);
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
                                    const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                             int maxoutdegree, int destinations[], int destweights[]);
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 /* --- one-sided communication ------------------------------------------------------- */
 

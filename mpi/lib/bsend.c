@@ -1,5 +1,6 @@
 /*
- * bsend.c: buffered sends (MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend).
+ * bsend.c: buffered sends (MPI_Buffer_attach/detach, MPI_Bsend, MPI_Ibsend, and the starts
+ * of MPI_Bsend_init requests).
  *
  * The message is packed into the attached buffer and sent from there with a standard
  * send; the block is released when that send completes. Blocks are carved first-fit from
@@ -96,20 +97,20 @@ static struct bblock *alloc_block(size_t need)
     }
 }
 
-static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                 MPI_Request *req, const char *fn)
+/* Task context: the buffered send itself, without raising (MPI error code); req as
+ * bsend's. */
+static int bsend_core(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      MPI_Request *req)
 {
-    if (!mpi_ready(fn))
-        return MPI_ERR_OTHER;
     if (!comm_valid(comm))
-        return err_raise(comm, MPI_ERR_COMM, fn);
+        return MPI_ERR_COMM;
     int rc = dt_check(dt);
     if (rc != MPI_SUCCESS || count < 0)
-        return err_raise(comm, rc != MPI_SUCCESS ? rc : MPI_ERR_COUNT, fn);
+        return rc != MPI_SUCCESS ? rc : MPI_ERR_COUNT;
     size_t bytes = (size_t)count * dt_size(dt);
     struct bblock *b = alloc_block(bytes);
     if (!b)
-        return err_raise(comm, MPI_ERR_BUFFER, fn);
+        return MPI_ERR_BUFFER;
     void *data = (char *)b + MPI_BSEND_OVERHEAD;
     dt_pack(buf, count, dt, data);
     MPI_Request r;
@@ -117,7 +118,7 @@ static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
     if (rc != MPI_SUCCESS) {
         bsend_release(b);
         reap(0);
-        return err_raise(comm, rc, fn);
+        return rc;
     }
     r->bsend = b;
     b->req = r;
@@ -126,6 +127,26 @@ static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag,
         *req = r;
     }
     return MPI_SUCCESS;
+}
+
+/* Task context: MPI_Bsend (req NULL: the library owns the send) or MPI_Ibsend. */
+static int bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *req, const char *fn)
+{
+    if (!mpi_ready(fn))
+        return MPI_ERR_OTHER;
+    return err_raise(comm, bsend_core(buf, count, dt, dest, tag, comm, req), fn);
+}
+
+/* Task context; see mpi_impl.h. The send runs on the library's own request. */
+int bsend_start(MPI_Request r)
+{
+    int rc = bsend_core(r->pbuf, r->pcount, r->pdt, r->peer, r->ptag, r->comm, NULL);
+    if (rc == MPI_SUCCESS) {
+        r->e.err = 0;
+        __atomic_store_n(&r->e.done, 1, __ATOMIC_RELEASE);
+    }
+    return rc;
 }
 
 int MPI_Bsend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)

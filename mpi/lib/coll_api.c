@@ -19,6 +19,7 @@ static int check(MPI_Comm c, int root, const char *fn)
         return MPI_ERR_OTHER;
     if (!comm_valid(c))
         return MPI_ERR_COMM;
+    inter_refuse(c, fn);
     if (root != NOROOT && (root < 0 || root >= c->size))
         return MPI_ERR_ROOT;
     return MPI_SUCCESS;
@@ -48,6 +49,13 @@ static int check_buf(int count, MPI_Datatype dt)
             return err_raise(c, rc_, fn);                                                          \
     } while (0)
 
+/* 1 if c is a live intercommunicator: the blocking collectives intercomm_coll.c has go
+ * there (their own argument rules: MPI_ROOT, MPI_PROC_NULL, remote roots). */
+static int inter(MPI_Comm c, const char *fn)
+{
+    return mpi_ready(fn) && comm_valid(c) && c->remote;
+}
+
 /* The blocking form: the started collective, waited for. */
 static int waited(int rc, MPI_Request *r)
 {
@@ -57,6 +65,8 @@ static int waited(int rc, MPI_Request *r)
 int MPI_Barrier(MPI_Comm c)
 {
     MPI_Request r;
+    if (inter(c, "MPI_Barrier"))
+        return err_raise(c, inter_barrier(c), "MPI_Barrier");
     CHECK(c, NOROOT, "MPI_Barrier");
     return err_raise(c, waited(coll_ibarrier(c, &r), &r), "MPI_Barrier");
 }
@@ -70,6 +80,10 @@ int MPI_Ibarrier(MPI_Comm c, MPI_Request *req)
 int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c)
 {
     MPI_Request r;
+    if (inter(c, "MPI_Bcast")) {
+        CHECKB(c, count, dt, "MPI_Bcast");
+        return err_raise(c, inter_bcast(buf, count, dt, root, c), "MPI_Bcast");
+    }
     CHECK(c, root, "MPI_Bcast");
     CHECKB(c, count, dt, "MPI_Bcast");
     return err_raise(c, waited(coll_ibcast(buf, count, dt, root, c, &r), &r), "MPI_Bcast");
@@ -85,6 +99,11 @@ int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm c, MPI_
 int MPI_Reduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Reduce")) {
+        CHECKB(c, count, dt, "MPI_Reduce");
+        CHECKOP(c, op, dt, "MPI_Reduce");
+        return err_raise(c, inter_reduce(s, r, count, dt, op, root, c), "MPI_Reduce");
+    }
     CHECK(c, root, "MPI_Reduce");
     CHECKB(c, count, dt, "MPI_Reduce");
     CHECKOP(c, op, dt, "MPI_Reduce");
@@ -103,6 +122,11 @@ int MPI_Ireduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, i
 int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Allreduce")) {
+        CHECKB(c, count, dt, "MPI_Allreduce");
+        CHECKOP(c, op, dt, "MPI_Allreduce");
+        return err_raise(c, inter_allreduce(s, r, count, dt, op, c), "MPI_Allreduce");
+    }
     CHECK(c, NOROOT, "MPI_Allreduce");
     CHECKB(c, count, dt, "MPI_Allreduce");
     CHECKOP(c, op, dt, "MPI_Allreduce");
@@ -192,6 +216,11 @@ int MPI_Allgather(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_
                   MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Allgather")) {
+        CHECKB(c, sc, sdt, "MPI_Allgather");
+        CHECKB(c, rc, rdt, "MPI_Allgather");
+        return err_raise(c, inter_allgather(s, sc, sdt, r, rc, rdt, c), "MPI_Allgather");
+    }
     CHECK(c, NOROOT, "MPI_Allgather");
     return err_raise(c, waited(coll_iallgather(s, sc, sdt, r, rc, 0, 0, rdt, c, &q), &q),
                      "MPI_Allgather");

@@ -96,7 +96,7 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
     if (!d->chunk)
         d->chunk = chunk;
     d->ctx = comm->ctx + 1;
-    d->tag = (int32_t)((comm->coll_seq++ % (0x7fffffffu / CAD_ALG_TAGS)) * CAD_ALG_TAGS);
+    d->tag = (int32_t)coll_tag_block(comm);
     d->rank = comm->rank;
     d->size = comm->size;
     if (cad_alg_plan(d, &plan, &why) < 0) {
@@ -429,4 +429,11 @@ int MPIX_Cad_error(char *msg, int len)
         snprintf(msg, (size_t)len, "%s", last_why);
     }
     return MPI_SUCCESS;
+}
+
+/* Task context, in a collective call: its block of CAD_ALG_TAGS tags on comm's collective
+ * context. Every member starts collectives on comm in the same order, so all agree. */
+int coll_tag_block(MPI_Comm comm)
+{
+    return (int)((comm->coll_seq++ % (0x7fffffffu / CAD_ALG_TAGS)) * CAD_ALG_TAGS);
 }

@@ -1,6 +1,6 @@
 /*
  * comm.c: communicators: MPI_COMM_WORLD and MPI_COMM_SELF, dup/split/create/free,
- * compare, names and the predefined attributes.
+ * compare and names (attributes: attr.c).
  *
  * Context ids: a communicator's point-to-point traffic is matched under context id ctx,
  * its collective traffic under ctx + 1, so neither can take the other's messages. WORLD
@@ -13,13 +13,11 @@
  * Only MPI_COMM_WORLD can be such a communicator, since nothing can be made from it.
  */
 #include "mpi_impl.h"
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct mpi_comm_s mpi_comm_world_, mpi_comm_self_;
 static int next_ctx = 4;
-static int tag_ub = INT_MAX, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
 
 int comm_valid(MPI_Comm comm)
 {
@@ -119,6 +117,37 @@ static int comm_make(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
     return MPI_SUCCESS;
 }
 
+/* Task context; see mpi_impl.h (intercomm.c makes its communicators with it). */
+int comm_new(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out)
+{
+    return comm_make(g, ctx, parent, out);
+}
+
+/* Task context; see mpi_impl.h. */
+uint32_t comm_ctx_candidate(void)
+{
+    return (uint32_t)next_ctx;
+}
+
+/* Task context; see mpi_impl.h. */
+void comm_ctx_taken(uint32_t ctx)
+{
+    if ((int)ctx + 2 > next_ctx)
+        next_ctx = (int)ctx + 2;
+}
+
+/* Task context (MPI_Comm_dup): what a duplicate inherits besides the group: attributes
+ * through their copy callbacks, and the topology. On failure *dup is freed. */
+static int comm_dup_extras(MPI_Comm comm, MPI_Comm dup)
+{
+    int rc = attr_copy_all(comm, dup);
+    if (rc == MPI_SUCCESS)
+        rc = topo_copy(comm, dup);
+    if (rc != MPI_SUCCESS)
+        MPI_Comm_free(&dup);
+    return rc;
+}
+
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (!mpi_ready("MPI_Comm_dup"))
@@ -127,12 +156,42 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_dup");
     SPANS(comm, "MPI_Comm_dup");
     uint32_t ctx;
-    int rc = agree_ctx(comm, &ctx);
-    if (rc == MPI_SUCCESS) {
-        grp_retain(comm->group);
-        rc = comm_make(comm->group, ctx, comm, newcomm);
+    int rc;
+    if (comm->remote) {
+        rc = inter_dup(comm, newcomm);
+    } else {
+        rc = agree_ctx(comm, &ctx);
+        if (rc == MPI_SUCCESS) {
+            grp_retain(comm->group);
+            rc = comm_make(comm->group, ctx, comm, newcomm);
+        }
     }
+    if (rc == MPI_SUCCESS)
+        rc = comm_dup_extras(comm, *newcomm);
     return err_raise(comm, rc, "MPI_Comm_dup");
+}
+
+/* Task context, collective over comm. HAZARD: not overlapped: the duplicate is made
+ * before the call returns (a blocking MPI_Comm_dup) and *request is already complete. A
+ * program that makes a member's entry into MPI_Comm_idup wait for another member's later
+ * communication (legal with a truly non-blocking idup) deadlocks here. */
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    if (!request)
+        return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_idup");
+    MPI_Request r = req_alloc();
+    if (!r)
+        return err_raise(comm, MPI_ERR_NO_MEM, "MPI_Comm_idup");
+    int rc = MPI_Comm_dup(comm, newcomm);
+    if (rc != MPI_SUCCESS) {
+        req_discard(r);
+        return rc;
+    }
+    r->kind = REQ_SEND; /* a request with nothing left to do: done, no status to fill */
+    r->comm = comm;
+    r->e.done = 1;
+    *request = r;
+    return MPI_SUCCESS;
 }
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
@@ -161,6 +220,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_split");
     SPANS(comm, "MPI_Comm_split");
+    inter_refuse(comm, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
         return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_split");
     int n = comm->size, mine[2] = {color, key};
@@ -201,6 +261,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_create");
     SPANS(comm, "MPI_Comm_create");
+    inter_refuse(comm, "MPI_Comm_create");
     if (!group)
         return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     for (int i = 0; i < group->size; i++)
@@ -220,7 +281,15 @@ int MPI_Comm_free(MPI_Comm *comm)
     if (!comm || !comm_valid(*comm) || (*comm)->predefined)
         return err_raise(comm ? *comm : 0, MPI_ERR_COMM, "MPI_Comm_free");
     MPI_Comm c = *comm;
+    int rc = attr_delete_all(c); /* MPI: the delete callbacks run at MPI_Comm_free */
+    if (rc != MPI_SUCCESS)
+        return err_raise(c, rc, "MPI_Comm_free");
     if (--c->refs == 0) {
+        topo_free(c->topo);
+        if (c->remote)
+            grp_release(c->remote);
+        if (c->local)
+            MPI_Comm_free(&c->local);
         grp_release(c->group);
         err_release(c->errh);
         free(c->clients);
@@ -269,25 +338,4 @@ int MPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
     strcpy(name, comm->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;
-}
-
-/* Only the predefined attributes; user keyvals are not implemented (unimpl.c). */
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-    if (!comm_valid(comm))
-        return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_get_attr");
-    int *p = keyval == MPI_TAG_UB            ? &tag_ub
-             : keyval == MPI_HOST            ? &host
-             : keyval == MPI_IO              ? &io
-             : keyval == MPI_WTIME_IS_GLOBAL ? &wtime_global
-                                             : 0;
-    *flag = p != 0;
-    if (p)
-        *(int **)value = p;
-    return MPI_SUCCESS;
-}
-
-int MPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
-{
-    return MPI_Comm_get_attr(comm, keyval, value, flag);
 }

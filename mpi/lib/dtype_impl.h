@@ -104,6 +104,7 @@ struct mpi_dtype_s {
     struct dt_seg *segs;
     struct dt_seg inl[2]; /* predefined types' segments */
     char name[MPI_MAX_OBJECT_NAME];
+    struct attr *attrs; /* cached attributes (attr.c) */
 };
 
 /* The C layouts of the MINLOC/MAXLOC pair types. */

@@ -305,7 +305,16 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
             t->committed = 1;
         }
     }
-    return done(t, newtype, fn);
+    rc = done(t, newtype, fn);
+    /* MPI: the copy callbacks of the original's attributes run on the duplicate. */
+    if (rc == MPI_SUCCESS && attr_type_copy_all && oldtype->attrs) {
+        rc = attr_type_copy_all(oldtype, *newtype);
+        if (rc != MPI_SUCCESS) {
+            MPI_Type_free(newtype);
+            return err_raise(NULL, rc, fn);
+        }
+    }
+    return rc;
 }
 
 /* The subarray as MPI defines it, built from the types above: one (h)vector level per
@@ -389,6 +398,12 @@ int MPI_Type_free(MPI_Datatype *datatype)
         return err_raise(NULL, MPI_ERR_ARG, "MPI_Type_free");
     if (!dt_valid(*datatype) || (*datatype)->predefined)
         return err_raise(NULL, MPI_ERR_TYPE, "MPI_Type_free");
+    /* MPI: the delete callbacks run when the program frees the type. */
+    if (attr_type_delete_all && (*datatype)->attrs) {
+        int rc = attr_type_delete_all(*datatype);
+        if (rc != MPI_SUCCESS)
+            return err_raise(NULL, rc, "MPI_Type_free");
+    }
     dt_release(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

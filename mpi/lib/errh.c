@@ -88,7 +88,21 @@ static const char *const strings[MPI_ERR_LASTCODE + 1] = {
 
 static const char *string_of(int code)
 {
-    return code >= 0 && code <= MPI_ERR_LASTCODE ? strings[code] : "unknown error code";
+    int cls;
+    const char *u;
+    if (code >= 0 && code <= MPI_ERR_LASTCODE)
+        return strings[code];
+    if (err_user_code(code, &cls, &u))
+        return u ? u : "";
+    return "unknown error code";
+}
+
+/* Task context: 1 if code is a predefined or an added error code. */
+static int known(int code)
+{
+    int cls;
+    const char *u;
+    return (code >= 0 && code <= MPI_ERR_LASTCODE) || err_user_code(code, &cls, &u);
 }
 
 static int valid(MPI_Errhandler h)
@@ -169,7 +183,7 @@ int err_unimplemented(const char *fn)
 /* Task context. */
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    if (!string || !resultlen || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+    if (!string || !resultlen || !known(errorcode))
         return err_raise(NULL, MPI_ERR_ARG, "MPI_Error_string");
     const char *s = string_of(errorcode);
     int n = 0;
@@ -182,12 +196,15 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
-/* Task context. Every code is its own class (the library makes no other codes). */
+/* Task context. Every predefined code is its own class; added codes have theirs
+ * (errh_user.c). */
 int MPI_Error_class(int errorcode, int *errorclass)
 {
-    if (!errorclass || errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+    const char *u;
+    if (!errorclass || !known(errorcode))
         return err_raise(NULL, MPI_ERR_ARG, "MPI_Error_class");
-    *errorclass = errorcode;
+    if (!err_user_code(errorcode, errorclass, &u))
+        *errorclass = errorcode;
     return MPI_SUCCESS;
 }
 

@@ -104,12 +104,17 @@ int MPI_Finalize(void)
 {
     if (!mpi_ready("MPI_Finalize"))
         return MPI_ERR_OTHER;
+    /* MPI-3.1 8.7.1: first, as if MPI_COMM_SELF were freed (libraries hook their clean-up
+     * on its delete callbacks); WORLD's attributes go too. */
+    int arc = attr_delete_all(MPI_COMM_SELF);
+    if (arc == MPI_SUCCESS)
+        arc = attr_delete_all(MPI_COMM_WORLD);
     req_finalize();
     int rc = MPI_Barrier(MPI_COMM_WORLD);
     fflush(stdout);
     fflush(stderr);
     finalized = 1;
-    return rc;
+    return arc != MPI_SUCCESS ? arc : rc;
 }
 
 int MPI_Initialized(int *flag)

@@ -1,7 +1,7 @@
 /*
  * misc.c: small MPI functions that belong to no module: MPI_Pcontrol, the memory
  * allocation calls, and the predefined attribute copy/delete callbacks of mpi.h
- * (MPI_COMM_NULL_COPY_FN, ...), which whoever implements attributes calls like any.
+ * (MPI_COMM_NULL_COPY_FN, MPI_TYPE_DUP_FN, ...), which attr.c calls like any.
  */
 #include "mpi_impl.h"
 #include <stdlib.h>
@@ -50,6 +50,29 @@ int mpi_comm_dup_fn_(MPI_Comm oldcomm, int keyval, void *extra_state, void *attr
 
 /* Task context. */
 int mpi_comm_null_delete_fn_(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state)
+{
+    return MPI_SUCCESS;
+}
+
+/* Task context. The datatype versions of the three above. */
+int mpi_type_null_copy_fn_(MPI_Datatype oldtype, int keyval, void *extra_state,
+                           void *attribute_val_in, void *attribute_val_out, int *flag)
+{
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+/* Task context. */
+int mpi_type_dup_fn_(MPI_Datatype oldtype, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag)
+{
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+/* Task context. */
+int mpi_type_null_delete_fn_(MPI_Datatype type, int keyval, void *attribute_val, void *extra_state)
 {
     return MPI_SUCCESS;
 }

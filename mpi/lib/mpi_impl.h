@@ -11,11 +11,12 @@
  * the NULL handles are (T)0. Objects made at run time come from the rank's own malloc.
  *
  * One section per file, in file-name order, each declaring what that file defines.
- * Module prefixes: bsend_ buffered sends (bsend.c), coll_ collectives (coll_*.c), comm_
- * communicators (comm.c), dt_ datatypes (dtype*.c), err_ error classes and handlers
- * (errh.c), grp_ groups (group.c), mpi_ the link to the engine (init.c), op_ reductions
- * (op.c), p2p_ point-to-point (p2p.c), req_ requests (req.c). Files with more to share
- * among themselves have their own header: coll_impl.h, dtype_impl.h, op_impl.h.
+ * Module prefixes: attr_ attributes (attr.c), bsend_ buffered sends (bsend.c), coll_
+ * collectives (coll_*.c), comm_ communicators (comm.c), dt_ datatypes (dtype*.c), err_
+ * error classes and handlers (errh.c), grp_ groups (group.c), mpi_ the link to the engine
+ * (init.c), op_ reductions (op.c), p2p_ point-to-point (p2p.c), req_ requests (req.c),
+ * topo_ virtual topologies (topo*.c). Files with more to share among themselves have
+ * their own header: coll_impl.h, dtype_impl.h, op_impl.h, topo_impl.h.
  */
 #ifndef MPI_IMPL_H
 #define MPI_IMPL_H
@@ -25,11 +26,29 @@
 #include <stdint.h>
 
 struct coll_req;
+struct attr;
+struct topo;
+
+/* attr.c */
+
+/* Task context. MPI_Comm_dup: run the copy callbacks of from's attributes onto to (an
+ * MPI error code; on failure the caller frees to). MPI_Comm_free and MPI_Finalize: run
+ * the delete callbacks of all of c's attributes (the first error code, or MPI_SUCCESS). */
+int attr_copy_all(MPI_Comm from, MPI_Comm to);
+int attr_delete_all(MPI_Comm c);
+/* The same for datatypes (MPI_Type_dup, MPI_Type_free). Weak references: dtype*.c also
+ * build without attr.c (the host unit tests), and a program without attr.c linked in
+ * cannot have set a type attribute; callers test the address first. */
+int attr_type_copy_all(MPI_Datatype from, MPI_Datatype to) __attribute__((weak));
+int attr_type_delete_all(MPI_Datatype t) __attribute__((weak));
 
 /* bsend.c */
 
 /* MPI_Bsend's block in the attached buffer is free again. */
 void bsend_release(void *block);
+/* Task context (MPI_Start of an MPI_Bsend_init request r): a buffered send of r's
+ * arguments; r itself is complete at once (the data is in the buffer). MPI error code. */
+int bsend_start(MPI_Request r);
 
 /* coll_api.c */
 
@@ -75,6 +94,9 @@ int coll_poll(MPI_Request r);
 int coll_finish(MPI_Request r);
 /* From MPI_Init: UKMPI_CAD_PROGRESS, UKMPI_COLL_<KIND>, UKMPI_COLL_CHUNK. */
 void coll_init_env(void);
+/* Task context, in a collective call on comm: the first of its CAD_ALG_TAGS (4096) tags
+ * on comm's collective context (ctx + 1), for collectives that are not CAD graphs. */
+int coll_tag_block(MPI_Comm comm);
 
 /* comm.c */
 
@@ -86,6 +108,10 @@ struct mpi_comm_s {
     uint8_t *clients;  /* IMPI client of each rank when it spans several (world.c), else NULL */
     struct coll_req *impi_q; /* its IMPI collectives not known complete, in order (coll_run.c) */
     MPI_Errhandler errh;
+    struct attr *attrs; /* cached attributes (attr.c) */
+    struct topo *topo;  /* virtual topology (topo_*.c), NULL if none */
+    MPI_Group remote;   /* intercommunicator: the remote group (intercomm.c); else NULL */
+    MPI_Comm local;     /* intercommunicator: an intracommunicator of the local group */
     int refs;
     int predefined; /* MPI_COMM_WORLD, MPI_COMM_SELF: never freed */
     char name[MPI_MAX_OBJECT_NAME];
@@ -95,6 +121,13 @@ struct mpi_comm_s {
 int comm_init_world(int rank, int size);
 /* 1 if comm is a live communicator (not NULL, not freed). */
 int comm_valid(MPI_Comm comm);
+/* Task context. A communicator of group g (taken over; MPI_COMM_NULL if this rank is not
+ * in it) with context id ctx and parent's error handler. MPI error code. */
+int comm_new(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out);
+/* Task context. This rank's next free context id, and: ctx is taken (by an agreement the
+ * caller made), move past it. */
+uint32_t comm_ctx_candidate(void);
+void comm_ctx_taken(uint32_t ctx);
 
 /* dtype.c */
 
@@ -151,6 +184,14 @@ int err_unimplemented(const char *fn) __attribute__((noreturn));
 void err_retain(MPI_Errhandler h);
 void err_release(MPI_Errhandler h);
 
+/* errh_user.c */
+
+/* Task context. 1 if code is one the program added (MPI_Add_error_class/code): *cls its
+ * class, *str its string (NULL if none was set); else 0. */
+int err_user_code(int code, int *cls, const char **str);
+/* The highest error code in use: the MPI_LASTUSEDCODE attribute. */
+int err_last_code(void);
+
 /* group.c */
 
 /* MPI_GROUP_EMPTY (size 0) is a predefined group: retain and release ignore it, and group
@@ -181,6 +222,34 @@ void mpi_idle(uint64_t *since);
 /* End the whole job with exit code `code` (what MPI_Abort(MPI_COMM_WORLD, code) does).
  * Must not return. Host tests provide a stub. */
 void mpi_abort_hook(int code) __attribute__((noreturn));
+
+/* intercomm.c */
+
+/* Task context, collective over both groups of ic: MPI_Comm_dup of an intercommunicator
+ * (MPI error code). */
+int inter_dup(MPI_Comm ic, MPI_Comm *out);
+/* Task context: stops the job ("fn on an intercommunicator is not implemented") if comm
+ * is an intercommunicator; returns otherwise. */
+void inter_refuse(MPI_Comm comm, const char *fn);
+
+/* intercomm_coll.c. Task context, collective over both groups of ic (an
+ * intercommunicator; coll_api.c checked the arguments it checks for any communicator):
+ * MPI error code. */
+int inter_barrier(MPI_Comm ic);
+int inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm ic);
+int inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                 MPI_Comm ic);
+int inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                    MPI_Comm ic);
+int inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                    MPI_Datatype rdt, MPI_Comm ic);
+
+/* topo.c */
+
+/* Task context. MPI_Comm_dup: give to a copy of from's topology (MPI error code).
+ * MPI_Comm_free: release one (NULL is fine). */
+int topo_copy(MPI_Comm from, MPI_Comm to);
+void topo_free(struct topo *t);
 
 /* world.c: the IMPI clients MPI_COMM_WORLD is made of (one outside an IMPI job). */
 #define WORLD_MAX_CLIENTS 32
@@ -242,6 +311,7 @@ struct mpi_req_s {
     uint8_t persistent; /* MPI_Send_init / MPI_Recv_init */
     uint8_t active;     /* persistent: started and not yet completed by a wait/test */
     uint8_t freed;      /* MPI_Request_free while active: reclaim once done */
+    uint8_t pbuffered;  /* MPI_Bsend_init: each start is a buffered send (bsend.c) */
     MPI_Comm comm;
     void *tmp;  /* packed copy of a non-contiguous buffer (ours, malloc) */
     void *ubuf; /* receive: where tmp is unpacked to */

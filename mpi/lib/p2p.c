@@ -24,8 +24,9 @@ static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
 {
     if (!comm_valid(comm))
         return MPI_ERR_COMM;
-    if (peer != MPI_PROC_NULL && !(wild && peer == MPI_ANY_SOURCE) &&
-        (peer < 0 || peer >= comm->size))
+    /* Peers of an intercommunicator are ranks of its remote group. */
+    int size = comm->remote ? comm->remote->size : comm->size;
+    if (peer != MPI_PROC_NULL && !(wild && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= size))
         return MPI_ERR_RANK;
     if (tag < 0 && !(wild && tag == MPI_ANY_TAG))
         return MPI_ERR_TAG;
@@ -68,8 +69,11 @@ static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt
         dt_pack(buf, count, dt, r->tmp);
         data = r->tmp;
     }
-    rc = mpi_engine->isend(&r->e, data, bytes, comm->group->world[dest], comm->ctx + ctxoff,
-                           comm->rank, tag, flags);
+    /* The source is our rank in our group: on an intercommunicator that is our rank in
+     * the receiver's remote group, as the receiver names us. */
+    MPI_Group to = comm->remote ? comm->remote : comm->group;
+    rc = mpi_engine->isend(&r->e, data, bytes, to->world[dest], comm->ctx + ctxoff, comm->rank, tag,
+                           flags);
     return err_engine_class(-rc);
 }
 

@@ -55,6 +55,14 @@ static int finish(MPI_Request *rp, MPI_Status *st)
     MPI_Request r = *rp;
     int rc = r->kind == REQ_COLL ? coll_finish(r) : err_engine_class(r->e.err);
     if (r->kind == REQ_RECV && r->tmp) {
+        /* A matched message (mprobe.c) arrived whole before the program named its buffer,
+         * which may be smaller; any other receive was posted with the buffer's size. */
+        size_t room = (size_t)r->ucount * dt_size(r->dt);
+        if (r->e.count > room) {
+            r->e.count = room;
+            if (rc == MPI_SUCCESS)
+                rc = MPI_ERR_TRUNCATE;
+        }
         dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
     }
     if (r->tmp) {
@@ -377,6 +385,24 @@ int MPI_Ssend_init(const void *buf, int count, MPI_Datatype dt, int dest, int ta
     return persist(buf, count, dt, dest, tag, comm, REQ_SEND, MPE_SYNC, req, "MPI_Ssend_init");
 }
 
+/* Ready mode promises a posted receive; a standard send is right then (as MPI_Rsend). */
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    return persist(buf, count, dt, dest, tag, comm, REQ_SEND, 0, req, "MPI_Rsend_init");
+}
+
+/* Each MPI_Start is an MPI_Bsend (bsend_start): the request completes once the data is
+ * in the attached buffer. */
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    int rc = persist(buf, count, dt, dest, tag, comm, REQ_SEND, 0, req, "MPI_Bsend_init");
+    if (rc == MPI_SUCCESS)
+        (*req)->pbuffered = 1;
+    return rc;
+}
+
 int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm,
                   MPI_Request *req)
 {
@@ -390,7 +416,7 @@ int MPI_Start(MPI_Request *req)
     MPI_Request p = *req;
     if (!p || !p->persistent || p->active)
         return err_raise(p ? p->comm : 0, MPI_ERR_REQUEST, "MPI_Start");
-    int rc = p2p_start(p);
+    int rc = p->pbuffered ? bsend_start(p) : p2p_start(p);
     if (rc != MPI_SUCCESS)
         return err_raise(p->comm, rc, "MPI_Start");
     p->active = 1;

@@ -1,7 +1,6 @@
 /*
  * topo_dims.c: MPI_Dims_create, the one process-topology function that needs no
- * communicator (pure arithmetic). The Cartesian functions are not implemented yet
- * (unimpl.c).
+ * communicator (pure arithmetic). The topologies themselves: topo*.c.
  */
 #include "mpi_impl.h"
 
