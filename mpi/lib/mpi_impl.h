@@ -291,6 +291,8 @@ void op_retain(MPI_Op op);
 void op_release(MPI_Op op);
 
 /* p2p.c */
+/* Task context: st (if any) becomes MPI's empty status (source MPI_PROC_NULL). */
+void p2p_null_status(MPI_Status *st);
 
 /* Task context. Start a send or receive on comm's point-to-point context (ctxoff 0) or
  * its collective context (ctxoff 1). MPI error class, *req set. */

@@ -34,18 +34,6 @@ static int check_probe(int src, int tag, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-/* Task context: st for MPI_PROC_NULL (MPI's empty status: source MPI_PROC_NULL). */
-static void null_status(MPI_Status *st)
-{
-    if (st) {
-        st->MPI_SOURCE = MPI_PROC_NULL;
-        st->MPI_TAG = MPI_ANY_TAG;
-        st->MPI_ERROR = MPI_SUCCESS;
-        st->mpi_cancelled_ = 0;
-        st->mpi_count_ = 0;
-    }
-}
-
 /* Task context: one look for a message matching (src, tag) on comm; if there is one,
  * take it out of matching into a new message object (*flag 1, *msg and st set).
  * MPI error code. */
@@ -104,7 +92,7 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
     if (src == MPI_PROC_NULL) {
         *flag = 1;
         *msg = MPI_MESSAGE_NO_PROC;
-        null_status(st);
+        p2p_null_status(st);
         return MPI_SUCCESS;
     }
     return err_raise(comm, look(src, tag, comm, flag, msg, st), "MPI_Improbe");
@@ -122,7 +110,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
         return err_raise(comm, rc, "MPI_Mprobe");
     if (src == MPI_PROC_NULL) {
         *msg = MPI_MESSAGE_NO_PROC;
-        null_status(st);
+        p2p_null_status(st);
         return MPI_SUCCESS;
     }
     uint64_t since = 0;

@@ -257,7 +257,7 @@ static int probe_status(int src, int tag, MPI_Comm comm, MPI_Status *st, int *fl
     return MPI_SUCCESS;
 }
 
-static void null_status(MPI_Status *st)
+void p2p_null_status(MPI_Status *st)
 {
     if (st) {
         st->MPI_SOURCE = MPI_PROC_NULL;
@@ -277,7 +277,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         return err_raise(comm, rc, "MPI_Iprobe");
     if (src == MPI_PROC_NULL) {
         *flag = 1;
-        null_status(st);
+        p2p_null_status(st);
         return MPI_SUCCESS;
     }
     return probe_status(src, tag, comm, st, flag);
@@ -293,7 +293,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
     if (rc != MPI_SUCCESS)
         return err_raise(comm, rc, "MPI_Probe");
     if (src == MPI_PROC_NULL) {
-        null_status(st);
+        p2p_null_status(st);
         return MPI_SUCCESS;
     }
     uint64_t since = 0;

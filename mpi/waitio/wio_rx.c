@@ -115,6 +115,24 @@ static void payload_done(struct wio_conn *k)
     k->pay_dst = NULL;
 }
 
+/* Under the lock: an unexpected-message record for the EAGER or RTS header h, or NULL
+ * (k failed: no memory). */
+static struct wio_ux *ux_new(struct wio_conn *k, const struct wio_hdr *h)
+{
+    struct wio_ux *u = wio_plat_alloc(sizeof *u);
+    if (!u) {
+        wio_conn_fail(k, "no memory for an unexpected message", NULL);
+        return NULL;
+    }
+    u->group = h->group;
+    u->tag = h->tag;
+    u->len = h->len;
+    u->src = h->src;
+    u->msgid = h->msgid;
+    u->type = h->type;
+    return u;
+}
+
 /* Under the lock: act on a header that passed the check. */
 static void header(struct wio_conn *k, struct wio_req *rdv)
 {
@@ -141,16 +159,9 @@ static void header(struct wio_conn *k, struct wio_req *rdv)
         if (r) {
             matched(k, h, r);
         } else {
-            struct wio_ux *u = wio_plat_alloc(sizeof *u);
-            if (!u) {
-                wio_conn_fail(k, "no memory for an unexpected message", NULL);
+            struct wio_ux *u = ux_new(k, h);
+            if (!u)
                 return;
-            }
-            u->group = h->group;
-            u->tag = h->tag;
-            u->len = h->len;
-            u->src = h->src;
-            u->type = WIO_T_EAGER;
             k->pay_ux = u;
             k->pay_dst = u->data;
             k->pay_room = WIO_EAGER_MAX;
@@ -162,17 +173,9 @@ static void header(struct wio_conn *k, struct wio_req *rdv)
             matched(k, h, r);
             wio_tx_pump(k);
         } else {
-            struct wio_ux *u = wio_plat_alloc(sizeof *u);
-            if (!u) {
-                wio_conn_fail(k, "no memory for an unexpected message", NULL);
+            struct wio_ux *u = ux_new(k, h);
+            if (!u)
                 return;
-            }
-            u->group = h->group;
-            u->tag = h->tag;
-            u->len = h->len;
-            u->src = h->src;
-            u->msgid = h->msgid;
-            u->type = WIO_T_RTS;
             wio_ux_add(c, u);
         }
         break;
