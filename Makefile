@@ -27,6 +27,7 @@ include tests/uk/uk.mk
 include net/impi.mk
 include mpi/mpi.mk
 include tests/fuzz/fuzz.mk
+include qemu/ukfiles/ukfiles.mk
 include mpi/waitio/waitio.mk
 include tests/mpi/mpi.mk
 include tests/bench/bench.mk

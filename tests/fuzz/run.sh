@@ -24,7 +24,8 @@ fi
 # binary:corpus (tests/fuzz/corpus/<corpus>, or written by pvas-images below)
 for bc in impi_fuzz_startup:startup impi_fuzz_packet:packet impi_fuzz_coll_reply:coll_reply \
     mpe_fuzz_rx:mpe_rx mpe_fuzz_impi:mpe_impi cad_fuzz_validate:cad_validate vnet_fuzz_frame:vnet_frame \
-    wio_fuzz_wire:wio_wire wio_fuzz_rx:wio_rx pvas_fuzz_image:pvas_image cpio_fuzz:cpio; do
+    wio_fuzz_wire:wio_wire wio_fuzz_rx:wio_rx pvas_fuzz_image:pvas_image cpio_fuzz:cpio \
+    ukf_fuzz:ukf; do
     bin=$B/fuzz/${bc%%:*} t=${bc#*:}
     [ -n "${FUZZ_TARGETS:-}" ] && [[ " $FUZZ_TARGETS " != *" $t "* ]] && continue
     mkdir -p "$work/$t"

@@ -1,10 +1,11 @@
 /*
  * libc_io.c: the file-descriptor calls newlib's stdio makes.
  *
- * The kernel has one device: the serial console. fd 1 and 2 write to it; fd 0 reads as
- * end-of-file (there is no console input yet). Any other fd is EBADF. fds 0-2 report a
- * character device, so newlib makes stdout line buffered (a printf shows up at its '\n')
- * and stderr unbuffered.
+ * fds 0-2 are the serial console: fd 1 and 2 write to it; fd 0 reads as end-of-file
+ * (there is no console input yet). They report a character device, so newlib makes stdout
+ * line buffered (a printf shows up at its '\n') and stderr unbuffered. Higher fds are
+ * files: an application's (unikernel/libc/app/app_file.c); the kernel has none
+ * (libc_nofs.c).
  *
  * errno: set through newlib's errno, which here is the calling CPU's (libc_reent.c).
  */
@@ -13,18 +14,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uk/console.h>
+#include <uk/libc.h>
 
 /* Task context (newlib's stdio); `buf` stays the caller's, copied out before return.
  * For this target newlib declares the result as int (_READ_WRITE_RETURN_TYPE), so a huge
  * write is cut at INT_MAX and the caller loops for the rest. */
 _READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t len)
 {
+    if (len > INT_MAX)
+        len = INT_MAX;
+    if (fd > STDERR_FILENO)
+        return (_READ_WRITE_RETURN_TYPE)libc_file_write(fd, buf, len);
     if (fd != STDOUT_FILENO && fd != STDERR_FILENO) {
         errno = EBADF;
         return -1;
     }
-    if (len > INT_MAX)
-        len = INT_MAX;
     console_write(buf, len);
     return (_READ_WRITE_RETURN_TYPE)len;
 }
@@ -32,6 +36,8 @@ _READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t len)
 /* Task context (newlib's stdio); console input does not exist yet: stdin is at EOF. */
 _READ_WRITE_RETURN_TYPE read(int fd, void *buf, size_t len)
 {
+    if (fd > STDERR_FILENO)
+        return (_READ_WRITE_RETURN_TYPE)libc_file_read(fd, buf, len > INT_MAX ? INT_MAX : len);
     if (fd != STDIN_FILENO) {
         errno = EBADF;
         return -1;
@@ -39,10 +45,12 @@ _READ_WRITE_RETURN_TYPE read(int fd, void *buf, size_t len)
     return 0;
 }
 
-/* Task context; fds 0-2 are character devices, nothing else is open. */
+/* Task context; fds 0-2 are character devices. */
 int fstat(int fd, struct stat *st)
 {
-    if (fd < 0 || fd > 2) {
+    if (fd > STDERR_FILENO)
+        return libc_file_fstat(fd, st);
+    if (fd < 0) {
         errno = EBADF;
         return -1;
     }
@@ -55,16 +63,22 @@ int fstat(int fd, struct stat *st)
 /* Task context; 1 for the console fds 0-2 (this is what makes stdout line buffered). */
 int isatty(int fd)
 {
+    struct stat st;
     if (fd >= 0 && fd <= 2)
         return 1;
-    errno = EBADF;
+    if (fd > STDERR_FILENO && libc_file_fstat(fd, &st) == 0)
+        errno = ENOTTY;
+    else
+        errno = EBADF;
     return 0;
 }
 
 /* Task context; closing the console is a no-op (it stays usable by kprintf anyway). */
 int close(int fd)
 {
-    if (fd >= 0 && fd <= 2)
+    if (fd > STDERR_FILENO)
+        return libc_file_close(fd);
+    if (fd >= 0)
         return 0;
     errno = EBADF;
     return -1;
@@ -73,6 +87,8 @@ int close(int fd)
 /* Task context; the console is not seekable. */
 off_t lseek(int fd, off_t off, int whence)
 {
+    if (fd > STDERR_FILENO)
+        return libc_file_lseek(fd, off, whence);
     errno = (fd >= 0 && fd <= 2) ? ESPIPE : EBADF;
     return -1;
 }

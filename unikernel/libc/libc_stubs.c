@@ -1,8 +1,8 @@
 /*
- * libc_stubs.c: the POSIX calls newlib's libc.a can reach but the kernel does not have
- * (no file system, no processes, no signals, no entropy source yet). Each fails with the
- * errno a program can act on, so a stray fopen() reports ENOSYS instead of breaking the
- * kernel's link.
+ * libc_stubs.c: the POSIX calls newlib's libc.a can reach but neither the kernel nor an
+ * application has (no processes, no signals, no entropy source yet). Each fails with the
+ * errno a program can act on instead of breaking the link. Files: libc_nofs.c for the
+ * kernel, unikernel/libc/app/app_file.c for applications.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,48 +16,6 @@
 int getentropy(void *buf, size_t len);
 void _init(void);
 void _fini(void);
-
-/* Any task context; no file system. */
-int open(const char *path, int flags, ...)
-{
-    errno = ENOSYS;
-    return -1;
-}
-
-/* Any task context; no file system. */
-int stat(const char *restrict path, struct stat *restrict st)
-{
-    errno = ENOENT;
-    return -1;
-}
-
-/* Any task context; no file system. */
-int link(const char *old, const char *new)
-{
-    errno = ENOSYS;
-    return -1;
-}
-
-/* Any task context; no file system. */
-int unlink(const char *path)
-{
-    errno = ENOENT;
-    return -1;
-}
-
-/* Any task context; no file system. */
-int mkdir(const char *path, mode_t mode)
-{
-    errno = ENOSYS;
-    return -1;
-}
-
-/* Any task context; only the console fds exist and they have no flags to change. */
-int fcntl(int fd, int cmd, ...)
-{
-    errno = ENOSYS;
-    return -1;
-}
 
 /* Any task context; one process, no children. */
 pid_t fork(void)

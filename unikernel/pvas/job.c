@@ -6,6 +6,7 @@
 #include "uk/net.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cpio.h"
+#include "kernel/files.h"
 #include "kernel/smp.h"
 #include "kernel/vmm.h"
 #include "kernel/fmt.h"
@@ -22,6 +23,7 @@
 struct job {
     char image[64];
     int size, nodes;
+    int output; /* the ranks may write output files (files.h) */
     struct impi_uk_cfg impi;
     char *argv[JOB_MAX_ARGS + 2];
     int argc;
@@ -134,6 +136,8 @@ static int parse_conf(struct job *j, const char *text, size_t len)
             j->size = atoi(v);
         else if (!strcmp(line, "nodes"))
             j->nodes = atoi(v);
+        else if (!strcmp(line, "output") && (!strcmp(v, "0") || !strcmp(v, "1")))
+            j->output = v[0] == '1';
         else if (!strncmp(line, "impi_", 5)) {
             if (parse_impi(&j->impi, line + 5, v) != 0) {
                 kprintf("job: job.conf: bad %s=%s\n", line, v);
@@ -202,6 +206,8 @@ int job_run(void)
         kprintf("job: image '%s' is not in the initrd\n", j.image);
         return EXIT_BOOT;
     }
+    if (files_init(a, len, j.output) != 0)
+        return EXIT_BOOT;
     int node = (int)cmdline_get_u64("node", 0);
     j.nodes = (int)cmdline_get_u64("nodes", (uint64_t)j.nodes);
     if (j.nodes < 1 || node >= j.nodes || j.size < j.nodes) {

@@ -9,6 +9,7 @@
 #include "pvas/pvas_image.h"
 #include "pvas/pvas_task.h"
 #include "pvas/pvas_net.h"
+#include "pvas/pvas_fs.h"
 #include "kernel/pmm.h"
 #include "kernel/vmm.h"
 #include "kernel/smp.h"
@@ -103,6 +104,7 @@ static void task_exited(struct task *tk)
     struct pvas_task *t = (struct pvas_task *)tk;
     struct pvas_as *as = t->as;
     pvas_net_task_exited(t);
+    pvas_fs_task_exited(t);
     if (as->exit_hook)
         as->exit_hook(t);
     uint64_t f = spin_lock_irqsave(&as->lock);

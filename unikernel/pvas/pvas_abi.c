@@ -7,6 +7,7 @@
  */
 #include "pvas/pvas_task.h"
 #include "pvas/pvas_net.h"
+#include "pvas/pvas_fs.h"
 #include "uk/abi.h"
 #include "mpe.h"
 #include "kernel/sched.h"
@@ -118,6 +119,7 @@ static const struct uk_abi abi = {
     .mpi = &mpe_ops,
     .cpu_time_ns = abi_cpu_time_ns,
     .net = &pvas_net_abi,
+    .fs = &pvas_fs_abi,
 };
 
 typedef void (*app_entry_t)(const struct uk_abi *abi, int argc, char **argv, char **envp);

@@ -18,8 +18,9 @@
 
 struct mpe_ops;
 struct uk_net_abi;
+struct uk_fs_abi;
 
-#define UK_ABI_VERSION 3
+#define UK_ABI_VERSION 4
 
 struct uk_abi {
     uint32_t version; /* UK_ABI_VERSION */
@@ -51,6 +52,8 @@ struct uk_abi {
     uint64_t (*cpu_time_ns)(void);
     /* Version 3: kernel TCP sockets for application libraries (libwaitio), below. */
     const struct uk_net_abi *net;
+    /* Version 4: the job's files (qemu/ukrun --file/--dir/--output), below. */
+    const struct uk_fs_abi *fs;
 };
 
 /*
@@ -96,6 +99,26 @@ struct uk_net_abi {
     void *(*task_self)(void);
     void (*task_block)(void);
     void (*task_wake)(void *task);
+};
+
+/*
+ * The job's files (unikernel/kernel/files.h): a read-only input tree and write-only output
+ * files streamed to the host. Paths are canonical (uk/fspath.h): the application runtime
+ * resolves what a program passes to open(); the kernel checks them again on its own copy.
+ * Buffers must lie in the calling task's partition. Errors are negative errno values.
+ */
+struct uk_fs_abi {
+    /* What `path` names: 0 nothing, 1 an input file (its handle and size), 2 a directory. */
+    int (*lookup)(const char *path, int *handle, uint64_t *size);
+    /* Up to len bytes of input file `handle` at offset off: the bytes copied (0: end). */
+    long (*pread)(int handle, uint64_t off, void *buf, size_t len);
+    /* Create (trunc: and truncate) an output file: its id, owned by the calling task. */
+    int (*out_open)(const char *path, int trunc);
+    /* len bytes at offset off of the caller's output file id: len, or a negative errno. */
+    long (*out_pwrite)(int id, uint64_t off, const void *buf, size_t len);
+    void (*out_close)(int id);
+    /* 1 if the job may create output files (ukrun --output), else 0. */
+    int (*writable)(void);
 };
 
 #endif
