@@ -37,12 +37,18 @@ include tests/unit/unit.mk
 
 .PHONY: all deps run test bench check help clean
 
+# `make run` alone needs only the demo's part of the dependencies (mk/deps.d/0*, 1*: the
+# compilers, QEMU, newlib and lwIP) and of the build: not LAM, Open MPI, the fuzzers or
+# the tests. Every other goal installs everything.
+DEPS_SET := $(if $(filter-out run,$(MAKECMDGOALS)),all,$(if $(MAKECMDGOALS),run,all))
+RUN_TARGETS := $(B)/uk/ukernel.elf $(B)/apps/demo $(B)/net/ukhub
+
 deps:
-	@./mk/deps.sh
+	@UKMPI_DEPS=$(DEPS_SET) ./mk/deps.sh
 
 all: $(ALL_TARGETS) | deps
 
-run: all | deps
+run: $(RUN_TARGETS) | deps
 	@qemu/ukrun-demo
 
 test: all | deps

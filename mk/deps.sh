@@ -11,7 +11,11 @@ cd "$(dirname "$0")/.."
 CACHE=${UKMPI_CACHE:-$HOME/.cache/ukmpi}
 PKGS=()
 POST=()
-for f in mk/deps.d/*.sh; do
+# UKMPI_DEPS=run (the Makefile sets it for `make run` alone): only what the demo needs,
+# the files mk/deps.d/0*.sh and 1*.sh. Anything else: every file.
+files=(mk/deps.d/*.sh)
+[ "${UKMPI_DEPS:-all}" != run ] || files=(mk/deps.d/[01]*.sh)
+for f in "${files[@]}"; do
     # shellcheck source=/dev/null
     . "$f"
 done

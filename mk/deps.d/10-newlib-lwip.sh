@@ -5,6 +5,7 @@ PKGS+=(newlib-source)
 fetch_lwip_source() {
     local dst="$CACHE/src/lwip"
     [ -f "$dst/.unpacked" ] && return 0
+    say "fetching lwIP's source (apt-get source lwip) into $dst"
     ensure_deb_src
     apt_update
     rm -rf "$dst.tmp" && mkdir -p "$dst.tmp"
