@@ -35,7 +35,7 @@ include net/net.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
 include tests/unit/unit.mk
 
-.PHONY: all deps run test bench check help clean
+.PHONY: all deps run test test-full bench check help clean
 
 # `make run` alone needs only the demo's part of the dependencies (mk/deps.d/0*, 1*: the
 # compilers, QEMU, newlib and lwIP) and of the build: not LAM, Open MPI, the fuzzers or
@@ -54,6 +54,10 @@ run: $(RUN_TARGETS) | deps
 test: all | deps
 	@tests/run-suites.sh $(TEST_SUITES)
 
+# make test, then every test of MPICH's suite rather than its subset (about an hour).
+test-full: test
+	@tests/mpich/run.sh --full
+
 bench: all | deps
 	@tests/bench/run.sh
 
@@ -68,6 +72,7 @@ help:
 	@echo "make all    build the unikernel, the tests and the Linux programs"
 	@echo "make run    boot the default demo under QEMU"
 	@echo "make test   run every test suite (closing line: N passed, N failed)"
+	@echo "make test-full  make test, then all of MPICH's test suite (tests/mpich/)"
 	@echo "make bench  run the benchmarks (figures as ratios against baselines)"
 	@echo "make fuzz   every fuzz target for 10^6 executions (FUZZ_RUNS; make test: seconds)"
 	@echo "make check  static checks: warnings as errors, clang-format"

@@ -597,6 +597,9 @@ int MPI_Info_delete(MPI_Info info, const char *key);
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+/* MPI-4.0 */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 
 /* --- collectives ------------------------------------------------------------------- */
 

@@ -35,7 +35,7 @@ static size_t span(const struct blocks *b)
     for (int i = 0; i < b->n; i++)
         if (bcount(b, i) > 0 && bdispl(b, i) + bcount(b, i) > end)
             end = bdispl(b, i) + bcount(b, i);
-    return (size_t)end * dt_size(b->dt);
+    return end ? (size_t)end * dt_size(b->dt) : 0;
 }
 
 static size_t temp_need(const struct blocks *b)
@@ -50,7 +50,9 @@ static size_t temp_need(const struct blocks *b)
  * the plan: the algorithms read them (v-variants are told apart by them, too). */
 static void layout(const struct blocks *b, uint64_t *c, uint64_t *d)
 {
-    size_t sz = dt_size(b->dt);
+    /* Where the blocks are not significant (a gather's receive side off the root), the
+     * type is not either: it may be MPI_DATATYPE_NULL, and every count is 0. */
+    size_t sz = b->counts || b->count ? dt_size(b->dt) : 0;
     for (int i = 0; i < b->n; i++) {
         c[i] = (uint64_t)bcount(b, i) * sz;
         d[i] = (uint64_t)bdispl(b, i) * sz;

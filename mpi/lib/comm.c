@@ -138,13 +138,13 @@ void comm_ctx_taken(uint32_t ctx)
 
 /* Task context (MPI_Comm_dup): what a duplicate inherits besides the group: attributes
  * through their copy callbacks, and the topology. On failure *dup is freed. */
-static int comm_dup_extras(MPI_Comm comm, MPI_Comm dup)
+static int comm_dup_extras(MPI_Comm comm, MPI_Comm *dup)
 {
-    int rc = attr_copy_all(comm, dup);
+    int rc = attr_copy_all(comm, *dup);
     if (rc == MPI_SUCCESS)
-        rc = topo_copy(comm, dup);
+        rc = topo_copy(comm, *dup);
     if (rc != MPI_SUCCESS)
-        MPI_Comm_free(&dup);
+        MPI_Comm_free(dup); /* MPI-3.1 6.7.2: a failed copy leaves the program MPI_COMM_NULL */
     return rc;
 }
 
@@ -167,7 +167,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         }
     }
     if (rc == MPI_SUCCESS)
-        rc = comm_dup_extras(comm, *newcomm);
+        rc = comm_dup_extras(comm, newcomm);
     return err_raise(comm, rc, "MPI_Comm_dup");
 }
 
@@ -213,6 +213,25 @@ static int split_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* Task context; see mpi_impl.h. */
+int comm_split_group(const int *all, MPI_Group from, int color, MPI_Group *out)
+{
+    int n = from->size, m = 0;
+    struct split_ent *ents = malloc(sizeof *ents * (size_t)n + 1);
+    if (!ents)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        if (all[2 * i] == color)
+            ents[m++] = (struct split_ent){all[2 * i + 1], i};
+    qsort(ents, (size_t)m, sizeof *ents, split_cmp);
+    MPI_Group g = m > 0 ? grp_new(m) : NULL;
+    for (int i = 0; g && i < m; i++)
+        g->world[i] = from->world[ents[i].rank];
+    free(ents);
+    *out = g;
+    return m > 0 && !g ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+}
+
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     if (!mpi_ready("MPI_Comm_split"))
@@ -220,14 +239,14 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_split");
     SPANS(comm, "MPI_Comm_split");
-    inter_refuse(comm, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
         return err_raise(comm, MPI_ERR_ARG, "MPI_Comm_split");
+    if (comm->remote)
+        return err_raise(comm, inter_split(comm, color, key, newcomm), "MPI_Comm_split");
     int n = comm->size, mine[2] = {color, key};
     int *all = malloc(sizeof(int) * 2 * (size_t)n);
-    struct split_ent *ents = malloc(sizeof *ents * (size_t)n);
     uint32_t ctx;
-    int rc = all && ents ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    int rc = all ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = coll_allgather_ints(mine, 2, all, comm);
     if (rc == MPI_SUCCESS)
@@ -235,22 +254,12 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (rc == MPI_SUCCESS && color == MPI_UNDEFINED) {
         *newcomm = MPI_COMM_NULL;
     } else if (rc == MPI_SUCCESS) {
-        int m = 0;
-        for (int i = 0; i < n; i++)
-            if (all[2 * i] == color)
-                ents[m++] = (struct split_ent){all[2 * i + 1], i};
-        qsort(ents, (size_t)m, sizeof *ents, split_cmp);
-        MPI_Group g = grp_new(m);
-        if (!g) {
-            rc = MPI_ERR_NO_MEM;
-        } else {
-            for (int i = 0; i < m; i++)
-                g->world[i] = comm->group->world[ents[i].rank];
+        MPI_Group g;
+        rc = comm_split_group(all, comm->group, color, &g);
+        if (rc == MPI_SUCCESS)
             rc = comm_make(g, ctx, comm, newcomm);
-        }
     }
     free(all);
-    free(ents);
     return err_raise(comm, rc, "MPI_Comm_split");
 }
 
@@ -261,12 +270,19 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     if (!comm_valid(comm))
         return err_raise(comm, MPI_ERR_COMM, "MPI_Comm_create");
     SPANS(comm, "MPI_Comm_create");
-    inter_refuse(comm, "MPI_Comm_create");
     if (!group)
         return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
     for (int i = 0; i < group->size; i++)
         if (grp_rank_of(comm->group, group->world[i]) == MPI_UNDEFINED)
             return err_raise(comm, MPI_ERR_GROUP, "MPI_Comm_create");
+    if (comm->remote) {
+        /* Each side names a subgroup of its own group: a split with one color, ordered
+         * as that subgroup orders its members. */
+        int r = grp_rank_of(group, mpi_comm_world_.rank);
+        return err_raise(comm,
+                         inter_split(comm, r == MPI_UNDEFINED ? MPI_UNDEFINED : 0, r, newcomm),
+                         "MPI_Comm_create");
+    }
     uint32_t ctx;
     int rc = agree_ctx(comm, &ctx);
     if (rc == MPI_SUCCESS) {

@@ -8,8 +8,10 @@
  * predefined object without keys that MPI_Info_free refuses.
  */
 #include "mpi_impl.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ukapp.h>
 
 struct info_ent {
     char *key, *val; /* malloc'd copies */
@@ -123,6 +125,70 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
         value[n] = 0;
     }
     return MPI_SUCCESS;
+}
+
+/* Task context (MPI-4.0): *buflen is the size of value on entry (0: only ask the length),
+ * the value's length + 1 on return; a value that does not fit is cut, NUL-terminated. */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char fn[] = "MPI_Info_get_string";
+    int rc = check(info);
+    if (rc == MPI_SUCCESS)
+        rc = check_key(key);
+    if (rc == MPI_SUCCESS && (!buflen || *buflen < 0 || !flag || (!value && *buflen > 0)))
+        rc = MPI_ERR_ARG;
+    if (rc != MPI_SUCCESS)
+        return err_raise(NULL, rc, fn);
+    int i = find(info, key);
+    *flag = i >= 0;
+    if (i < 0)
+        return MPI_SUCCESS;
+    size_t n = strlen(info->ents[i].val);
+    if (*buflen > 0) {
+        size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+        memcpy(value, info->ents[i].val, c);
+        value[c] = 0;
+    }
+    *buflen = (int)n + 1;
+    return MPI_SUCCESS;
+}
+
+/* Task context, also before MPI_Init and after MPI_Finalize (MPI-4.0 11.2.1): a new info
+ * with what started this process, under the keys mpiexec takes: command, argv (the
+ * arguments after the command, joined by spaces), maxprocs (the job's size), wdir and
+ * thread_level. Keys without a meaning here (soft, host, arch, file) are absent. */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    static const char fn[] = "MPI_Info_create_env";
+    char args[MPI_MAX_INFO_VAL + 1], num[16];
+    size_t n = 0;
+    if (!info || argc < 0 || (argc > 0 && !argv))
+        return err_raise(NULL, MPI_ERR_ARG, fn);
+    int rc = MPI_Info_create(info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    args[0] = 0;
+    for (int i = 1; i < argc && argv[i]; i++) {
+        size_t len = strlen(argv[i]);
+        if (n + (n > 0) + len > MPI_MAX_INFO_VAL)
+            break; /* an info value has a limit; a longer command line is cut at a word */
+        if (n > 0)
+            args[n++] = ' ';
+        memcpy(args + n, argv[i], len + 1);
+        n += len;
+    }
+    snprintf(num, sizeof num, "%d", uk_size());
+    if (argc > 0 && argv[0] && *argv[0])
+        rc = MPI_Info_set(*info, "command", argv[0]);
+    if (rc == MPI_SUCCESS && n > 0)
+        rc = MPI_Info_set(*info, "argv", args);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Info_set(*info, "maxprocs", num);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Info_set(*info, "wdir", "/");
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Info_set(*info, "thread_level", "MPI_THREAD_SERIALIZED");
+    return rc;
 }
 
 /* Task context. */

@@ -1,7 +1,7 @@
 /*
  * intercomm.c: intercommunicators: MPI_Intercomm_create, MPI_Intercomm_merge,
- * MPI_Comm_remote_size, MPI_Comm_remote_group, MPI_Comm_test_inter, and MPI_Comm_dup of
- * one (comm.c calls inter_dup).
+ * MPI_Comm_remote_size, MPI_Comm_remote_group, MPI_Comm_test_inter, and MPI_Comm_dup and
+ * MPI_Comm_split of one (comm.c calls inter_dup and inter_split).
  *
  * An intercommunicator is a communicator with a remote group (c->remote): its rank and
  * size are in the local group, peers named in point-to-point calls are ranks of the
@@ -18,8 +18,8 @@
  * of both groups moves past the id chosen.
  *
  * Collectives on intercommunicators other than intercomm_coll.c's blocking Barrier,
- * Bcast, Reduce, Allreduce and Allgather (and the constructors other than dup and merge)
- * are not implemented: they stop the job with a message (inter_refuse) rather than run
+ * Bcast, Reduce, Allreduce and Allgather (and the constructors other than dup, split and
+ * merge) are not implemented: they stop the job with a message (inter_refuse) rather than run
  * on the local group alone.
  */
 #include "mpi_impl.h"
@@ -194,6 +194,41 @@ int inter_dup(MPI_Comm ic, MPI_Comm *out)
     grp_retain(ic->group);
     grp_retain(ic->remote);
     return inter_make(ic->group, ic->remote, local, ctx, ic, out);
+}
+
+/* Task context, collective over both groups; see mpi_impl.h. Each color's members of
+ * both groups form one intercommunicator: its local group as MPI_Comm_split of the local
+ * group makes it, its remote group the other side's members of the color in the order
+ * their split gives them. One context id serves every color (the members are disjoint).
+ * MPI_COMM_NULL for MPI_UNDEFINED, or for a color the other group does not have. */
+int inter_split(MPI_Comm ic, int color, int key, MPI_Comm *out)
+{
+    int mine[2] = {color, key};
+    int *theirs = malloc(sizeof(int) * 2 * (size_t)ic->remote->size);
+    MPI_Comm local = MPI_COMM_NULL;
+    MPI_Group remote = NULL;
+    struct offer om = {0}, ot = {0};
+    uint32_t ctx;
+    *out = MPI_COMM_NULL;
+    if (!theirs)
+        return MPI_ERR_NO_MEM;
+    int rc = inter_allgather(mine, 2, MPI_INT, theirs, 2, MPI_INT, ic);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_split(ic->local, color, key, &local);
+    /* Every member takes the tag block, so all count the collectives on ic alike. */
+    struct inter_swap x = {ic, coll_tag_block(ic)};
+    if (rc == MPI_SUCCESS)
+        rc = agree(ic->local, 0, &om, &ot, swap_over_inter, &x, &ctx);
+    if (rc == MPI_SUCCESS && color != MPI_UNDEFINED)
+        rc = comm_split_group(theirs, ic->remote, color, &remote);
+    free(theirs);
+    if (rc != MPI_SUCCESS || !remote) {
+        if (local != MPI_COMM_NULL)
+            MPI_Comm_free(&local);
+        return rc;
+    }
+    grp_retain(local->group);
+    return inter_make(local->group, remote, local, ctx, ic, out);
 }
 
 /* Task context, collective over both groups. The group whose ranks passed high = 0 comes

@@ -128,6 +128,10 @@ int comm_new(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out);
  * caller made), move past it. */
 uint32_t comm_ctx_candidate(void);
 void comm_ctx_taken(uint32_t ctx);
+/* Task context. MPI_Comm_split's group for `color`: all[2 i], all[2 i + 1] are the color and
+ * key of rank i of `from`; members ordered by key, then rank. *out NULL if none has the
+ * color. MPI error code. */
+int comm_split_group(const int *all, MPI_Group from, int color, MPI_Group *out);
 
 /* dtype.c */
 
@@ -228,6 +232,9 @@ void mpi_abort_hook(int code) __attribute__((noreturn));
 /* Task context, collective over both groups of ic: MPI_Comm_dup of an intercommunicator
  * (MPI error code). */
 int inter_dup(MPI_Comm ic, MPI_Comm *out);
+/* Task context, collective over both groups of ic: MPI_Comm_split of an
+ * intercommunicator (color >= 0 or MPI_UNDEFINED, checked). MPI error code. */
+int inter_split(MPI_Comm ic, int color, int key, MPI_Comm *out);
 /* Task context: stops the job ("fn on an intercommunicator is not implemented") if comm
  * is an intercommunicator; returns otherwise. */
 void inter_refuse(MPI_Comm comm, const char *fn);

@@ -142,7 +142,8 @@ static int imrecv(void *buf, int count, MPI_Datatype dt, MPI_Message *msg, MPI_R
         MPI_Request r = (*msg)->req;
         r->ubuf = buf;
         r->ucount = count;
-        r->dt = dt;
+        r->dt = dt; /* replaces MPI_BYTE, which holds no reference */
+        dt_retain(dt);
         free(*msg);
         *req = r;
     }

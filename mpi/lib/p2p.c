@@ -93,6 +93,7 @@ static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int 
         r->ubuf = buf;
         r->ucount = count;
         r->dt = dt;
+        dt_retain(dt); /* until finish() unpacks: the program may free the type first */
         data = r->tmp;
     }
     rc = mpi_engine->irecv(&r->e, data, bytes, comm->ctx + ctxoff, src, tag);

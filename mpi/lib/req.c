@@ -27,15 +27,29 @@ MPI_Request req_alloc(void)
     return r;
 }
 
+/* Task context: drop what a receive kept until it completes: the buffer it receives a
+ * non-contiguous message into, and its reference on the datatype to unpack with (the
+ * program may free the type while the receive is pending, MPI-3.1 4.1.9). */
+static void drop_unpack(MPI_Request r)
+{
+    free(r->tmp);
+    r->tmp = 0;
+    dt_release(r->dt);
+    r->dt = 0;
+}
+
+/* Task context: back to the free list; a persistent request's datatype reference goes. */
 static void req_release(MPI_Request r)
 {
+    dt_release(r->pdt);
+    r->pdt = 0;
     r->next = free_reqs;
     free_reqs = r;
 }
 
 void req_discard(MPI_Request r)
 {
-    free(r->tmp);
+    drop_unpack(r);
     req_release(r);
 }
 
@@ -65,10 +79,7 @@ static int finish(MPI_Request *rp, MPI_Status *st)
         }
         dt_unpack(r->tmp, r->e.count, r->ubuf, r->ucount, r->dt);
     }
-    if (r->tmp) {
-        free(r->tmp);
-        r->tmp = 0;
-    }
+    drop_unpack(r);
     if (r->bsend)
         bsend_release(r->bsend);
     r->bsend = 0;
@@ -366,6 +377,7 @@ static int persist(const void *buf, int count, MPI_Datatype dt, int peer, int ta
     r->pbuf = buf;
     r->pcount = count;
     r->pdt = dt;
+    dt_retain(dt); /* each MPI_Start uses it, even after the program frees it */
     r->peer = peer;
     r->ptag = tag;
     r->pflags = flags;
