@@ -3,3 +3,8 @@
 # qemu/ukrun on 1x4, 2x2 and 4x2 nodes x ranks; the outputs must be identical. The
 # programs are built by tests/mpi/run.sh itself (into $(B)/mpi-ref and $(B)/mpi-uk).
 TEST_SUITES += mpi=tests/mpi/run.sh
+# The same programs on the library's Linux home (mpi/linux/): built with `ukmpicc
+# --linux`, run as 4 and 8 Linux processes over loopback by mpi/bin/ukmpirun, compared
+# with the same Open MPI references (made here when missing or stale). After the `mpi`
+# suite, which makes the references.
+TEST_SUITES += mpi-linux="tests/mpi/run.sh --linux-only"
