@@ -8,3 +8,6 @@ TEST_SUITES += mpi=tests/mpi/run.sh
 # with the same Open MPI references (made here when missing or stale). After the `mpi`
 # suite, which makes the references.
 TEST_SUITES += mpi-linux="tests/mpi/run.sh --linux-only"
+# The Linux platform under load and when it breaks: a stress test, ranks dying mid-job,
+# bad environments, and the stress test failing on deliberately broken platforms.
+TEST_SUITES += mpi-linux-faults=tests/mpi/linux_faults.sh

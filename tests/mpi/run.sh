@@ -101,6 +101,7 @@ ref_stale() { # PROG
     done
     return 1
 }
+# shellcheck disable=SC2086 # word lists
 [ $do_lx = 1 ] && nps=$(printf '%s\n' $nps $lx_nps | sort -nu | tr '\n' ' ')
 if [ $do_ref != 0 ]; then
     if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
