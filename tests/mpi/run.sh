@@ -21,8 +21,9 @@
 #              otherwise).
 #   linux      (--linux-only, which runs only this half) built with `mpi/bin/ukmpicc
 #              --linux` (the library on Linux, mpi/linux/), run as MPI_LX_NP (default
-#              "4 8") Linux processes over loopback by mpi/bin/ukmpirun; stdout kept in
-#              build/mpi-lx/PROG.NP.out. A test: exit code 0 and output identical to the
+#              "4 8") Linux processes over loopback by mpi/bin/ukmpirun, and the
+#              MPI_UK_POLICY_PROGS also in MPI_LX_POLICY_CONFIGS ("4:ipi 4:poll 4:local",
+#              NP:POLICY); stdout kept in build/mpi-lx/PROG.CONFIG.out. A test: exit code 0 and output identical to the
 #              reference. References missing or older than the programs are made first
 #              (the reference half for those programs only).
 #
@@ -54,6 +55,7 @@ policy_configs=${MPI_UK_POLICY_CONFIGS:-2x2:ipi 2x2:poll 1x4:local}
 uk_timeout=${MPI_UK_TIMEOUT:-90}
 ref_timeout=${MPI_REF_TIMEOUT:-120}
 lx_nps=${MPI_LX_NP:-4 8}
+lx_policy_configs=${MPI_LX_POLICY_CONFIGS:-4:ipi 4:poll 4:local}
 lx_timeout=${MPI_LX_TIMEOUT:-60}
 ref=$B/mpi-ref uk=$B/mpi-uk lx=$B/mpi-lx
 # ukmpicc and ukrun use the same build directory (B=build/check etc.) as the suite.
@@ -206,14 +208,21 @@ if [ $do_lx = 1 ]; then
             bad "linux/$p: ukmpicc --linux build" "see $lx/$p.build.log" "$lx/$p.build.log"
             continue
         fi
-        for np in $lx_nps; do
-            name="linux/$p.$np (ukmpirun -n $np)"
-            out=$lx/$p.$np.out log=$lx/$p.$np.log
+        lconfigs=$lx_nps
+        # shellcheck disable=SC2053 # the right side is a glob on purpose
+        [[ $p == $policy_progs ]] && lconfigs+=" $lx_policy_configs"
+        for c in $lconfigs; do
+            np=${c%%:*} policy=
+            [[ $c == *:* ]] && policy=${c#*:}
+            name="linux/$p.$c (ukmpirun -n $np${policy:+, progress $policy})"
+            out=$lx/$p.$c.out log=$lx/$p.$c.log
             if [ ! -f "$ref/$p.$np.out" ]; then
                 bad "$name" "no Open MPI reference $ref/$p.$np.out"
                 continue
             fi
-            timeout -k 10 $((lx_timeout + 30)) \
+            envs=()
+            [ -n "$policy" ] && envs=("UKMPI_CAD_PROGRESS=$policy")
+            env "${envs[@]}" timeout -k 10 $((lx_timeout + 30)) \
                 mpi/bin/ukmpirun -n "$np" --timeout "$lx_timeout" "$bin" >"$out" 2>"$log"
             rc=$?
             if [ $rc != 0 ]; then
