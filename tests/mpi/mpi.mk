@@ -11,3 +11,6 @@ TEST_SUITES += mpi-linux="tests/mpi/run.sh --linux-only"
 # The Linux platform under load and when it breaks: a stress test, ranks dying mid-job,
 # bad environments, and the stress test failing on deliberately broken platforms.
 TEST_SUITES += mpi-linux-faults=tests/mpi/linux_faults.sh
+# Mixed jobs: a unikernel node and a Linux process (the Linux build) as the two nodes of
+# one job, on the same hub through a TAP device in a network namespace (needs root).
+TEST_SUITES += mpi-mixed=tests/mpi/linux_mixed.sh
