@@ -65,6 +65,8 @@ int mlx_net_start(const struct mlx_env *e);
 int mlx_net_flushed(int peer);
 /* Task context (job end): stop the network thread and close the sockets. */
 void mlx_net_stop(void);
+/* Under the network lock, from its outermost unlock: push what plat_net_send corked. */
+void mlx_net_uncork(void);
 /* Any thread: interrupt "CPU" cpu: the network thread runs mpe_cad_flush(1) for it. */
 void mlx_net_kick(int cpu);
 

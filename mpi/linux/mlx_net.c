@@ -36,6 +36,7 @@
 #define MLX_RX_BYTES   65536          /* one read's buffer (the network thread's) */
 #define MLX_RX_READS   16             /* reads of one socket per wake-up, then the others */
 #define MLX_EVENTS     64
+#define MLX_CORK_MAX   4096 /* sends up to this size wait for the lock's release (corked) */
 
 enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN };
 
@@ -47,6 +48,7 @@ struct mlx_conn {
     uint8_t hello[MPE_WIRE_HDR];
     size_t hello_n;
     int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
+    int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send) */
     int dead;     /* under the network lock: closed or failed, out of epoll */
 };
 
@@ -61,6 +63,7 @@ static pthread_t thread;
 static int thread_started;
 static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
 static int nconns;
+static int corked_any; /* under the network lock: some conns[p]->corked */
 
 /* Any thread: epoll interest of k: input, and output while it waits for room. */
 static void interest(struct mlx_conn *k, int op)
@@ -81,14 +84,28 @@ static void conn_dead(struct mlx_conn *k)
 
 /* Under the network lock (the engine's pump); see mpe_plat.h. The socket's send buffer is
  * the queue: what it takes is copied; when it takes nothing (or not all), EPOLLOUT is
- * armed and its handler calls mpe_net_sent() so the engine pumps the rest. */
+ * armed and its handler calls mpe_net_sent() so the engine pumps the rest. The engine
+ * hands a header and its payload over separately: small sends stay corked until the
+ * outermost unlock of the network lock (mlx_net_uncork), so a small message leaves in one
+ * segment and the peer's network thread wakes once for it. */
 long plat_net_send(void *transport, const void *data, size_t len)
 {
     struct mlx_conn *k = transport;
+    int on = 1;
     if (k->dead)
         return -1;
     if (k->want_out)
         return 0; /* mpe_net_sent() follows when the socket has room */
+    if (len > MLX_CORK_MAX && k->corked) {
+        /* A large payload: send what is held now and this uncorked, so that the peer
+         * starts on the first segments while we copy the rest. */
+        int off = 0;
+        setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+        k->corked = 0;
+    } else if (len <= MLX_CORK_MAX && !k->corked &&
+               setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on) == 0) {
+        k->corked = corked_any = 1;
+    }
     ssize_t n;
     do
         n = send(k->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -100,6 +117,22 @@ long plat_net_send(void *transport, const void *data, size_t len)
         interest(k, EPOLL_CTL_MOD);
     }
     return n < 0 ? 0 : n;
+}
+
+/* Under the network lock; see mlx.h. */
+void mlx_net_uncork(void)
+{
+    int off = 0;
+    if (!corked_any)
+        return;
+    corked_any = 0;
+    for (int p = 0; p < nconns; p++) {
+        struct mlx_conn *k = conns[p];
+        if (k && k->corked) {
+            k->corked = 0;
+            setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+        }
+    }
 }
 
 /* Any thread; see mlx.h. The bit is set before the eventfd is written, so the network
@@ -159,10 +192,12 @@ static void conn_read(struct mlx_conn *k)
         } else {
             const char *why = n == 0 ? "peer closed the connection" : strerror(errno);
             conn_dead(k);
-            if (k->c)
+            if (k->c) {
                 mpe_net_failed(k->c, why);
-            else
-                close(k->fd), free(k); /* an accepted socket that never said HELLO */
+            } else { /* an accepted socket that never said HELLO */
+                close(k->fd);
+                free(k);
+            }
             plat_net_unlock(t);
             return;
         }

@@ -28,6 +28,7 @@ static struct mlx_task {
 /* The network lock: recursive for its holder (mpe_plat.h), as the unikernel's is for the
  * CPU that holds it (engine code called under it takes it again). */
 static pthread_mutex_t net_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static int lock_depth; /* under net_lock: its holder's nesting */
 
 /* Which "CPU" this thread is (mlx.h): the main thread is the rank's; the network thread
  * sets its own. */
@@ -120,12 +121,17 @@ void plat_free(void *p)
 int plat_net_lock(void)
 {
     pthread_mutex_lock(&net_lock);
+    lock_depth++;
     return 0;
 }
 
+/* The outermost unlock sends what the engine queued meanwhile (mlx_net_uncork). */
 void plat_net_unlock(int token)
 {
     (void)token;
+    if (lock_depth == 1)
+        mlx_net_uncork();
+    lock_depth--;
     pthread_mutex_unlock(&net_lock);
 }
 
