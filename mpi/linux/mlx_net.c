@@ -247,7 +247,11 @@ static void accept_all(void)
 /* Network thread: after the network work, the lock released: CAD progress kicked to this
  * "CPU", then what other contexts asked of the rank's CPU (plat_cad_ipi). While flushing
  * for the rank's CPU the thread is that CPU: mpe_cad_flush(1) then leaves the work to the
- * rank when it is inside the engine (its mpe_leave flushes), as an interrupt would. */
+ * rank when it is inside the engine (its mpe_leave flushes), as an interrupt would.
+ * Hazard: unlike an interrupted task, the rank keeps running meanwhile and may enter the
+ * engine and flush the same list from its mpe_leave: each takes entries off the lock-free
+ * list (lf_take_all), so every kicked run goes to one of them, and a run's own try-lock
+ * (mpe_cad.c's progress) keeps two contexts out of one run. */
 static void cad_tail(void)
 {
     uint32_t ipi = __atomic_exchange_n(&pending_ipi, 0, __ATOMIC_SEQ_CST);
