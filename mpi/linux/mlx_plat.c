@@ -35,6 +35,7 @@ static int lock_depth; /* under net_lock: its holder's nesting */
 static __thread int this_cpu = MLX_CPU_RANK;
 static __thread uint64_t irq_ns;
 
+/* The mlx_* functions: the threads mlx.h gives each. */
 uint64_t mlx_now_ns(void)
 {
     struct timespec ts;
@@ -52,6 +53,7 @@ void mlx_plat_set_irq_time(uint64_t ns)
     irq_ns = ns;
 }
 
+/* The plat_* functions: the contexts mpe_plat.h gives each. */
 struct mpe_node *plat_node(void)
 {
     return mlx_node;
@@ -67,6 +69,7 @@ int plat_rank(void)
     return mlx_env()->node; /* one rank per node: rank = node id */
 }
 
+/* Any thread: the futex system call on a private (this process's) word. */
 static long futex(uint32_t *word, int op, uint32_t val)
 {
     return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
