@@ -31,12 +31,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MLX_CONNECT_NS 60000000000ull /* peers start within a minute of each other */
-#define MLX_RETRY_NS   20000000ull    /* between connection attempts while a peer starts */
-#define MLX_RX_BYTES   65536          /* one read's buffer (the network thread's) */
-#define MLX_RX_READS   16             /* reads of one socket per wake-up, then the others */
-#define MLX_EVENTS     64
-#define MLX_CORK_MAX   4096 /* sends up to this size wait for the lock's release (corked) */
+#define MLX_CONNECT_NS   60000000000ull /* peers start within a minute of each other */
+#define MLX_RETRY_NS     20000000ull    /* between connection attempts while a peer starts */
+#define MLX_RX_BYTES     65536          /* one read's buffer (the network thread's) */
+#define MLX_RX_READS     16             /* reads of one socket per wake-up, then the others */
+#define MLX_EVENTS       64
+#define MLX_KEEP_IDLE_S  5    /* a silent connection is probed after this ... */
+#define MLX_KEEP_INTVL_S 2    /* ... every this many seconds ... */
+#define MLX_KEEP_COUNT   5    /* ... and fails after this many unanswered probes */
+#define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
 
 enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN };
 
@@ -219,18 +222,25 @@ static void conn_writable(struct mlx_conn *k)
     plat_net_unlock(t);
 }
 
-/* Any thread: a connected socket as the engine wants it (non-blocking, no Nagle: the
- * engine writes a header and its payload separately, and Nagle would hold the payload
- * until the header is acknowledged). */
+/* Any thread: a connected socket as the engine wants it: no Nagle (small sends are
+ * corked by plat_net_send instead), and keepalive probes, so that a peer that vanished
+ * without closing (a unikernel node's VM powers off when its job fails) is found while we
+ * wait for it: its silence fails the socket (ETIMEDOUT) after MLX_KEEP_IDLE_S +
+ * MLX_KEEP_COUNT x MLX_KEEP_INTVL_S seconds. A live peer's TCP answers the probes even
+ * while its rank computes. */
 static struct mlx_conn *conn_new(int fd)
 {
-    int one = 1;
+    int one = 1, idle = MLX_KEEP_IDLE_S, intvl = MLX_KEEP_INTVL_S, count = MLX_KEEP_COUNT;
     struct mlx_conn *k = calloc(1, sizeof *k);
     if (!k)
         plat_fatal("out of memory for a connection");
     k->kind = EV_CONN;
     k->fd = fd;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
     return k;
 }
 

@@ -54,23 +54,34 @@ if ! { ip netns add "$ns" && ip -n "$ns" link set lo up &&
     finish
 fi
 
-# run PROG LINUX-NODE: one mixed job; the unikernel is the other node of 2.
-run() {
-    local p=$1 lx=$2 uk=$((1 - $2)) name="$1.linux-node$2" w=$out/$1
-    local peers
+# job DIR PROG LINUX-NODE [ARGS...]: one mixed job of DIR/PROG (the unikernel image) and
+# DIR/PROG.linux; the unikernel is the other node of 2. Sets ukrc and lxrc; the logs are
+# DIR/uk.LINUX-NODE.log and DIR/linux.LINUX-NODE.log.
+job() {
+    local w=$1 p=$2 lx=$3 peers a
+    shift 3
     peers=$([ "$lx" = 0 ] && echo "$TAP_ADDR,$SUBNET.2" || echo "$SUBNET.1,$TAP_ADDR")
-    printf 'image=%s\nsize=2\nnodes=2\n' "$p" >"$w/job.conf"
+    {
+        printf 'image=%s\nsize=2\nnodes=2\n' "$p"
+        for a in "$@"; do echo "arg=$a"; done
+    } >"$w/job.conf"
     (cd "$w" && printf '%s\n' job.conf "$p" | cpio -o -H newc --quiet >initrd.cpio)
     timeout -k 10 $((TIMEOUT + 30)) qemu/uknodes --nodes 2 --timeout "$TIMEOUT" --tap "$TAP_IF" \
         --netns "$ns" --kill "$lx:$KILL_RE" --append "peers=$peers" --initrd "$w/initrd.cpio" \
         "$babs/uk/ukernel.elf" >"$w/uk.$lx.log" 2>&1 &
     local ukpid=$!
     ip netns exec "$ns" env UKMPI_NODE="$lx" UKMPI_NODES=2 \
-        UKMPI_PEERS="${peers/,/:$MPE_PORT,}:$MPE_PORT" timeout -k 5 "$TIMEOUT" "$w/$p.linux" \
+        UKMPI_PEERS="${peers/,/:$MPE_PORT,}:$MPE_PORT" timeout -k 5 "$TIMEOUT" "$w/$p.linux" "$@" \
         >"$w/linux.$lx.log" 2>&1
-    local lxrc=$?
+    lxrc=$?
     wait "$ukpid"
-    local ukrc=$?
+    ukrc=$?
+}
+
+# run PROG LINUX-NODE: a conformance program as a mixed job.
+run() {
+    local p=$1 lx=$2 uk=$((1 - $2)) name="$1.linux-node$2" w=$out/$1
+    job "$w" "$p" "$lx"
     # Rank 0's lines: the Linux process's stdout, or the unikernel console's "[nI] [0] ".
     if [ "$lx" = 0 ]; then cp "$w/linux.$lx.log" "$w/out.$lx"; else
         sed -nE "s/^\[n$uk\] \[0\] //p" "$w/uk.$lx.log" >"$w/out.$lx"
@@ -85,6 +96,34 @@ run() {
         ok "$name (unikernel node $uk + Linux node $lx, $(grep -c '^ok ' "$w/out.$lx") checks)"
     fi
 }
+
+# A rank that aborts on one side ends the job on the other: die.c's rank 1 calls MPI_Abort
+# mid-job, on the Linux node (its socket closes) and then on the unikernel node (its VM
+# powers off without closing anything: the Linux node finds it by its keepalive probes).
+die_test() { # LINUX-NODE
+    local lx=$1 w=$out/die name="abort.linux-node$1"
+    local want_uk want_lx
+    want_lx=$([ "$lx" = 1 ] && echo 9 || echo 73) want_uk=$([ "$lx" = 1 ] && echo 73 || echo 9)
+    job "$w" die "$lx" 1 abort
+    if [ "$lxrc" != "$want_lx" ] || [ "$ukrc" != "$want_uk" ]; then
+        bad "$name" "unikernel node exit $ukrc (want $want_uk), Linux node exit $lxrc (want $want_lx)" \
+            "$w/uk.$lx.log"
+        sed 's/^/    linux| /' "$w/linux.$lx.log" | tail -n 5
+    elif ! grep -q "mpi: node 0: connection to node 1 failed" "$w/uk.$lx.log" "$w/linux.$lx.log"; then
+        bad "$name" "the surviving node 0 did not say its connection to node 1 failed" "$w/uk.$lx.log"
+    else
+        ok "$name (rank 1 aborts with 9: the other node ends with 73)"
+    fi
+}
+mkdir -p "$out/die"
+if mpi/bin/ukmpicc -O2 tests/mpi/linux/die.c -o "$out/die/die" >"$out/die/build.log" 2>&1 &&
+    mpi/bin/ukmpicc --linux -O2 tests/mpi/linux/die.c -o "$out/die/die.linux" \
+        >>"$out/die/build.log" 2>&1; then
+    die_test 1
+    die_test 0
+else
+    bad abort "build failed" "$out/die/build.log"
+fi
 
 for p in $MIXED_PROGS; do
     w=$out/$p
