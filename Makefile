@@ -26,6 +26,7 @@ include unikernel/unikernel.mk
 include tests/uk/uk.mk
 include net/impi.mk
 include mpi/mpi.mk
+include mpi/linux/linux.mk
 include tests/fuzz/fuzz.mk
 include qemu/ukfiles/ukfiles.mk
 include mpi/waitio/waitio.mk

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# tests/mpi/run.sh [--ref-only | --uk-only] [FILTER]: the MPI conformance suite.
+# tests/mpi/run.sh [--ref-only | --uk-only | --linux-only] [FILTER]: the MPI conformance
+# suite.
 #
 # Every program of tests/mpi/progs/*.c (or those whose name contains FILTER) is a
 # self-checking MPI program whose rank 0 prints one "ok N - ..." / "not ok N - ..." line
 # per check and a closing "# conformance PROG: N checks, M failed"; the output depends only
-# on the number of ranks. Two halves:
+# on the number of ranks. Two halves, and a third on request:
 #
 #   reference  built with Debian's mpicc, run under Open MPI's mpirun with each rank count
 #              of MPI_NP (default "4 8"); rank 0's output saved as
@@ -18,21 +19,29 @@
 #              prefixes stripped) in build/mpi-uk/PROG.CONFIG.out. A test: exit code 0 and
 #              output identical to the reference of the same rank count (the diff is shown
 #              otherwise).
+#   linux      (--linux-only, which runs only this half) built with `mpi/bin/ukmpicc
+#              --linux` (the library on Linux, mpi/linux/), run as MPI_LX_NP (default
+#              "4 8") Linux processes over loopback by mpi/bin/ukmpirun, and the
+#              MPI_UK_POLICY_PROGS also in MPI_LX_POLICY_CONFIGS ("4:ipi 4:poll 4:local",
+#              NP:POLICY); stdout kept in build/mpi-lx/PROG.CONFIG.out. A test: exit code 0 and output identical to the
+#              reference. References missing or older than the programs are made first
+#              (the reference half for those programs only).
 #
 # MPI_UK_TIMEOUT (default 90: a program takes well under a minute) bounds each QEMU job;
 # after a program timed out once, its remaining configurations are not run (reported as
 # failed) unless MPI_UK_KEEP_GOING=1, so a hanging library costs minutes, not an hour.
-# MPI_REF_TIMEOUT (default 120) bounds each mpirun. Logs: build/mpi-ref/*.log,
-# build/mpi-uk/*.log.
+# MPI_REF_TIMEOUT (default 120) bounds each mpirun, MPI_LX_TIMEOUT (default 60) each
+# ukmpirun. Logs: build/mpi-ref/*.log, build/mpi-uk/*.log, build/mpi-lx/*.log.
 # Closing line: "mpi: N passed, N failed"; exits non-zero if any test failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 B=${B:-build}
-do_ref=1 do_uk=1 filter=
+do_ref=1 do_uk=1 do_lx=0 filter=
 while [ $# -gt 0 ]; do
     case $1 in
     --ref-only) do_uk=0; shift ;;
     --uk-only) do_ref=0; shift ;;
+    --linux-only) do_ref=stale do_uk=0 do_lx=1; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$ d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) filter=$1; shift ;;
     esac
@@ -45,12 +54,15 @@ policy_progs=${MPI_UK_POLICY_PROGS:-icolls*}
 policy_configs=${MPI_UK_POLICY_CONFIGS:-2x2:ipi 2x2:poll 1x4:local}
 uk_timeout=${MPI_UK_TIMEOUT:-90}
 ref_timeout=${MPI_REF_TIMEOUT:-120}
-ref=$B/mpi-ref uk=$B/mpi-uk
+lx_nps=${MPI_LX_NP:-4 8}
+lx_policy_configs=${MPI_LX_POLICY_CONFIGS:-4:ipi 4:poll 4:local}
+lx_timeout=${MPI_LX_TIMEOUT:-60}
+ref=$B/mpi-ref uk=$B/mpi-uk lx=$B/mpi-lx
 # ukmpicc and ukrun use the same build directory (B=build/check etc.) as the suite.
 babs=$(mkdir -p "$B" && cd "$B" && pwd)
 export UKMPI_BUILD=${UKMPI_BUILD:-$babs} UKRUN_KERNEL=${UKRUN_KERNEL:-$babs/uk/ukernel.elf}
 export UKHUB=${UKHUB:-$babs/net/ukhub}
-mkdir -p "$ref/bin" "$uk/bin"
+mkdir -p "$ref/bin" "$uk/bin" "$lx/bin"
 pass=0 fail=0
 
 ok() {
@@ -80,11 +92,25 @@ done
 mpirun_flags=(--oversubscribe --bind-to none --mca btl self,vader
     --mca btl_vader_single_copy_mechanism none)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
-if [ $do_ref = 1 ]; then
+# A reference of PROG is stale when one of its outputs (for $nps) is missing or older than
+# the programs' sources.
+ref_stale() { # PROG
+    local np
+    for np in $nps; do
+        [ -f "$ref/$1.$np.out" ] || return 0
+        [ -n "$(find "tests/mpi/progs/$1.c" tests/mpi/progs/*.h -newer "$ref/$1.$np.out")" ] &&
+            return 0
+    done
+    return 1
+}
+# shellcheck disable=SC2086 # word lists
+[ $do_lx = 1 ] && nps=$(printf '%s\n' $nps $lx_nps | sort -nu | tr '\n' ' ')
+if [ $do_ref != 0 ]; then
     if ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
         bad "reference" "mpicc/mpirun not found (Debian's openmpi-bin, libopenmpi-dev: make deps)"
     else
         for p in "${progs[@]}"; do
+            [ $do_ref = stale ] && ! ref_stale "$p" && continue
             if ! mpicc -std=c99 -O2 -Wall -Wextra -Werror "tests/mpi/progs/$p.c" \
                 -o "$ref/bin/$p" >"$ref/$p.build.log" 2>&1; then
                 for np in $nps; do rm -f "$ref/$p.$np.out"; done
@@ -160,6 +186,48 @@ if [ $do_uk = 1 ]; then
             if [ $rc != 0 ]; then
                 why="exit code $rc"
                 [ $rc = 124 ] && why="timeout after ${uk_timeout}s" timed_out=$c
+                bad "$name" "$why" "$log"
+                diff -u "$ref/$p.$np.out" "$out" | head -n 30 | sed 's/^/    diff| /'
+            elif ! diff -q "$ref/$p.$np.out" "$out" >/dev/null; then
+                bad "$name" "output differs from Open MPI's (- Open MPI, + ours)"
+                diff -u "$ref/$p.$np.out" "$out" | head -n 40 | sed 's/^/    diff| /'
+            else
+                ok "$name"
+            fi
+        done
+    done
+fi
+
+# --- linux: ukmpicc --linux + ukmpirun ----------------------------------------------------
+if [ $do_lx = 1 ]; then
+    for p in "${progs[@]}"; do
+        bin=$lx/bin/$p
+        rm -f "$bin"
+        if ! mpi/bin/ukmpicc --linux -O2 -Wall -Werror "tests/mpi/progs/$p.c" -o "$bin" \
+            >"$lx/$p.build.log" 2>&1; then
+            bad "linux/$p: ukmpicc --linux build" "see $lx/$p.build.log" "$lx/$p.build.log"
+            continue
+        fi
+        lconfigs=$lx_nps
+        # shellcheck disable=SC2053 # the right side is a glob on purpose
+        [[ $p == $policy_progs ]] && lconfigs+=" $lx_policy_configs"
+        for c in $lconfigs; do
+            np=${c%%:*} policy=
+            [[ $c == *:* ]] && policy=${c#*:}
+            name="linux/$p.$c (ukmpirun -n $np${policy:+, progress $policy})"
+            out=$lx/$p.$c.out log=$lx/$p.$c.log
+            if [ ! -f "$ref/$p.$np.out" ]; then
+                bad "$name" "no Open MPI reference $ref/$p.$np.out"
+                continue
+            fi
+            envs=()
+            [ -n "$policy" ] && envs=("UKMPI_CAD_PROGRESS=$policy")
+            env "${envs[@]}" timeout -k 10 $((lx_timeout + 30)) \
+                mpi/bin/ukmpirun -n "$np" --timeout "$lx_timeout" "$bin" >"$out" 2>"$log"
+            rc=$?
+            if [ $rc != 0 ]; then
+                why="exit code $rc"
+                [ $rc = 124 ] && why="timeout after ${lx_timeout}s"
                 bad "$name" "$why" "$log"
                 diff -u "$ref/$p.$np.out" "$out" | head -n 30 | sed 's/^/    diff| /'
             elif ! diff -q "$ref/$p.$np.out" "$out" >/dev/null; then

@@ -1,0 +1,18 @@
+# The MPI library's Linux home (ARCHITECTURE.md decisions 10 and 15): mpi/lib, mpi/core
+# and mpi/cad, unchanged, with the Linux platform of mpi/linux/ (mlx.h), built by the
+# host's gcc into $(B)/linux/libukmpi.a. `mpi/bin/ukmpicc --linux` links programs with it;
+# `mpi/bin/ukmpirun` runs them as the nodes of a job on this host.
+MLX_SRCS := $(wildcard mpi/linux/*.c) $(MPI_CORE_SRCS) $(MPI_LIB_SRCS) $(IMPI_CODEC)
+MLX_OBJS := $(patsubst %.c,$(B)/linux/obj/%.o,$(MLX_SRCS))
+MLX_LIB := $(B)/linux/libukmpi.a
+MLX_INC := -Impi/linux -Impi/impi $(MPI_LIB_INC)
+
+$(B)/linux/obj/%.o: %.c $(wildcard mpi/linux/*.h mpi/lib/*.h mpi/include/*.h mpi/core/*.h \
+                                   mpi/cad/*.h) | deps
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -pthread $(MLX_INC) -c $< -o $@
+
+$(MLX_LIB): $(MLX_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+ALL_TARGETS += $(MLX_LIB)

@@ -1,0 +1,77 @@
+/*
+ * mlx.h: the MPI engine on Linux (ARCHITECTURE.md decisions 10 and 15): one Linux process
+ * is one node of a job with exactly one rank, speaking the native protocol (mpe_wire.h)
+ * to its peers over one TCP connection per node pair, so that it can be a node of a job
+ * next to unikernel nodes.
+ *
+ * Threads: the rank is the process's main thread ("CPU 1", task context). One network
+ * thread per process ("CPU 0") plays the unikernel's NIC interrupt: it waits in epoll on
+ * the node-pair sockets and an eventfd (kicks), and runs the engine's receive path under
+ * the network lock, so matching and copies into posted buffers happen there. The files:
+ *
+ *   mlx_env.c   the job's layout from the environment (UKMPI_NODE, UKMPI_NODES, ...)
+ *   mlx_plat.c  mpe_plat.h: wake-ups, the network lock, CPUs, time, fatal errors
+ *   mlx_net.c   the network thread, the node-pair sockets, plat_net_send
+ *   mlx_job.c   job start (listen, connect, HELLOs) and end (BYE, flush)
+ *   mlx_abi.c   the uk_abi table mpi/lib calls, filled with Linux functions
+ */
+#ifndef MPI_LINUX_MLX_H
+#define MPI_LINUX_MLX_H
+#include <stdint.h>
+
+struct mpe_node;
+
+/* The "CPUs" of mpe_plat.h: the network thread and the rank's thread. */
+#define MLX_CPU_NET  0
+#define MLX_CPU_RANK 1
+#define MLX_NCPUS    2
+
+/* The port of a node whose address names none: the unikernel's (mpe_uk.c). */
+#define MLX_DEFAULT_PORT 7101
+/* Exit code of a job the engine found broken (a peer died, bad input): the unikernel's
+ * EXIT_MPI (uk/power.h), so launchers read both alike. */
+#define MLX_EXIT_FATAL   73
+
+/* The job's layout (mlx_env.c). */
+struct mlx_peer {
+    uint32_t ip;   /* IPv4, network byte order */
+    uint16_t port; /* host byte order */
+};
+struct mlx_env {
+    int node, nodes, size; /* this node, the job's nodes and ranks (one rank per node) */
+    struct mlx_peer *peer; /* [nodes] */
+};
+
+/* Any thread: the layout, parsed from the environment on the first call; a bad value
+ * prints why and ends the process with MLX_EXIT_FATAL. */
+const struct mlx_env *mlx_env(void);
+
+/* mlx_plat.c. Any thread: the node's engine once the job started (mpe_plat.h). */
+extern struct mpe_node *mlx_node;
+/* Network thread: it runs as "CPU 0"; while it flushes CAD work for another CPU (the
+ * platform's IPI, see mlx_net.c), as that CPU. */
+void mlx_plat_set_cpu(int cpu);
+/* Network thread: the time the current batch of socket events began (plat_irq_tsc), 0
+ * outside one. */
+void mlx_plat_set_irq_time(uint64_t ns);
+/* Any thread: CLOCK_MONOTONIC in ns. */
+uint64_t mlx_now_ns(void);
+
+/* mlx_net.c. Task context (job start): sockets, epoll, the network thread. 0, or -1 with
+ * a message printed. */
+int mlx_net_start(const struct mlx_env *e);
+/* Task context (job end): every peer said BYE, and every byte we sent reached it (acked);
+ * the same as mpe_job_end's wait for the unikernel (1 when done). */
+int mlx_net_flushed(int peer);
+/* Task context (job end): stop the network thread and close the sockets. */
+void mlx_net_stop(void);
+/* Under the network lock, from its outermost unlock: push what plat_net_send corked. */
+void mlx_net_uncork(void);
+/* Any thread: interrupt "CPU" cpu: the network thread runs mpe_cad_flush(1) for it. */
+void mlx_net_kick(int cpu);
+
+/* mlx_job.c. Task context, from MPI_Init (mpe_ops.init): create the engine, connect the
+ * job, wait for every HELLO. 0, or -MPE_EPEER. */
+int mlx_job_init(void);
+
+#endif

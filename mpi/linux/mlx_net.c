@@ -1,0 +1,422 @@
+/*
+ * mlx_net.c: the node-pair TCP connections of a Linux node and the network thread that
+ * serves them (mlx.h). The network thread is this platform's NIC interrupt: it waits in
+ * epoll, reads what arrived and hands it to the engine under the network lock (matching
+ * and the copy into a posted buffer happen there), tells the engine when a socket has
+ * room again, and then, with the lock released, runs the CAD progress kicked to it (the
+ * unikernel's interrupt tail and CAD IPI).
+ *
+ * Connections as on the unikernel (mpe_uk.c): the lower-numbered node listens, the higher
+ * connects. Every node's first header is its HELLO (mpe_wire.h, aux = node id), so an
+ * accepted socket is matched to its node by reading that HELLO (addresses do not tell
+ * nodes apart on one host); the header is then fed to the engine like any other bytes.
+ */
+#include "mlx.h"
+#include "mpe.h"
+#include "mpe_plat.h"
+#include "mpe_transport.h"
+#include "mpe_wire.h"
+#include <errno.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MLX_CONNECT_NS   60000000000ull /* peers start within a minute of each other */
+#define MLX_RETRY_NS     20000000ull    /* between connection attempts while a peer starts */
+#define MLX_RX_BYTES     65536          /* one read's buffer (the network thread's) */
+#define MLX_RX_READS     16             /* reads of one socket per wake-up, then the others */
+#define MLX_EVENTS       64
+#define MLX_KEEP_IDLE_S  5    /* a silent connection is probed after this ... */
+#define MLX_KEEP_INTVL_S 2    /* ... every this many seconds ... */
+#define MLX_KEEP_COUNT   5    /* ... and fails after this many unanswered probes */
+#define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
+
+enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN };
+
+/* One node-pair socket: the engine's transport handle (mpe_conn_attach). */
+struct mlx_conn {
+    enum ev_kind kind; /* EV_CONN: first, epoll's data points here */
+    int fd;
+    struct mpe_conn *c; /* NULL while an accepted socket has not said HELLO */
+    uint8_t hello[MPE_WIRE_HDR];
+    size_t hello_n;
+    int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
+    int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send) */
+    int dead;     /* under the network lock: closed or failed, out of epoll */
+};
+
+static int ep = -1;
+static struct {
+    enum ev_kind kind;
+    int fd;
+} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1};
+static uint32_t pending_ipi; /* bit per "CPU": mpe_cad_flush(1) wanted there */
+static volatile int stopping;
+static pthread_t thread;
+static int thread_started;
+static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
+static int nconns;
+static int corked_any; /* under the network lock: some conns[p]->corked */
+
+/* Any thread: epoll interest of k: input, and output while it waits for room. */
+static void interest(struct mlx_conn *k, int op)
+{
+    struct epoll_event ev = {.events = EPOLLIN | (k->want_out ? EPOLLOUT : 0), .data.ptr = k};
+    epoll_ctl(ep, op, k->fd, &ev);
+}
+
+/* Under the network lock: k is finished with; its fd stays open (the engine may still
+ * hold the handle) until mlx_net_stop. */
+static void conn_dead(struct mlx_conn *k)
+{
+    if (k->dead)
+        return;
+    k->dead = 1;
+    epoll_ctl(ep, EPOLL_CTL_DEL, k->fd, NULL);
+}
+
+/* Under the network lock (the engine's pump); see mpe_plat.h. The socket's send buffer is
+ * the queue: what it takes is copied; when it takes nothing (or not all), EPOLLOUT is
+ * armed and its handler calls mpe_net_sent() so the engine pumps the rest. The engine
+ * hands a header and its payload over separately: small sends stay corked until the
+ * outermost unlock of the network lock (mlx_net_uncork), so a small message leaves in one
+ * segment and the peer's network thread wakes once for it. */
+long plat_net_send(void *transport, const void *data, size_t len)
+{
+    struct mlx_conn *k = transport;
+    int on = 1;
+    if (k->dead)
+        return -1;
+    if (k->want_out)
+        return 0; /* mpe_net_sent() follows when the socket has room */
+    if (len > MLX_CORK_MAX && k->corked) {
+        /* A large payload: send what is held now and this uncorked, so that the peer
+         * starts on the first segments while we copy the rest. */
+        int off = 0;
+        setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+        k->corked = 0;
+    } else if (len <= MLX_CORK_MAX && !k->corked &&
+               setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on) == 0) {
+        k->corked = corked_any = 1;
+    }
+    ssize_t n;
+    do
+        n = send(k->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+        return -1;
+    if (n < 0 || (size_t)n < len) {
+        k->want_out = 1;
+        interest(k, EPOLL_CTL_MOD);
+    }
+    return n < 0 ? 0 : n;
+}
+
+/* Under the network lock; see mlx.h. */
+void mlx_net_uncork(void)
+{
+    int off = 0;
+    if (!corked_any)
+        return;
+    corked_any = 0;
+    for (int p = 0; p < nconns; p++) {
+        struct mlx_conn *k = conns[p];
+        if (k && k->corked) {
+            k->corked = 0;
+            setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
+        }
+    }
+}
+
+/* Any thread; see mlx.h. The bit is set before the eventfd is written, so the network
+ * thread, which reads the bits after epoll returned for the eventfd, sees it. */
+void mlx_net_kick(int cpu)
+{
+    uint64_t one = 1;
+    __atomic_fetch_or(&pending_ipi, 1u << cpu, __ATOMIC_SEQ_CST);
+    if (write(kick.fd, &one, sizeof one) < 0 && errno != EAGAIN)
+        plat_fatal("cannot kick the network thread: %s", strerror(errno));
+}
+
+/* Network thread, under the network lock: the HELLO of accepted socket k is complete:
+ * attach it to its node's connection, or refuse it. */
+static void hello_done(struct mlx_conn *k)
+{
+    struct mpe_wire w;
+    int me = mpe_node_id(mlx_node);
+    const char *why = mpe_wire_decode(k->hello, &w, UINT64_MAX);
+    int peer = why || w.type != MPE_W_HELLO ? -1 : (int)w.aux;
+    struct mpe_conn *c = peer > me ? mpe_node_conn(mlx_node, peer) : NULL;
+    if (!c || mpe_conn_transport(c)) {
+        fprintf(stderr, "mpi: node %d: refused a connection from an unknown or duplicate peer\n",
+                me);
+        conn_dead(k);
+        close(k->fd);
+        free(k);
+        return;
+    }
+    k->c = c;
+    conns[peer] = k;
+    mpe_conn_attach(c, k);
+    mpe_net_rx(c, k->hello, sizeof k->hello);
+}
+
+/* Network thread: read what k has (bounded), into the engine. */
+static void conn_read(struct mlx_conn *k)
+{
+    static uint8_t buf[MLX_RX_BYTES]; /* the network thread's only */
+    for (int i = 0; i < MLX_RX_READS; i++) {
+        uint8_t *to = k->c ? buf : k->hello + k->hello_n;
+        size_t room = k->c ? sizeof buf : sizeof k->hello - k->hello_n;
+        ssize_t n = read(k->fd, to, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        int t = plat_net_lock();
+        if (n > 0 && k->c) {
+            mpe_net_rx(k->c, buf, (size_t)n);
+        } else if (n > 0) {
+            k->hello_n += (size_t)n;
+            if (k->hello_n == sizeof k->hello)
+                hello_done(k); /* may free k */
+            plat_net_unlock(t);
+            return;
+        } else {
+            const char *why = n == 0 ? "peer closed the connection" : strerror(errno);
+            conn_dead(k);
+            if (k->c) {
+                mpe_net_failed(k->c, why);
+            } else { /* an accepted socket that never said HELLO */
+                close(k->fd);
+                free(k);
+            }
+            plat_net_unlock(t);
+            return;
+        }
+        plat_net_unlock(t);
+        if ((size_t)n < room)
+            return;
+    }
+}
+
+/* Network thread: the socket has room again. */
+static void conn_writable(struct mlx_conn *k)
+{
+    int t = plat_net_lock();
+    if (!k->dead && k->want_out) {
+        k->want_out = 0;
+        interest(k, EPOLL_CTL_MOD);
+        mpe_net_sent(k->c);
+    }
+    plat_net_unlock(t);
+}
+
+/* Any thread: a connected socket as the engine wants it: no Nagle (small sends are
+ * corked by plat_net_send instead), and keepalive probes, so that a peer that vanished
+ * without closing (a unikernel node's VM powers off when its job fails) is found while we
+ * wait for it: its silence fails the socket (ETIMEDOUT) after MLX_KEEP_IDLE_S +
+ * MLX_KEEP_COUNT x MLX_KEEP_INTVL_S seconds. A live peer's TCP answers the probes even
+ * while its rank computes. */
+static struct mlx_conn *conn_new(int fd)
+{
+    int one = 1, idle = MLX_KEEP_IDLE_S, intvl = MLX_KEEP_INTVL_S, count = MLX_KEEP_COUNT;
+    struct mlx_conn *k = calloc(1, sizeof *k);
+    if (!k)
+        plat_fatal("out of memory for a connection");
+    k->kind = EV_CONN;
+    k->fd = fd;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+    return k;
+}
+
+/* Network thread: accept the higher-numbered nodes; they are known by their HELLO. */
+static void accept_all(void)
+{
+    int fd;
+    while ((fd = accept4(listener.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+        struct mlx_conn *k = conn_new(fd);
+        interest(k, EPOLL_CTL_ADD);
+    }
+}
+
+/* Network thread: after the network work, the lock released: CAD progress kicked to this
+ * "CPU", then what other contexts asked of the rank's CPU (plat_cad_ipi). While flushing
+ * for the rank's CPU the thread is that CPU: mpe_cad_flush(1) then leaves the work to the
+ * rank when it is inside the engine (its mpe_leave flushes), as an interrupt would.
+ * Hazard: unlike an interrupted task, the rank keeps running meanwhile and may enter the
+ * engine and flush the same list from its mpe_leave: each takes entries off the lock-free
+ * list (lf_take_all), so every kicked run goes to one of them, and a run's own try-lock
+ * (mpe_cad.c's progress) keeps two contexts out of one run. */
+static void cad_tail(void)
+{
+    uint32_t ipi = __atomic_exchange_n(&pending_ipi, 0, __ATOMIC_SEQ_CST);
+    mpe_cad_flush(1);
+    for (int cpu = 0; cpu < MLX_NCPUS; cpu++) {
+        if (!(ipi & (1u << cpu)) || cpu == MLX_CPU_NET)
+            continue;
+        mlx_plat_set_cpu(cpu);
+        mpe_cad_flush(1);
+        mlx_plat_set_cpu(MLX_CPU_NET);
+    }
+}
+
+static void *net_thread(void *arg)
+{
+    (void)arg;
+    struct epoll_event evs[MLX_EVENTS];
+    mlx_plat_set_cpu(MLX_CPU_NET);
+    while (!stopping) {
+        int n = epoll_wait(ep, evs, MLX_EVENTS, -1);
+        if (n < 0 && errno != EINTR)
+            plat_fatal("epoll_wait: %s", strerror(errno));
+        mlx_plat_set_irq_time(mlx_now_ns());
+        for (int i = 0; i < n; i++) {
+            enum ev_kind *kind = evs[i].data.ptr;
+            uint64_t v;
+            if (*kind == EV_KICK) {
+                if (read(kick.fd, &v, sizeof v) < 0 && errno != EAGAIN)
+                    plat_fatal("eventfd: %s", strerror(errno));
+            } else if (*kind == EV_LISTEN) {
+                accept_all();
+            } else {
+                struct mlx_conn *k = (struct mlx_conn *)kind;
+                /* Output first: conn_read may free a refused socket. */
+                if (evs[i].events & EPOLLOUT)
+                    conn_writable(k);
+                if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                    conn_read(k);
+            }
+        }
+        mlx_plat_set_irq_time(0);
+        cad_tail();
+    }
+    return NULL;
+}
+
+/* Task context (start-up): listen for the higher-numbered nodes on our own port. */
+static int listen_higher(const struct mlx_env *e)
+{
+    int one = 1;
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons(e->peer[e->node].port),
+                            .sin_addr.s_addr = htonl(INADDR_ANY)};
+    listener.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (listener.fd < 0 ||
+        setsockopt(listener.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(listener.fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        listen(listener.fd, e->nodes) != 0) {
+        fprintf(stderr, "mpi: node %d: cannot listen on port %d: %s\n", e->node,
+                e->peer[e->node].port, strerror(errno));
+        return -1;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &listener};
+    return epoll_ctl(ep, EPOLL_CTL_ADD, listener.fd, &ev);
+}
+
+/* Task context (start-up): connect to node p, retrying while it starts. */
+static int connect_one(const struct mlx_env *e, int p, uint64_t deadline)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons(e->peer[p].port),
+                            .sin_addr.s_addr = e->peer[p].ip};
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            break;
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+            int fl = SOCK_NONBLOCK;
+            if (ioctl(fd, FIONBIO, &fl) != 0)
+                break;
+            struct mlx_conn *k = conn_new(fd);
+            int t = plat_net_lock();
+            k->c = mpe_node_conn(mlx_node, p);
+            conns[p] = k;
+            interest(k, EPOLL_CTL_ADD);
+            mpe_conn_attach(k->c, k);
+            plat_net_unlock(t);
+            return 0;
+        }
+        int err = errno;
+        close(fd);
+        if (mlx_now_ns() > deadline || (err != ECONNREFUSED && err != ETIMEDOUT && err != EINTR)) {
+            fprintf(stderr, "mpi: node %d: cannot connect to node %d: %s\n", e->node, p,
+                    strerror(err));
+            return -1;
+        }
+        struct timespec ts = {0, MLX_RETRY_NS};
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "mpi: node %d: socket: %s\n", e->node, strerror(errno));
+    return -1;
+}
+
+/* Task context; see mlx.h. */
+int mlx_net_start(const struct mlx_env *e)
+{
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    kick.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    conns = calloc((size_t)e->nodes, sizeof *conns);
+    nconns = e->nodes;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &kick};
+    if (ep < 0 || kick.fd < 0 || !conns || epoll_ctl(ep, EPOLL_CTL_ADD, kick.fd, &ev) != 0) {
+        fprintf(stderr, "mpi: node %d: cannot set up epoll: %s\n", e->node, strerror(errno));
+        return -1;
+    }
+    if (e->node < e->nodes - 1 && listen_higher(e) != 0)
+        return -1;
+    if (pthread_create(&thread, NULL, net_thread, NULL) != 0) {
+        fprintf(stderr, "mpi: node %d: cannot start the network thread\n", e->node);
+        return -1;
+    }
+    thread_started = 1;
+    uint64_t deadline = mlx_now_ns() + MLX_CONNECT_NS;
+    for (int p = 0; p < e->node; p++)
+        if (connect_one(e, p, deadline) != 0)
+            return -1;
+    return 0;
+}
+
+/* Task context; see mlx.h. TCP's SIOCOUTQ counts the bytes not yet acknowledged by the
+ * peer: 0 means the peer's kernel has all we sent (the unikernel's ksock_flushed). */
+int mlx_net_flushed(int peer)
+{
+    struct mpe_conn *c = mpe_node_conn(mlx_node, peer);
+    if (!mpe_conn_done(c))
+        return 0;
+    int t = plat_net_lock();
+    struct mlx_conn *k = mpe_conn_transport(c);
+    int queued = 0, done = k && (k->dead || (ioctl(k->fd, SIOCOUTQ, &queued) == 0 && !queued));
+    plat_net_unlock(t);
+    return done;
+}
+
+/* Task context; see mlx.h. */
+void mlx_net_stop(void)
+{
+    if (thread_started) {
+        stopping = 1;
+        mlx_net_kick(MLX_CPU_NET);
+        pthread_join(thread, NULL);
+        thread_started = 0;
+    }
+    for (int p = 0; p < nconns; p++)
+        if (conns[p])
+            close(conns[p]->fd);
+    if (listener.fd >= 0)
+        close(listener.fd);
+}
