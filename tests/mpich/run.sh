@@ -23,7 +23,8 @@
 # each on one node, and those of pt2pt, coll and comm on two nodes too). --full (`make
 # test-full`) runs every test of the directories, on one node and on two. FILTER: only the
 # IDs that contain it (in any mode).
-# MPICH_TIMEOUT (default 60) bounds each job, MPICH_MEM (default 2G) is each node's memory.
+# MPICH_TIMEOUT (default 120: sendflood takes a minute under TCG) bounds each job;
+# MPICH_MEM (default 2G) is each node's memory.
 # Logs: build/mpich/.
 # Closing line: "mpich: N passed, N failed" (skips counted apart); non-zero on failure.
 set -uo pipefail
@@ -42,7 +43,7 @@ while [ $# -gt 0 ]; do
 done
 dirs=${MPICH_DIRS:-pt2pt coll comm group datatype init attr info topo errhan}
 two_node_dirs=" ${MPICH_TWO_NODE_DIRS-pt2pt coll comm} "
-timeout=${MPICH_TIMEOUT:-60}
+timeout=${MPICH_TIMEOUT:-120}
 # Some tests allocate hundreds of MiB per rank (manylmt: 320): every node gets this much.
 mem=${MPICH_MEM:-2G}
 MAX_RANKS=8
