@@ -43,13 +43,22 @@
 #include "match.h"
 #include "mpe_wire.h"
 
-#define O2G_MAX_CHUNKS 65536	/* dump area of 64 MiB at most */
-#define O2G_MAX_RECV (256UL << 20)	/* bytes of one receive buffer */
-#define O2G_RING_SPARE 1024	/* ring entries beyond one per chunk and connection */
+#define O2G_MAX_CHUNKS 65536	   /* dump area of 64 MiB at most */
+#define O2G_MAX_RECV (256UL << 20) /* bytes of one receive buffer */
+#define O2G_RING_SPARE 1024	   /* ring entries beyond one per chunk and connection */
 
 enum o2g_stat {
-	ST_PINNED, ST_POSTED, ST_MATCHED_SOFTIRQ, ST_UNEXPECTED, ST_MATCHED_POST,
-	ST_DEFERRED, ST_CONTROL, ST_STALLS, ST_CONN_ERRORS, ST_ATTACHED, ST_DROPPED,
+	ST_PINNED,
+	ST_POSTED,
+	ST_MATCHED_SOFTIRQ,
+	ST_UNEXPECTED,
+	ST_MATCHED_POST,
+	ST_DEFERRED,
+	ST_CONTROL,
+	ST_STALLS,
+	ST_CONN_ERRORS,
+	ST_ATTACHED,
+	ST_DROPPED,
 	ST_N
 };
 
@@ -60,7 +69,7 @@ enum o2g_req_state { REQ_QUEUED, REQ_FILLING, REQ_DEFERRED, REQ_DONE };
 /* A posted receive. */
 struct o2g_req {
 	struct match_entry me;
-	struct list_head node;	/* f->reqs while live, f->reap once done */
+	struct list_head node; /* f->reqs while live, f->reap once done */
 	u64 cookie, len;
 	struct page **pages;
 	unsigned int npages, first_off;
@@ -72,8 +81,8 @@ enum o2g_msg_state { MSG_FREE, MSG_FILLING, MSG_READY };
 /* A dump record; f->msgs[i] describes the record that starts at chunk i. */
 struct o2g_msg {
 	struct match_entry me;
-	struct o2g_req *claim;	/* the DEFERRED receive that took it while filling */
-	u64 len;		/* payload bytes */
+	struct o2g_req *claim; /* the DEFERRED receive that took it while filling */
+	u64 len;	       /* payload bytes */
 	u32 nchunks, conn;
 	enum o2g_msg_state state;
 	bool control;
@@ -81,40 +90,43 @@ struct o2g_msg {
 
 struct o2g_file;
 
+/* A socket callback of ours or the one we replaced. */
+typedef void (*o2g_sk_cb)(struct sock *sk);
+
 /* An attached socket and the parser of its byte stream. */
 struct o2g_conn {
 	struct o2g_file *f;
 	struct socket *sock;
 	u32 id;
 	s32 peer;
-	void (*saved_data_ready)(struct sock *sk);
-	void (*saved_state_change)(struct sock *sk);
+	o2g_sk_cb saved_data_ready;
+	o2g_sk_cb saved_state_change;
 	u8 hdr[MPE_WIRE_HDR];
-	u32 hdr_got;		/* header bytes read; == MPE_WIRE_HDR: in the body */
+	u32 hdr_got; /* header bytes read; == MPE_WIRE_HDR: in the body */
 	struct mpe_wire w;
-	bool placed;		/* the current message has its destination */
-	u64 body_done;		/* payload bytes consumed */
-	struct o2g_req *req;	/* destination: a receive matched on arrival, or */
-	struct o2g_msg *msg;	/* a dump record */
-	struct match_entry probe;	/* the arriving message's key while matching */
-	bool stalled;		/* stopped reading: dump area or ring full */
-	bool closed;		/* the peer closed: fail once everything is read */
-	bool dead;		/* failed: nothing more is read */
+	bool placed;		  /* the current message has its destination */
+	u64 body_done;		  /* payload bytes consumed */
+	struct o2g_req *req;	  /* destination: a receive matched on arrival, or */
+	struct o2g_msg *msg;	  /* a dump record */
+	struct match_entry probe; /* the arriving message's key while matching */
+	bool stalled;		  /* stopped reading: dump area or ring full */
+	bool closed;		  /* the peer closed: fail once everything is read */
+	bool dead;		  /* failed: nothing more is read */
 };
 
 struct o2g_file {
-	spinlock_t lock;	/* BH lock: everything below but the mutex's */
-	struct mutex mutex;	/* setup, conns[] membership, release */
+	spinlock_t lock;    /* BH lock: everything below but the mutex's */
+	struct mutex mutex; /* setup, conns[] membership, release */
 	wait_queue_head_t wq;
-	bool ready;		/* O2G_IOC_SETUP done */
+	bool ready; /* O2G_IOC_SETUP done */
 	struct match_engine *eng;
-	struct list_head reqs;	/* live receives */
-	struct list_head reap;	/* done receives, pages still pinned */
+	struct list_head reqs; /* live receives */
+	struct list_head reap; /* done receives, pages still pinned */
 	/* dump area */
 	struct page **dump_pages;
 	unsigned long dump_npages;
 	u64 dump_len, max_eager;
-	unsigned long *chunk_map;	/* bit set: chunk in a record */
+	unsigned long *chunk_map; /* bit set: chunk in a record */
 	struct o2g_msg *msgs;
 	u32 nchunks;
 	/* ring */
@@ -122,7 +134,7 @@ struct o2g_file {
 	struct o2g_cqe *cqe;
 	size_t ring_bytes;
 	u32 entries, head;
-	u32 promised;		/* entries the module has promised to write */
+	u32 promised; /* entries the module has promised to write */
 	struct o2g_conn *conns[O2G_MAX_CONNS];
 };
 
@@ -157,8 +169,8 @@ static void o2g_emit(struct o2g_file *f, const struct o2g_cqe *e)
 /* Any context: copy n bytes to byte `pos` of a pinned page array, from skb at skb_off,
  * or from kbuf when skb is NULL. Non-zero if the skb is shorter than said.
  */
-static int o2g_copy_to_pages(struct page **pages, u64 pos, const struct sk_buff *skb,
-			     int skb_off, const u8 *kbuf, size_t n)
+static int o2g_copy_to_pages(struct page **pages, u64 pos, const struct sk_buff *skb, int skb_off,
+			     const u8 *kbuf, size_t n)
 {
 	int err = 0;
 
@@ -214,7 +226,10 @@ static void o2g_req_complete(struct o2g_file *f, struct o2g_req *r, int status,
 			     const struct mpe_wire *w, u32 conn)
 {
 	struct o2g_cqe e = {
-		.cookie = r->cookie, .kind = O2G_CQE_RECV, .status = status, .conn = conn,
+		.cookie = r->cookie,
+		.kind = O2G_CQE_RECV,
+		.status = status,
+		.conn = conn,
 	};
 
 	if (w) {
@@ -223,7 +238,7 @@ static void o2g_req_complete(struct o2g_file *f, struct o2g_req *r, int status,
 		e.src = w->src;
 		e.tag = w->tag;
 		if (!status && w->len > r->len)
-			e.status = -EMSGSIZE;	/* MPI_ERR_TRUNCATE */
+			e.status = -EMSGSIZE; /* MPI_ERR_TRUNCATE */
 	}
 	r->state = REQ_DONE;
 	list_move_tail(&r->node, &f->reap);
@@ -267,8 +282,9 @@ static void o2g_dump_free(struct o2g_file *f, struct o2g_msg *m)
 static void o2g_conn_fail(struct o2g_conn *c, int status)
 {
 	struct o2g_file *f = c->f;
-	struct o2g_cqe e = { .kind = O2G_CQE_CONN, .status = status, .src = c->peer,
-			     .conn = c->id };
+	struct o2g_cqe e = {
+		.kind = O2G_CQE_CONN, .status = status, .src = c->peer, .conn = c->id
+	};
 	struct o2g_req *r, *tmp;
 
 	if (c->dead)
@@ -278,7 +294,7 @@ static void o2g_conn_fail(struct o2g_conn *c, int status)
 	if (c->placed && c->req)
 		o2g_req_complete(f, c->req, status, &c->w, c->id);
 	if (c->placed && c->msg) {
-		if (c->msg->claim)	/* the claim consumes the record's promise */
+		if (c->msg->claim) /* the claim consumes the record's promise */
 			o2g_req_complete(f, c->msg->claim, status, &c->w, c->id);
 		else
 			f->promised--;
@@ -296,7 +312,7 @@ static void o2g_conn_fail(struct o2g_conn *c, int status)
 			o2g_req_complete(f, r, status, NULL, c->id);
 		}
 	}
-	o2g_emit(f, &e);	/* the connection's own promise */
+	o2g_emit(f, &e); /* the connection's own promise */
 }
 
 /* Softirq or process context, under f->lock: find the destination of the message whose
@@ -340,13 +356,12 @@ static bool o2g_place(struct o2g_conn *c)
 	m = o2g_dump_alloc(f, bytes);
 	if (!m)
 		return false;
-	f->promised++;	/* the record's UNEXP/CONTROL (or its claim's RECV) entry */
+	f->promised++; /* the record's UNEXP/CONTROL (or its claim's RECV) entry */
 	m->len = c->w.len;
 	m->conn = c->id;
 	m->control = control;
 	if (control) {
-		o2g_copy_to_pages(f->dump_pages, o2g_msg_pos(f, m), NULL, 0, c->hdr,
-				  MPE_WIRE_HDR);
+		o2g_copy_to_pages(f->dump_pages, o2g_msg_pos(f, m), NULL, 0, c->hdr, MPE_WIRE_HDR);
 		o2g_stat_add(ST_CONTROL, 1);
 	} else {
 		m->me.key = c->probe.key;
@@ -364,8 +379,9 @@ static void o2g_finish(struct o2g_conn *c)
 {
 	struct o2g_file *f = c->f;
 	struct o2g_msg *m = c->msg;
-	struct o2g_cqe e = { .len = c->w.len, .ctx = c->w.ctx, .src = c->w.src,
-			     .tag = c->w.tag, .conn = c->id };
+	struct o2g_cqe e = {
+		.len = c->w.len, .ctx = c->w.ctx, .src = c->w.src, .tag = c->w.tag, .conn = c->id
+	};
 
 	if (c->req) {
 		o2g_req_complete(f, c->req, 0, &c->w, c->id);
@@ -382,7 +398,7 @@ static void o2g_finish(struct o2g_conn *c)
 		e.off = o2g_msg_pos(f, m);
 		if (m->control)
 			e.len += MPE_WIRE_HDR;
-		m->state = MSG_READY;	/* the process's from the emit on */
+		m->state = MSG_READY; /* the process's from the emit on */
 		o2g_emit(f, &e);
 	}
 	c->req = NULL;
@@ -395,8 +411,8 @@ static void o2g_finish(struct o2g_conn *c)
  * locked, under f->lock. Consumes what it can place; returning less than len (0 when
  * stalled) leaves the rest in the socket, which is how TCP's window closes.
  */
-static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
-			  unsigned int off, size_t len)
+static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb, unsigned int off,
+			  size_t len)
 {
 	struct o2g_conn *c = desc->arg.data;
 	struct o2g_file *f = c->f;
@@ -436,22 +452,24 @@ static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb,
 		if (c->w.type == MPE_W_EAGER || c->w.type == MPE_W_DATA)
 			n = min_t(u64, len - used, c->w.len - c->body_done);
 		err = 0;
-		if (n && c->req && c->body_done < c->req->len)	/* else truncated: skip */
+		if (n && c->req && c->body_done < c->req->len) /* else truncated: skip */
 			err = o2g_copy_to_pages(c->req->pages, c->req->first_off + c->body_done,
-						skb, off + used,
-						NULL, min_t(u64, n, c->req->len - c->body_done));
+						skb, off + used, NULL,
+						min_t(u64, n, c->req->len - c->body_done));
 		else if (n && c->msg)
-			err = o2g_copy_to_pages(f->dump_pages, o2g_msg_pos(f, c->msg) +
-						(c->msg->control ? MPE_WIRE_HDR : 0) +
-						c->body_done, skb, off + used, NULL, n);
+			err = o2g_copy_to_pages(f->dump_pages,
+						o2g_msg_pos(f, c->msg) +
+							(c->msg->control ? MPE_WIRE_HDR : 0) +
+							c->body_done,
+						skb, off + used, NULL, n);
 		if (err) {
 			o2g_conn_fail(c, -EIO);
 			break;
 		}
 		used += n;
 		c->body_done += n;
-		if (c->body_done == ((c->w.type == MPE_W_EAGER || c->w.type == MPE_W_DATA) ?
-				     c->w.len : 0))
+		if (c->body_done ==
+		    ((c->w.type == MPE_W_EAGER || c->w.type == MPE_W_DATA) ? c->w.len : 0))
 			o2g_finish(c);
 	}
 	return used;
@@ -490,7 +508,7 @@ static void o2g_data_ready(struct sock *sk)
 /* sk_state_change: softirq or process context, socket locked. */
 static void o2g_state_change(struct sock *sk)
 {
-	void (*next)(struct sock *sk);
+	o2g_sk_cb next;
 	struct o2g_conn *c;
 
 	read_lock_bh(&sk->sk_callback_lock);
@@ -606,8 +624,7 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 		goto fail;
 	match_init(f->eng);
 	f->cqe = (struct o2g_cqe *)((u8 *)f->ring + O2G_RING_CQE_OFF);
-	n = pin_user_pages_fast(addr, f->dump_npages, FOLL_WRITE | FOLL_LONGTERM,
-				f->dump_pages);
+	n = pin_user_pages_fast(addr, f->dump_npages, FOLL_WRITE | FOLL_LONGTERM, f->dump_pages);
 	if (n != f->dump_npages) {
 		if (n > 0)
 			unpin_user_pages(f->dump_pages, n);
@@ -679,7 +696,7 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 	spin_lock_bh(&f->lock);
 	err = o2g_ring_free(f) ? 0 : -ENOSPC;
 	if (!err)
-		f->promised++;	/* the CONN entry this connection may end with */
+		f->promised++; /* the CONN entry this connection may end with */
 	spin_unlock_bh(&f->lock);
 	if (err)
 		goto free;
@@ -695,7 +712,7 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 	}
 	c->saved_data_ready = sk->sk_data_ready;
 	c->saved_state_change = sk->sk_state_change;
-	c->stalled = true;	/* bytes may already wait: o2g_kick reads them */
+	c->stalled = true; /* bytes may already wait: o2g_kick reads them */
 	spin_lock(&f->lock);
 	f->conns[id] = c;
 	spin_unlock(&f->lock);
@@ -782,14 +799,14 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 		if (!m) {
 			p.result = O2G_POST_QUEUED;
 			r->state = REQ_QUEUED;
-			f->promised++;	/* its RECV entry */
+			f->promised++; /* its RECV entry */
 			list_add_tail(&r->node, &f->reqs);
 			o2g_stat_add(ST_POSTED, 1);
 			r = NULL;
 		} else if (m->state == MSG_FILLING) {
 			p.result = O2G_POST_DEFERRED;
 			r->state = REQ_DEFERRED;
-			m->claim = r;	/* takes over the record's promise */
+			m->claim = r; /* takes over the record's promise */
 			list_add_tail(&r->node, &f->reqs);
 			o2g_stat_add(ST_DEFERRED, 1);
 			r = NULL;
@@ -804,13 +821,12 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 		}
 	}
 	spin_unlock_bh(&f->lock);
-	if (r)	/* not kept: answered from the dump area, or refused */
+	if (r) /* not kept: answered from the dump area, or refused */
 		o2g_req_free(r);
 	if (err)
 		return err;
 	/* Hazard: the receive is live already; a fault here loses only the answer. */
-	if (copy_to_user(&arg->result, &p.result,
-			 sizeof(p) - offsetof(struct o2g_post, result)))
+	if (copy_to_user(&arg->result, &p.result, sizeof(p) - offsetof(struct o2g_post, result)))
 		return -EFAULT;
 	return 0;
 }
@@ -853,7 +869,7 @@ static int o2g_free(struct o2g_file *f, u64 __user *arg)
 	spin_lock_bh(&f->lock);
 	m = &f->msgs[off / O2G_DUMP_CHUNK];
 	if (m->state == MSG_READY) {
-		if (m->me.queued == 2)	/* never matched: leaves the unexpected queue */
+		if (m->me.queued == 2) /* never matched: leaves the unexpected queue */
 			match_take(f->eng, &m->me);
 		o2g_dump_free(f, m);
 		err = 0;

@@ -43,10 +43,10 @@
 #include <linux/ioctl.h>
 
 #define O2G_DEV "/dev/o2g"
-#define O2G_DUMP_CHUNK 1024u    /* dump allocation unit, bytes */
-#define O2G_MAX_CONNS 64        /* sockets attached per file */
-#define O2G_ANY_SOURCE (-1)     /* = MATCH_ANY_SOURCE of mpi/core/match.h */
-#define O2G_ANY_TAG (-2)        /* = MATCH_ANY_TAG */
+#define O2G_DUMP_CHUNK 1024u /* dump allocation unit, bytes */
+#define O2G_MAX_CONNS 64     /* sockets attached per file */
+#define O2G_ANY_SOURCE (-1)  /* = MATCH_ANY_SOURCE of mpi/core/match.h */
+#define O2G_ANY_TAG (-2)     /* = MATCH_ANY_TAG */
 
 /*
  * The completion ring (mmap offset 0): a struct o2g_ring_hdr, then `entries` (a power of
@@ -76,7 +76,7 @@
  */
 struct o2g_ring_hdr {
 	__u32 head;	/* written by the module */
-	__u32 pad0[15];	/* head and tail on separate cache lines */
+	__u32 pad0[15]; /* head and tail on separate cache lines */
 	__u32 tail;	/* written by the process */
 	__u32 pad1[15];
 };
@@ -84,38 +84,38 @@ struct o2g_ring_hdr {
 #define O2G_RING_CQE_OFF 128
 
 enum o2g_cqe_kind {
-	O2G_CQE_RECV = 1,	/* a POSTed receive completed (or failed: status) */
-	O2G_CQE_UNEXP,		/* an EAGER message without receive is in the dump area */
-	O2G_CQE_CONTROL,	/* a non-EAGER header (and payload) is in the dump area */
-	O2G_CQE_CONN,		/* a connection ended (status: -ECONNRESET closed, -EPROTO
-				 * corrupt header, -EMSGSIZE message larger than the dump
-				 * area); its posted receives naming its peer failed too
-				 */
+	O2G_CQE_RECV = 1, /* a POSTed receive completed (or failed: status) */
+	O2G_CQE_UNEXP,	  /* an EAGER message without receive is in the dump area */
+	O2G_CQE_CONTROL,  /* a non-EAGER header (and payload) is in the dump area */
+	O2G_CQE_CONN,	  /* a connection ended (status: -ECONNRESET closed, -EPROTO
+			   * corrupt header, -EMSGSIZE message larger than the dump
+			   * area); its posted receives naming its peer failed too
+			   */
 };
 
 /* One completion, 48 bytes. Fields not listed for a kind are 0. */
 struct o2g_cqe {
-	__u64 cookie;	/* RECV: the POST's cookie */
-	__u64 len;	/* RECV/UNEXP: message bytes as sent (RECV: may exceed the buffer,
-			 * then status is -EMSGSIZE and the buffer holds its first bytes);
-			 * CONTROL: record bytes (48 + payload)
-			 */
-	__u64 off;	/* UNEXP/CONTROL: the record's offset in the dump area */
-	__u32 kind;	/* enum o2g_cqe_kind */
-	__s32 status;	/* 0, or a negative errno */
-	__u32 ctx;	/* RECV/UNEXP: the message's context id */
-	__s32 src;	/* RECV/UNEXP: source rank; CONN: the peer given to ATTACH */
-	__s32 tag;	/* RECV/UNEXP: tag */
-	__u32 conn;	/* the connection the message came on (RECV: if any) */
+	__u64 cookie; /* RECV: the POST's cookie */
+	__u64 len;    /* RECV/UNEXP: message bytes as sent (RECV: may exceed the buffer,
+		       * then status is -EMSGSIZE and the buffer holds its first bytes);
+		       * CONTROL: record bytes (48 + payload)
+		       */
+	__u64 off;    /* UNEXP/CONTROL: the record's offset in the dump area */
+	__u32 kind;   /* enum o2g_cqe_kind */
+	__s32 status; /* 0, or a negative errno */
+	__u32 ctx;    /* RECV/UNEXP: the message's context id */
+	__s32 src;    /* RECV/UNEXP: source rank; CONN: the peer given to ATTACH */
+	__s32 tag;    /* RECV/UNEXP: tag */
+	__u32 conn;   /* the connection the message came on (RECV: if any) */
 };
 
 /* O2G_IOC_SETUP, once per file, before anything else. */
 struct o2g_setup {
-	__u64 dump_addr;	/* in: page-aligned start of the dump area */
-	__u64 dump_len;		/* in: bytes, a multiple of O2G_DUMP_CHUNK and of the page */
-	__u64 max_eager;	/* in: the job's eager limit (longer EAGER = corrupt) */
-	__u32 entries;		/* out: ring entries (a power of two) */
-	__u32 ring_bytes;	/* out: bytes to mmap at offset 0 */
+	__u64 dump_addr;  /* in: page-aligned start of the dump area */
+	__u64 dump_len;	  /* in: bytes, a multiple of O2G_DUMP_CHUNK and of the page */
+	__u64 max_eager;  /* in: the job's eager limit (longer EAGER = corrupt) */
+	__u32 entries;	  /* out: ring entries (a power of two) */
+	__u32 ring_bytes; /* out: bytes to mmap at offset 0 */
 };
 
 /* O2G_IOC_ATTACH: hand a connected TCP socket to the module. The file keeps a reference
@@ -123,24 +123,24 @@ struct o2g_setup {
  * socket is already claimed by someone (o2g, kcm, a BPF sockmap, ...).
  */
 struct o2g_attach {
-	__s32 fd;	/* in: the socket */
-	__s32 peer;	/* in: the source rank the peer's messages carry, for errors */
-	__u32 conn;	/* out: the connection id used in completions and DETACH */
+	__s32 fd;   /* in: the socket */
+	__s32 peer; /* in: the source rank the peer's messages carry, for errors */
+	__u32 conn; /* out: the connection id used in completions and DETACH */
 	__u32 pad;
 };
 
 /* O2G_IOC_POST: post a receive. The buffer is pinned now, until completion. */
 struct o2g_post {
-	__u64 cookie;	/* in: returned in the RECV completion; unique among posted */
-	__u64 buf;	/* in: the receive buffer */
-	__u64 len;	/* in: its bytes */
-	__u32 ctx;	/* in: context id */
-	__s32 src;	/* in: source rank or O2G_ANY_SOURCE */
-	__s32 tag;	/* in: tag or O2G_ANY_TAG */
-	__u32 result;	/* out: enum o2g_post_result */
+	__u64 cookie; /* in: returned in the RECV completion; unique among posted */
+	__u64 buf;    /* in: the receive buffer */
+	__u64 len;    /* in: its bytes */
+	__u32 ctx;    /* in: context id */
+	__s32 src;    /* in: source rank or O2G_ANY_SOURCE */
+	__s32 tag;    /* in: tag or O2G_ANY_TAG */
+	__u32 result; /* out: enum o2g_post_result */
 	/* out, O2G_POST_UNEXP only: the matched unexpected message */
-	__u64 off;	/* its record in the dump area: copy it out, then O2G_IOC_FREE */
-	__u64 msg_len;	/* its length */
+	__u64 off;     /* its record in the dump area: copy it out, then O2G_IOC_FREE */
+	__u64 msg_len; /* its length */
 	__s32 msg_src;
 	__s32 msg_tag;
 	__u32 msg_conn;
@@ -167,38 +167,38 @@ enum o2g_post_result {
  * killed process left nothing pinned).
  */
 struct o2g_stats {
-	__u64 pinned_pages;	/* pages pinned now (dump areas and receive buffers) */
-	__u64 posted;		/* receives queued in the module now */
-	__u64 matched_softirq;	/* EAGER messages matched to a posted receive on arrival */
-	__u64 unexpected;	/* EAGER messages dumped */
-	__u64 matched_post;	/* POSTs answered with O2G_POST_UNEXP */
-	__u64 deferred;		/* POSTs answered with O2G_POST_DEFERRED */
-	__u64 control;		/* control records dumped */
-	__u64 stalls;		/* times a connection stopped reading (dump or ring full) */
-	__u64 conn_errors;	/* connections failed (corrupt, closed, too large) */
-	__u64 attached;		/* sockets attached now */
-	__u64 dropped;		/* bytes dropped: always 0 (kept to be checked) */
+	__u64 pinned_pages;    /* pages pinned now (dump areas and receive buffers) */
+	__u64 posted;	       /* receives queued in the module now */
+	__u64 matched_softirq; /* EAGER messages matched to a posted receive on arrival */
+	__u64 unexpected;      /* EAGER messages dumped */
+	__u64 matched_post;    /* POSTs answered with O2G_POST_UNEXP */
+	__u64 deferred;	       /* POSTs answered with O2G_POST_DEFERRED */
+	__u64 control;	       /* control records dumped */
+	__u64 stalls;	       /* times a connection stopped reading (dump or ring full) */
+	__u64 conn_errors;     /* connections failed (corrupt, closed, too large) */
+	__u64 attached;	       /* sockets attached now */
+	__u64 dropped;	       /* bytes dropped: always 0 (kept to be checked) */
 };
 
 #define O2G_IOC_MAGIC 0xb2
-#define O2G_IOC_SETUP	_IOWR(O2G_IOC_MAGIC, 1, struct o2g_setup)
-#define O2G_IOC_ATTACH	_IOWR(O2G_IOC_MAGIC, 2, struct o2g_attach)
+#define O2G_IOC_SETUP _IOWR(O2G_IOC_MAGIC, 1, struct o2g_setup)
+#define O2G_IOC_ATTACH _IOWR(O2G_IOC_MAGIC, 2, struct o2g_attach)
 /* arg: the connection id. The socket gets its callbacks back; its unread bytes stay. */
-#define O2G_IOC_DETACH	_IOW(O2G_IOC_MAGIC, 3, __u32)
-#define O2G_IOC_POST	_IOWR(O2G_IOC_MAGIC, 4, struct o2g_post)
+#define O2G_IOC_DETACH _IOW(O2G_IOC_MAGIC, 3, __u32)
+#define O2G_IOC_POST _IOWR(O2G_IOC_MAGIC, 4, struct o2g_post)
 /* arg: pointer to the cookie. 0: cancelled (no completion follows); ENOENT: not posted
  * (already completed: its completion is or will be in the ring); EBUSY: the receive is
  * being filled or is bound to an arriving message (DEFERRED), it will complete.
  */
-#define O2G_IOC_CANCEL	_IOW(O2G_IOC_MAGIC, 5, __u64)
+#define O2G_IOC_CANCEL _IOW(O2G_IOC_MAGIC, 5, __u64)
 /* arg: pointer to the record offset. EINVAL: no record there, or not the process's yet.
  * An UNEXP record still unmatched leaves the unexpected queue too (a matched probe).
  */
-#define O2G_IOC_FREE	_IOW(O2G_IOC_MAGIC, 6, __u64)
+#define O2G_IOC_FREE _IOW(O2G_IOC_MAGIC, 6, __u64)
 /* arg: pointer to a timeout in milliseconds (0: none). Sleeps until the ring holds an
  * entry; returns 0, or ETIMEDOUT, or EINTR.
  */
-#define O2G_IOC_WAIT	_IOW(O2G_IOC_MAGIC, 7, __u32)
-#define O2G_IOC_STATS	_IOR(O2G_IOC_MAGIC, 8, struct o2g_stats)
+#define O2G_IOC_WAIT _IOW(O2G_IOC_MAGIC, 7, __u32)
+#define O2G_IOC_STATS _IOR(O2G_IOC_MAGIC, 8, struct o2g_stats)
 
 #endif

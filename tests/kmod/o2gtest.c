@@ -1,0 +1,691 @@
+/*
+ * o2gtest: the guest-side tests of host-kmod/o2g (run by tests/kmod/run.sh inside a Debian
+ * guest, never on the host). `o2gtest NAME...` runs the named cases, each in a child
+ * process, prints "ok NAME" or "FAIL NAME: why", and after each case checks that the
+ * module holds nothing of it any more (no page pinned, no socket attached, no receive
+ * posted). Exit status: the number of failed cases.
+ *
+ * Every case talks to itself over the guest's loopback: a listening socket, a connected
+ * pair, the "sender" end writing native headers (mpi/core/mpe_wire.c), the "receiver" end
+ * attached to /dev/o2g. On loopback the receive path (sk_data_ready) runs in softirq.
+ */
+#include "../../host-kmod/o2g/o2g_uapi.h"
+#include "mpe_wire.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CTX       7
+#define PEER      3          /* the sender's rank: the src of its headers */
+#define DUMP_LEN  (1u << 20) /* default dump area */
+#define MAX_EAGER (64u << 10)
+#define WAIT_MS   5000       /* longest wait for anything under TCG */
+#define SMALL_BUF (64 << 10) /* socket buffers of the back-pressure case */
+
+static char why[256];
+
+/* Record why the case fails; returns 1 so that `return fail(...)` fails the case. */
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+/* A file of /dev/o2g with its dump area and ring mapped. */
+struct o2g {
+    int fd;
+    unsigned char *dump;
+    struct o2g_ring_hdr *ring;
+    struct o2g_cqe *cqe;
+    uint32_t mask, tail;
+};
+
+static int o2g_open(struct o2g *o, size_t dump_len)
+{
+    struct o2g_setup s = {.dump_len = dump_len, .max_eager = MAX_EAGER};
+    o->fd = open(O2G_DEV, O_RDWR);
+    if (o->fd < 0)
+        return fail("open %s: %s", O2G_DEV, strerror(errno));
+    o->dump = mmap(NULL, dump_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    s.dump_addr = (uintptr_t)o->dump;
+    if (o->dump == MAP_FAILED || ioctl(o->fd, O2G_IOC_SETUP, &s))
+        return fail("setup: %s", strerror(errno));
+    o->ring = mmap(NULL, s.ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, o->fd, 0);
+    if (o->ring == MAP_FAILED)
+        return fail("mmap ring: %s", strerror(errno));
+    o->cqe = (struct o2g_cqe *)((char *)o->ring + O2G_RING_CQE_OFF);
+    o->mask = s.entries - 1;
+    o->tail = 0;
+    return 0;
+}
+
+/* The next completion, waiting up to ms. 1: got one; 0: none in time. */
+static int next_cqe(struct o2g *o, struct o2g_cqe *out, unsigned ms)
+{
+    for (;;) {
+        /* Acquire pairs with the module's release of head: the entry is whole. */
+        uint32_t head = __atomic_load_n(&o->ring->head, __ATOMIC_ACQUIRE);
+        if (head != o->tail) {
+            *out = o->cqe[o->tail & o->mask];
+            /* Release: our read of the slot is done before the module may reuse it. */
+            __atomic_store_n(&o->ring->tail, ++o->tail, __ATOMIC_RELEASE);
+            return 1;
+        }
+        uint32_t t = ms;
+        if (ioctl(o->fd, O2G_IOC_WAIT, &t) == 0)
+            continue;
+        if (errno == ETIMEDOUT)
+            return 0;
+        if (errno != EINTR)
+            return 0;
+    }
+}
+
+static struct o2g_stats stats(void)
+{
+    struct o2g_stats s = {0};
+    int fd = open(O2G_DEV, O_RDWR);
+    if (fd >= 0) {
+        ioctl(fd, O2G_IOC_STATS, &s);
+        close(fd);
+    }
+    return s;
+}
+
+/* A connected loopback pair: *tx the sender's end, *rx the receiver's. rcvbuf/sndbuf 0
+ * leave Linux's autotuning. */
+static int tcp_pair(int *tx, int *rx, int rcvbuf, int sndbuf)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof a;
+    int one = 1;
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    if (rcvbuf)
+        setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 1) ||
+        getsockname(l, (struct sockaddr *)&a, &al))
+        return fail("listen: %s", strerror(errno));
+    *tx = socket(AF_INET, SOCK_STREAM, 0);
+    if (sndbuf)
+        setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    setsockopt(*tx, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(*tx, (struct sockaddr *)&a, sizeof a))
+        return fail("connect: %s", strerror(errno));
+    *rx = accept(l, NULL, NULL);
+    close(l);
+    return *rx < 0 ? fail("accept: %s", strerror(errno)) : 0;
+}
+
+static int attach(struct o2g *o, int sock, uint32_t *conn)
+{
+    struct o2g_attach a = {.fd = sock, .peer = PEER};
+    if (ioctl(o->fd, O2G_IOC_ATTACH, &a))
+        return -1;
+    if (conn)
+        *conn = a.conn;
+    return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t k = write(fd, c, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Write a header of `type` and, for EAGER, `len` bytes of payload (first `part` bytes
+ * only if part < len: the rest is the caller's). */
+static int send_msg(int fd, int type, int tag, const void *payload, size_t len, size_t part)
+{
+    struct mpe_wire h = {.type = (uint8_t)type, .ctx = CTX, .src = PEER, .tag = tag, .len = len};
+    uint8_t b[MPE_WIRE_HDR];
+    mpe_wire_encode(&h, b);
+    if (write_all(fd, b, sizeof b))
+        return -1;
+    return part ? write_all(fd, payload, part < len ? part : len) : 0;
+}
+
+/* The payload of message i: bytes everyone can recompute. */
+static void fill(unsigned char *p, size_t n, unsigned i)
+{
+    uint32_t x = 2166136261u ^ i;
+    for (size_t k = 0; k < n; k++) {
+        x = x * 1664525u + 1013904223u;
+        p[k] = (unsigned char)(x >> 24);
+    }
+}
+
+static int check_fill(const unsigned char *p, size_t n, unsigned i)
+{
+    unsigned char *want = malloc(n ? n : 1);
+    fill(want, n, i);
+    int bad = memcmp(p, want, n);
+    free(want);
+    return bad;
+}
+
+static int post(struct o2g *o, uint64_t cookie, void *buf, size_t len, int src, int tag,
+                struct o2g_post *out)
+{
+    struct o2g_post p = {
+        .cookie = cookie, .buf = (uintptr_t)buf, .len = len, .ctx = CTX, .src = src, .tag = tag};
+    int rc = ioctl(o->fd, O2G_IOC_POST, &p);
+    if (out)
+        *out = p;
+    return rc ? -errno : (int)p.result;
+}
+
+/* Wait until the module's counter `field` went up by `n` from `base`. */
+#define WAIT_STAT(field, base, n)                                                                  \
+    ({                                                                                             \
+        int ok_ = 0;                                                                               \
+        for (int i_ = 0; i_ < WAIT_MS / 10 && !ok_; i_++) {                                        \
+            ok_ = stats().field >= (base).field + (n);                                             \
+            if (!ok_)                                                                              \
+                usleep(10000);                                                                     \
+        }                                                                                          \
+        ok_;                                                                                       \
+    })
+
+/* eager: receives posted first; the messages are matched and copied in softirq. */
+static int t_eager(void)
+{
+    enum { N = 64, LEN = 3000 };
+    static unsigned char bufs[N][LEN], tmp[LEN];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    for (int i = 0; i < N; i++)
+        if (post(&o, 100 + i, bufs[i], LEN, PEER, i, NULL) != O2G_POST_QUEUED)
+            return fail("post %d not queued", i);
+    for (int i = 0; i < N; i++) {
+        fill(tmp, LEN - (size_t)i, i);
+        send_msg(tx, MPE_W_EAGER, i, tmp, LEN - (size_t)i, LEN);
+    }
+    for (int i = 0; i < N; i++) {
+        struct o2g_cqe e;
+        if (!next_cqe(&o, &e, WAIT_MS))
+            return fail("%d completions of %d", i, N);
+        int k = (int)e.cookie - 100;
+        if (e.kind != O2G_CQE_RECV || e.status || k < 0 || k >= N || e.tag != k || e.src != PEER ||
+            e.len != LEN - (uint64_t)k)
+            return fail("bad completion kind %u status %d cookie %llu", e.kind, e.status,
+                        (unsigned long long)e.cookie);
+        if (check_fill(bufs[k], LEN - (size_t)k, (unsigned)k))
+            return fail("payload %d differs", k);
+    }
+    struct o2g_stats s1 = stats();
+    if (s1.matched_softirq - s0.matched_softirq != N || s1.unexpected != s0.unexpected)
+        return fail("matched in softirq %llu, unexpected %llu (want %d, 0)",
+                    (unsigned long long)(s1.matched_softirq - s0.matched_softirq),
+                    (unsigned long long)(s1.unexpected - s0.unexpected), N);
+    return 0;
+}
+
+/* unexp: messages first (dumped), receives later (answered from the dump area). */
+static int t_unexp(void)
+{
+    enum { N = 10, LEN = 2500 };
+    unsigned char tmp[LEN];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    for (int i = 0; i < N; i++) {
+        fill(tmp, LEN, 50 + i);
+        send_msg(tx, MPE_W_EAGER, 50 + i, tmp, LEN, LEN);
+    }
+    for (int i = 0; i < N; i++) {
+        struct o2g_cqe e;
+        if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP || e.tag != 50 + i)
+            return fail("unexpected entry %d missing", i);
+    }
+    for (int i = N - 1; i >= 0; i--) { /* in reverse: matching is by tag, not position */
+        struct o2g_post p;
+        unsigned char buf[LEN];
+        if (post(&o, i, buf, LEN, PEER, 50 + i, &p) != O2G_POST_UNEXP)
+            return fail("post %d: not answered from the dump area", i);
+        if (p.msg_len != LEN || p.msg_tag != 50 + i || check_fill(o.dump + p.off, LEN, 50 + i))
+            return fail("dump record %d differs", i);
+        uint64_t off = p.off;
+        if (ioctl(o.fd, O2G_IOC_FREE, &off))
+            return fail("free: %s", strerror(errno));
+        if (ioctl(o.fd, O2G_IOC_FREE, &off) == 0 || errno != EINVAL)
+            return fail("double free accepted");
+    }
+    struct o2g_stats s1 = stats();
+    if (s1.unexpected - s0.unexpected != N || s1.matched_post - s0.matched_post != N)
+        return fail("counters: unexpected %llu matched_post %llu",
+                    (unsigned long long)(s1.unexpected - s0.unexpected),
+                    (unsigned long long)(s1.matched_post - s0.matched_post));
+    return 0;
+}
+
+/* race: the seed's race rule. M1 (tag 7) is complete in the dump area, M2 (tag 7) is
+ * arriving (header read, half of its payload). A receive takes M1; the next receive must
+ * take M2, the oldest matching message, although it is not complete: DEFERRED, and its
+ * completion carries M2's bytes once they are in. */
+static int t_race(void)
+{
+    enum { LEN = 6000 };
+    unsigned char m1[LEN], m2[LEN], b1[LEN], b2[LEN];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_post p;
+    struct o2g_cqe e;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    fill(m1, LEN, 1);
+    fill(m2, LEN, 2);
+    send_msg(tx, MPE_W_EAGER, 7, m1, LEN, LEN);
+    send_msg(tx, MPE_W_EAGER, 7, m2, LEN, LEN / 2);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP)
+        return fail("M1 not dumped");
+    if (!WAIT_STAT(unexpected, s0, 2))
+        return fail("M2's header not read");
+    if (post(&o, 1, b1, LEN, PEER, 7, &p) != O2G_POST_UNEXP || check_fill(o.dump + p.off, LEN, 1))
+        return fail("first receive did not take M1");
+    uint64_t off = p.off;
+    ioctl(o.fd, O2G_IOC_FREE, &off);
+    int r = post(&o, 2, b2, LEN, O2G_ANY_SOURCE, 7, &p);
+    if (r != O2G_POST_DEFERRED)
+        return fail("second receive: result %d, want DEFERRED", r);
+    uint64_t c = 2;
+    if (ioctl(o.fd, O2G_IOC_CANCEL, &c) == 0 || errno != EBUSY)
+        return fail("cancel of a deferred receive was not EBUSY");
+    write_all(tx, m2 + LEN / 2, LEN - LEN / 2);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_RECV || e.cookie != 2 || e.status ||
+        e.len != LEN)
+        return fail("no completion of the deferred receive");
+    if (memcmp(b2, m2, LEN))
+        return fail("deferred receive holds the wrong bytes");
+    if (next_cqe(&o, &e, 200))
+        return fail("stray entry kind %u", e.kind);
+    return 0;
+}
+
+/* order: MPI's matching order with wildcards, for arrivals and for posts. */
+static int t_order(void)
+{
+    unsigned char m[3][100], b[3][100];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_cqe e;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    /* Posted: any/any, then tag 5, then any/any. Arriving: tag 5, tag 5, tag 6. The first
+     * tag 5 takes the oldest receive (any/any), the second tag 5 the exact one, tag 6 the
+     * last. */
+    post(&o, 0, b[0], 100, O2G_ANY_SOURCE, O2G_ANY_TAG, NULL);
+    post(&o, 1, b[1], 100, PEER, 5, NULL);
+    post(&o, 2, b[2], 100, O2G_ANY_SOURCE, O2G_ANY_TAG, NULL);
+    int tags[3] = {5, 5, 6};
+    for (int i = 0; i < 3; i++) {
+        fill(m[i], 100, 10 + i);
+        send_msg(tx, MPE_W_EAGER, tags[i], m[i], 100, 100);
+    }
+    for (int i = 0; i < 3; i++) {
+        if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_RECV)
+            return fail("posted: completion %d missing", i);
+    }
+    for (int i = 0; i < 3; i++)
+        if (check_fill(b[i], 100, 10 + i))
+            return fail("posted: receive %d took the wrong message", i);
+    /* Unexpected: tag 1, tag 2, tag 1. any-tag takes the first, tag 1 the third (the
+     * first is gone), any-tag the second. */
+    int utags[3] = {1, 2, 1};
+    for (int i = 0; i < 3; i++) {
+        fill(m[i], 100, 20 + i);
+        send_msg(tx, MPE_W_EAGER, utags[i], m[i], 100, 100);
+    }
+    for (int i = 0; i < 3; i++)
+        if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP)
+            return fail("unexpected %d missing", i);
+    int ptag[3] = {O2G_ANY_TAG, 1, O2G_ANY_TAG}, want[3] = {20, 22, 21};
+    for (int i = 0; i < 3; i++) {
+        struct o2g_post p;
+        if (post(&o, 10 + i, b[i], 100, O2G_ANY_SOURCE, ptag[i], &p) != O2G_POST_UNEXP ||
+            check_fill(o.dump + p.off, 100, (unsigned)want[i]))
+            return fail("unexpected: receive %d took the wrong message", i);
+        uint64_t off = p.off;
+        ioctl(o.fd, O2G_IOC_FREE, &off);
+    }
+    return 0;
+}
+
+/* cancel: a cancelled receive is gone (the message becomes unexpected) and unpinned. */
+static int t_cancel(void)
+{
+    unsigned char b[5000], m[5000];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_cqe e;
+    struct o2g_post p;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    struct o2g_stats s0 = stats();
+    if (post(&o, 9, b, sizeof b, PEER, 9, NULL) != O2G_POST_QUEUED)
+        return fail("post");
+    if (stats().pinned_pages <= s0.pinned_pages)
+        return fail("receive buffer not pinned");
+    uint64_t c = 9;
+    if (ioctl(o.fd, O2G_IOC_CANCEL, &c))
+        return fail("cancel: %s", strerror(errno));
+    if (ioctl(o.fd, O2G_IOC_CANCEL, &c) == 0 || errno != ENOENT)
+        return fail("second cancel not ENOENT");
+    fill(m, sizeof m, 9);
+    send_msg(tx, MPE_W_EAGER, 9, m, sizeof m, sizeof m);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP)
+        return fail("message went to the cancelled receive (kind %u)", e.kind);
+    if (stats().pinned_pages != s0.pinned_pages)
+        return fail("cancelled receive still pinned");
+    if (post(&o, 10, b, sizeof b, PEER, 9, &p) != O2G_POST_UNEXP)
+        return fail("message not found by the next receive");
+    return 0;
+}
+
+/* backpressure: a dump area of 64 KiB and 2 MB of unexpected messages. The module must
+ * stop reading (the sender blocks: TCP's window is closed), then deliver everything in
+ * order as the process frees records. */
+static int t_backpressure(void)
+{
+    enum { N = 2000, LEN = 1000 };
+    struct o2g o;
+    int tx, rx;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, 64 << 10) || tcp_pair(&tx, &rx, SMALL_BUF, SMALL_BUF))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned char m[LEN];
+        for (int i = 0; i < N; i++) {
+            fill(m, LEN, (unsigned)i);
+            if (send_msg(tx, MPE_W_EAGER, i % 1000, m, LEN, LEN))
+                _exit(1);
+        }
+        _exit(0);
+    }
+    close(tx);
+    if (!WAIT_STAT(stalls, s0, 1))
+        return fail("the module never stopped reading");
+    usleep(300000);
+    int st;
+    if (waitpid(pid, &st, WNOHANG) != 0)
+        return fail("the sender finished: nothing held it back");
+    for (int i = 0; i < N; i++) {
+        struct o2g_cqe e;
+        if (!next_cqe(&o, &e, WAIT_MS))
+            return fail("message %d of %d never came", i, N);
+        if (e.kind != O2G_CQE_UNEXP || e.tag != i % 1000 || e.len != LEN ||
+            check_fill(o.dump + e.off, LEN, (unsigned)i))
+            return fail("message %d lost or changed", i);
+        uint64_t off = e.off;
+        if (ioctl(o.fd, O2G_IOC_FREE, &off))
+            return fail("free %d: %s", i, strerror(errno));
+    }
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st))
+        return fail("sender failed");
+    if (stats().dropped)
+        return fail("dropped bytes");
+    return 0;
+}
+
+/* corrupt: a bad header fails the connection: the receive naming the peer and the
+ * connection report -EPROTO; a wildcard receive stays posted. */
+static int t_corrupt(void)
+{
+    unsigned char b[100], b2[100];
+    uint8_t junk[MPE_WIRE_HDR];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_cqe e;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    post(&o, 1, b, sizeof b, PEER, 1, NULL);
+    post(&o, 2, b2, sizeof b2, O2G_ANY_SOURCE, 1, NULL);
+    memset(junk, 0x5a, sizeof junk);
+    write_all(tx, junk, sizeof junk);
+    int got_recv = 0, got_conn = 0;
+    while (next_cqe(&o, &e, 1000)) {
+        if (e.kind == O2G_CQE_RECV && e.cookie == 1 && e.status == -EPROTO)
+            got_recv = 1;
+        else if (e.kind == O2G_CQE_CONN && e.status == -EPROTO && e.src == PEER)
+            got_conn = 1;
+        else
+            return fail("unexpected entry kind %u cookie %llu status %d", e.kind,
+                        (unsigned long long)e.cookie, e.status);
+    }
+    if (!got_recv || !got_conn)
+        return fail("error entries: receive %d connection %d", got_recv, got_conn);
+    uint64_t c = 2;
+    if (ioctl(o.fd, O2G_IOC_CANCEL, &c))
+        return fail("wildcard receive did not stay posted");
+    return 0;
+}
+
+/* closed: the peer closes in the middle of a message: the receive it was filling fails
+ * with -ECONNRESET, and so does the connection. */
+static int t_closed(void)
+{
+    unsigned char b[4000], m[4000];
+    struct o2g o;
+    int tx, rx;
+    struct o2g_cqe e;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    close(rx); /* the module keeps its own reference */
+    post(&o, 1, b, sizeof b, O2G_ANY_SOURCE, 1, NULL);
+    fill(m, sizeof m, 1);
+    send_msg(tx, MPE_W_EAGER, 1, m, sizeof m, 1000);
+    if (!WAIT_STAT(matched_softirq, s0, 1))
+        return fail("header not matched");
+    close(tx);
+    int got_recv = 0, got_conn = 0;
+    while (next_cqe(&o, &e, 1000)) {
+        if (e.kind == O2G_CQE_RECV && e.cookie == 1 && e.status == -ECONNRESET)
+            got_recv = 1;
+        else if (e.kind == O2G_CQE_CONN && e.status == -ECONNRESET)
+            got_conn = 1;
+        else
+            return fail("unexpected entry kind %u status %d", e.kind, e.status);
+    }
+    if (!got_recv || !got_conn)
+        return fail("error entries: receive %d connection %d", got_recv, got_conn);
+    return 0;
+}
+
+/* killed: a process with receives posted, a message half delivered and records in the
+ * dump area is killed; its file's release must unpin everything and give the sockets
+ * back. */
+static int t_killed(void)
+{
+    int pfd[2];
+    if (pipe(pfd))
+        return fail("pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        static unsigned char bufs[50][65536], m[8000];
+        struct o2g o;
+        int tx, rx;
+        if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0) || attach(&o, rx, NULL))
+            _exit(1);
+        fill(m, sizeof m, 0);
+        send_msg(tx, MPE_W_EAGER, 999, m, 100, 100); /* unexpected, stays dumped */
+        for (int i = 0; i < 50; i++)
+            post(&o, i, bufs[i], sizeof bufs[i], PEER, i, NULL);
+        send_msg(tx, MPE_W_EAGER, 0, m, sizeof m, 3000); /* half into receive 0 */
+        usleep(200000);
+        write(pfd[1], "r", 1);
+        pause();
+        _exit(0);
+    }
+    char c;
+    if (read(pfd[0], &c, 1) != 1)
+        return fail("child did not get ready");
+    struct o2g_stats s = stats();
+    if (s.pinned_pages < 50 * 16 || s.attached != 1 || s.posted != 49)
+        return fail("before kill: pinned %llu attached %llu posted %llu",
+                    (unsigned long long)s.pinned_pages, (unsigned long long)s.attached,
+                    (unsigned long long)s.posted);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return 0; /* main checks that the module holds nothing any more */
+}
+
+/* double: a socket is claimed once; a second attach (same or another file) is EBUSY,
+ * until the first detaches. */
+static int t_double(void)
+{
+    struct o2g a, b;
+    int tx, rx;
+    uint32_t conn;
+    if (o2g_open(&a, DUMP_LEN) || o2g_open(&b, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&a, rx, &conn))
+        return fail("first attach: %s", strerror(errno));
+    if (attach(&a, rx, NULL) == 0 || errno != EBUSY)
+        return fail("second attach in the same file: not EBUSY");
+    if (attach(&b, rx, NULL) == 0 || errno != EBUSY)
+        return fail("attach in another file: not EBUSY");
+    if (attach(&b, tx, NULL))
+        return fail("the other end could not be attached");
+    if (ioctl(a.fd, O2G_IOC_DETACH, &conn))
+        return fail("detach: %s", strerror(errno));
+    if (attach(&b, rx, NULL))
+        return fail("attach after detach: %s", strerror(errno));
+    return 0;
+}
+
+/* traffic SECONDS: not a case; ping-pong over two attached sockets until killed or the
+ * time is up (tests/kmod/run.sh's rmmod case runs it in the background). */
+static int traffic(int secs)
+{
+    static unsigned char m[4000], b[4000];
+    struct o2g o;
+    int tx, rx;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0) || attach(&o, rx, NULL))
+        return 1;
+    printf("traffic running\n");
+    fflush(stdout);
+    time_t end = time(NULL) + secs;
+    for (uint64_t i = 0; time(NULL) < end; i++) {
+        struct o2g_cqe e;
+        post(&o, i, b, sizeof b, PEER, 1, NULL);
+        send_msg(tx, MPE_W_EAGER, 1, m, sizeof m, sizeof m);
+        if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_RECV || e.status)
+            return fail("traffic: message %llu lost", (unsigned long long)i);
+    }
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(void);
+} cases[] = {
+    {"eager", t_eager},     {"unexp", t_unexp},   {"race", t_race},
+    {"order", t_order},     {"cancel", t_cancel}, {"backpressure", t_backpressure},
+    {"corrupt", t_corrupt}, {"closed", t_closed}, {"killed", t_killed},
+    {"double", t_double},
+};
+
+/* One case in a child process (a crash of the case is its failure, not ours), then the
+ * check that the module let go of everything the child had. */
+static int run_case(int i)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int bad = cases[i].fn();
+        if (bad)
+            printf("FAIL %s: %s\n", cases[i].name, why);
+        fflush(stdout);
+        _exit(bad);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st)) {
+        printf("FAIL %s: died of signal %d\n", cases[i].name, WTERMSIG(st));
+        return 1;
+    }
+    if (WEXITSTATUS(st))
+        return 1;
+    struct o2g_stats s = stats();
+    if (s.pinned_pages || s.attached || s.posted) {
+        printf("FAIL %s: left in the module: %llu pages pinned, %llu sockets, %llu receives\n",
+               cases[i].name, (unsigned long long)s.pinned_pages, (unsigned long long)s.attached,
+               (unsigned long long)s.posted);
+        return 1;
+    }
+    printf("ok %s\n", cases[i].name);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0;
+    signal(SIGPIPE, SIG_IGN);
+    if (argc == 3 && !strcmp(argv[1], "traffic")) {
+        int bad = traffic(atoi(argv[2]));
+        if (bad)
+            printf("traffic: %s\n", why);
+        return bad;
+    }
+    for (int a = 1; a < argc; a++) {
+        int i = 0, n = (int)(sizeof cases / sizeof cases[0]);
+        while (i < n && strcmp(cases[i].name, argv[a]))
+            i++;
+        if (i == n) {
+            printf("FAIL %s: no such case\n", argv[a]);
+            failed++;
+            continue;
+        }
+        failed += run_case(i);
+    }
+    return failed;
+}
