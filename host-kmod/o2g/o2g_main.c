@@ -143,6 +143,14 @@ static void o2g_stat_add(enum o2g_stat s, long v)
 	atomic64_add(v, &o2g_stats[s]);
 }
 
+/* Any context: the payload bytes that follow header w on the stream (RTS's and CTS's
+ * len is a message size, not a payload).
+ */
+static u64 o2g_payload(const struct mpe_wire *w)
+{
+	return w->type == MPE_W_EAGER || w->type == MPE_W_DATA ? w->len : 0;
+}
+
 /* Any context, under f->lock: ring slots neither filled nor promised. */
 static u32 o2g_ring_free(struct o2g_file *f)
 {
@@ -322,7 +330,7 @@ static bool o2g_place(struct o2g_conn *c)
 {
 	struct o2g_file *f = c->f;
 	bool control = c->w.type != MPE_W_EAGER;
-	u64 bytes = control ? MPE_WIRE_HDR + c->w.len : c->w.len;
+	u64 bytes = (control ? MPE_WIRE_HDR : 0) + o2g_payload(&c->w);
 	struct match_entry *me;
 	struct o2g_msg *m;
 
@@ -357,7 +365,7 @@ static bool o2g_place(struct o2g_conn *c)
 	if (!m)
 		return false;
 	f->promised++; /* the record's UNEXP/CONTROL (or its claim's RECV) entry */
-	m->len = c->w.len;
+	m->len = o2g_payload(&c->w);
 	m->conn = c->id;
 	m->control = control;
 	if (control) {
@@ -397,7 +405,7 @@ static void o2g_finish(struct o2g_conn *c)
 		e.kind = m->control ? O2G_CQE_CONTROL : O2G_CQE_UNEXP;
 		e.off = o2g_msg_pos(f, m);
 		if (m->control)
-			e.len += MPE_WIRE_HDR;
+			e.len = MPE_WIRE_HDR + m->len;
 		m->state = MSG_READY; /* the process's from the emit on */
 		o2g_emit(f, &e);
 	}
@@ -448,9 +456,7 @@ static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb, unsigned
 			}
 			break;
 		}
-		n = 0;
-		if (c->w.type == MPE_W_EAGER || c->w.type == MPE_W_DATA)
-			n = min_t(u64, len - used, c->w.len - c->body_done);
+		n = min_t(u64, len - used, o2g_payload(&c->w) - c->body_done);
 		err = 0;
 		if (n && c->req && c->body_done < c->req->len) /* else truncated: skip */
 			err = o2g_copy_to_pages(c->req->pages, c->req->first_off + c->body_done,
@@ -468,8 +474,7 @@ static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb, unsigned
 		}
 		used += n;
 		c->body_done += n;
-		if (c->body_done ==
-		    ((c->w.type == MPE_W_EAGER || c->w.type == MPE_W_DATA) ? c->w.len : 0))
+		if (c->body_done == o2g_payload(&c->w))
 			o2g_finish(c);
 	}
 	return used;

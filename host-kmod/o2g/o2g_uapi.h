@@ -32,9 +32,13 @@
  *     messages' completions.
  * A record belongs to the module until its completion entry is in the ring; then it is
  * the process's to read until it gives it back with O2G_IOC_FREE (offset of the record).
+ * An UNEXP entry is a notice (for MPI_Probe and progress): the message is taken by a POST
+ * (answer O2G_POST_UNEXP) or by O2G_IOC_FREE of its record, whichever comes first; an UNEXP
+ * entry read later may describe a message a POST already took.
  * When the dump area is full the module stops reading that connection: the bytes stay in
  * the socket, TCP's window closes and the peer stops; nothing is dropped. Reading resumes
- * on the next O2G_IOC_FREE (or any other ioctl of the file).
+ * on the next O2G_IOC_FREE (or any other ioctl of the file, O2G_IOC_WAIT included; poll()
+ * does not restart it).
  */
 #ifndef O2G_UAPI_H
 #define O2G_UAPI_H

@@ -540,6 +540,50 @@ static int t_closed(void)
     return 0;
 }
 
+/* control: non-EAGER headers reach the process as records in the dump area (header, then
+ * DATA's payload), in stream order with the connection's EAGER messages. */
+static int t_control(void)
+{
+    unsigned char data[500], b[100], m[100];
+    struct o2g o;
+    int tx, rx;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    post(&o, 1, b, sizeof b, PEER, 4, NULL);
+    fill(m, sizeof m, 4);
+    fill(data, sizeof data, 5);
+    send_msg(tx, MPE_W_HELLO, 0, NULL, 0, 0);
+    send_msg(tx, MPE_W_RTS, 3, NULL, 1 << 20, 0); /* len: the message's, no payload */
+    send_msg(tx, MPE_W_EAGER, 4, m, sizeof m, sizeof m);
+    send_msg(tx, MPE_W_DATA, 0, data, sizeof data, sizeof data);
+    send_msg(tx, MPE_W_BYE, 0, NULL, 0, 0);
+    int want[5] = {MPE_W_HELLO, MPE_W_RTS, MPE_W_EAGER, MPE_W_DATA, MPE_W_BYE};
+    for (int i = 0; i < 5; i++) {
+        struct o2g_cqe e;
+        struct mpe_wire w;
+        if (!next_cqe(&o, &e, WAIT_MS))
+            return fail("entry %d missing", i);
+        if (want[i] == MPE_W_EAGER) {
+            if (e.kind != O2G_CQE_RECV || e.cookie != 1 || check_fill(b, sizeof b, 4))
+                return fail("entry %d: the EAGER message out of order (kind %u)", i, e.kind);
+            continue;
+        }
+        size_t payload = want[i] == MPE_W_DATA ? sizeof data : 0;
+        if (e.kind != O2G_CQE_CONTROL || e.len != MPE_WIRE_HDR + payload)
+            return fail("entry %d: kind %u len %llu", i, e.kind, (unsigned long long)e.len);
+        if (mpe_wire_decode(o.dump + e.off, &w, MAX_EAGER) || w.type != want[i])
+            return fail("entry %d: record holds the wrong header", i);
+        if (payload && check_fill(o.dump + e.off + MPE_WIRE_HDR, payload, 5))
+            return fail("DATA payload differs");
+        uint64_t off = e.off;
+        if (ioctl(o.fd, O2G_IOC_FREE, &off))
+            return fail("free: %s", strerror(errno));
+    }
+    return 0;
+}
+
 /* killed: a process with receives posted, a message half delivered and records in the
  * dump area is killed; its file's release must unpin everything and give the sockets
  * back. */
@@ -628,10 +672,10 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"eager", t_eager},     {"unexp", t_unexp},   {"race", t_race},
-    {"order", t_order},     {"cancel", t_cancel}, {"backpressure", t_backpressure},
-    {"corrupt", t_corrupt}, {"closed", t_closed}, {"killed", t_killed},
-    {"double", t_double},
+    {"eager", t_eager},     {"unexp", t_unexp},     {"race", t_race},
+    {"order", t_order},     {"cancel", t_cancel},   {"backpressure", t_backpressure},
+    {"control", t_control}, {"corrupt", t_corrupt}, {"closed", t_closed},
+    {"killed", t_killed},   {"double", t_double},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
