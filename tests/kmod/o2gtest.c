@@ -3,7 +3,8 @@
  * guest, never on the host). `o2gtest NAME...` runs the named cases, each in a child
  * process, prints "ok NAME" or "FAIL NAME: why", and after each case checks that the
  * module holds nothing of it any more (no page pinned, no socket attached, no receive
- * posted). Exit status: the number of failed cases.
+ * posted). Exit status: the number of failed cases. `o2gtest stats` prints the module's
+ * counters; `o2gtest traffic SECONDS` is the background load of the rmmod case.
  *
  * Every case talks to itself over the guest's loopback: a listening socket, a connected
  * pair, the "sender" end writing native headers (mpi/core/mpe_wire.c), the "receiver" end
@@ -584,6 +585,140 @@ static int t_control(void)
     return 0;
 }
 
+/* trunc: a message longer than its receive fills the buffer, no byte past it, and
+ * completes with -EMSGSIZE (MPI_ERR_TRUNCATE); the stream stays framed. */
+static int t_trunc(void)
+{
+    static unsigned char page[8192], m[5000];
+    struct o2g o;
+    struct o2g_cqe e;
+    int tx, rx;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    memset(page, 0xee, sizeof page);
+    post(&o, 1, page + 100, 3000, PEER, 1, NULL);
+    post(&o, 2, page + 4000, 100, PEER, 2, NULL);
+    fill(m, sizeof m, 1);
+    send_msg(tx, MPE_W_EAGER, 1, m, sizeof m, sizeof m);
+    send_msg(tx, MPE_W_EAGER, 2, m, 100, 100);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.cookie != 1 || e.status != -EMSGSIZE || e.len != sizeof m)
+        return fail("truncated receive: status %d len %llu", e.status, (unsigned long long)e.len);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.cookie != 2 || e.status)
+        return fail("the message after a truncated one was lost");
+    if (check_fill(page + 100, 3000, 1) || page[99] != 0xee || page[3100] != 0xee)
+        return fail("truncated receive: wrong bytes or written past the buffer");
+    return 0;
+}
+
+/* many: 4 senders (processes) on 4 connections into one file, 300 messages each, taken by
+ * 64 wildcard receives reposted as they complete (a repost may be answered from the dump
+ * area). Every message arrives once and intact, and MPI's non-overtaking rule holds: of
+ * two messages from one source, the earlier takes the earlier-posted receive. */
+static uint64_t many_seq[4][300]; /* 1 + the posting order of the receive that took it */
+
+static int many_take(int src, int tag, uint64_t seq, const unsigned char *data, int len)
+{
+    if (src < 0 || src >= 4 || tag < 0 || tag >= 300 || len != 700)
+        return fail("message src %d tag %d len %d", src, tag, len);
+    if (many_seq[src][tag])
+        return fail("source %d message %d taken twice", src, tag);
+    if (check_fill(data, 700, (unsigned)(src * 300 + tag)))
+        return fail("source %d message %d differs", src, tag);
+    many_seq[src][tag] = seq + 1;
+    return 0;
+}
+
+/* Post wildcard receive `slot` again until it is queued (each answer from the dump area
+ * is a message taken). */
+static int many_post(struct o2g *o, unsigned char *buf, int slot, uint64_t *seq, int *done)
+{
+    for (;;) {
+        struct o2g_post p;
+        uint64_t s = (*seq)++;
+        int r = post(o, s << 8 | (uint64_t)slot, buf, 700, O2G_ANY_SOURCE, O2G_ANY_TAG, &p);
+        if (r == O2G_POST_QUEUED || r == O2G_POST_DEFERRED) /* a RECV entry follows */
+            return 0;
+        if (r != O2G_POST_UNEXP)
+            return fail("post: %d", r);
+        if (many_take(p.msg_src, p.msg_tag, s, o->dump + p.off, (int)p.msg_len))
+            return 1;
+        (*done)++;
+        uint64_t off = p.off;
+        if (ioctl(o->fd, O2G_IOC_FREE, &off))
+            return fail("free: %s", strerror(errno));
+    }
+}
+
+static int t_many(void)
+{
+    enum { NC = 4, N = 300, LEN = 700, NR = 64 };
+    static unsigned char bufs[NR][LEN];
+    struct o2g o;
+    int tx[NC], rx[NC];
+    if (o2g_open(&o, DUMP_LEN))
+        return 1;
+    for (int c = 0; c < NC; c++) {
+        struct o2g_attach a = {.peer = c};
+        if (tcp_pair(&tx[c], &rx[c], 0, 0))
+            return 1;
+        a.fd = rx[c];
+        if (ioctl(o.fd, O2G_IOC_ATTACH, &a))
+            return fail("attach %d: %s", c, strerror(errno));
+    }
+    for (int c = 0; c < NC; c++) {
+        if (fork() == 0) {
+            unsigned char m[LEN];
+            for (int i = 0; i < N; i++) {
+                struct mpe_wire h = {
+                    .type = MPE_W_EAGER, .ctx = CTX, .src = c, .tag = i, .len = LEN};
+                uint8_t hb[MPE_WIRE_HDR];
+                fill(m, LEN, (unsigned)(c * N + i));
+                mpe_wire_encode(&h, hb);
+                if (write_all(tx[c], hb, sizeof hb) || write_all(tx[c], m, LEN))
+                    _exit(1);
+                if (i % 50 == 0)
+                    usleep(20000); /* let some arrive with no receive posted */
+            }
+            _exit(0);
+        }
+    }
+    int done = 0;
+    uint64_t seq = 0;
+    for (int r = 0; r < NR; r++)
+        if (many_post(&o, bufs[r], r, &seq, &done))
+            return 1;
+    while (done < NC * N) {
+        struct o2g_cqe e;
+        if (!next_cqe(&o, &e, WAIT_MS))
+            return fail("%d messages of %d", done, NC * N);
+        if (e.kind == O2G_CQE_UNEXP)
+            continue; /* a notice: a repost takes it */
+        if (e.kind != O2G_CQE_RECV || e.status)
+            return fail("entry kind %u status %d", e.kind, e.status);
+        int slot = (int)(e.cookie & 0xff);
+        if (many_take(e.src, e.tag, e.cookie >> 8, bufs[slot], (int)e.len))
+            return 1;
+        done++;
+        if (many_post(&o, bufs[slot], slot, &seq, &done))
+            return 1;
+    }
+    for (int c = 0; c < NC; c++)
+        for (int i = 1; i < N; i++)
+            if (many_seq[c][i] <= many_seq[c][i - 1])
+                return fail("source %d: message %d took a receive posted before message "
+                            "%d's (overtaking)",
+                            c, i, i - 1);
+    for (int c = 0; c < NC; c++) {
+        int st;
+        wait(&st);
+        if (!WIFEXITED(st) || WEXITSTATUS(st))
+            return fail("a sender failed");
+    }
+    return 0;
+}
+
 /* killed: a process with receives posted, a message half delivered and records in the
  * dump area is killed; its file's release must unpin everything and give the sockets
  * back. */
@@ -672,10 +807,11 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"eager", t_eager},     {"unexp", t_unexp},     {"race", t_race},
-    {"order", t_order},     {"cancel", t_cancel},   {"backpressure", t_backpressure},
-    {"control", t_control}, {"corrupt", t_corrupt}, {"closed", t_closed},
-    {"killed", t_killed},   {"double", t_double},
+    {"eager", t_eager},     {"unexp", t_unexp},   {"race", t_race},
+    {"order", t_order},     {"cancel", t_cancel}, {"backpressure", t_backpressure},
+    {"trunc", t_trunc},     {"many", t_many},     {"control", t_control},
+    {"corrupt", t_corrupt}, {"closed", t_closed}, {"killed", t_killed},
+    {"double", t_double},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
@@ -714,6 +850,17 @@ int main(int argc, char **argv)
 {
     int failed = 0;
     signal(SIGPIPE, SIG_IGN);
+    if (argc == 2 && !strcmp(argv[1], "stats")) {
+        struct o2g_stats t = stats();
+        printf("matched_softirq=%llu unexpected=%llu matched_post=%llu deferred=%llu "
+               "control=%llu stalls=%llu conn_errors=%llu dropped=%llu pinned_pages=%llu\n",
+               (unsigned long long)t.matched_softirq, (unsigned long long)t.unexpected,
+               (unsigned long long)t.matched_post, (unsigned long long)t.deferred,
+               (unsigned long long)t.control, (unsigned long long)t.stalls,
+               (unsigned long long)t.conn_errors, (unsigned long long)t.dropped,
+               (unsigned long long)t.pinned_pages);
+        return 0;
+    }
     if (argc == 3 && !strcmp(argv[1], "traffic")) {
         int bad = traffic(atoi(argv[2]));
         if (bad)
