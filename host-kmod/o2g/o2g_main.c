@@ -508,6 +508,9 @@ static void o2g_data_ready(struct sock *sk)
 		spin_unlock(&c->f->lock);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
+	/* Detached meanwhile: the socket's own callback is back, and its reader waits. */
+	if (unlikely(!c) && sk->sk_data_ready != o2g_data_ready)
+		sk->sk_data_ready(sk);
 }
 
 /* sk_state_change: softirq or process context, socket locked. */

@@ -585,6 +585,41 @@ static int t_control(void)
     return 0;
 }
 
+/* ringfull: the ring never overflows. With every slot promised (receives posted until
+ * POST says ENOSPC, all then completed and left unread), an unexpected message has no slot:
+ * its connection stops reading, and once the process has read the ring (and makes an
+ * ioctl: WAIT) it is delivered. */
+static int t_ringfull(void)
+{
+    unsigned char m[100];
+    struct o2g o;
+    struct o2g_cqe e;
+    int tx, rx, n = 0, r;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, 64 << 10) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    while ((r = post(&o, (uint64_t)n, NULL, 0, PEER, 1, NULL)) == O2G_POST_QUEUED)
+        n++;
+    if (r != -ENOSPC || n < 1000 || (uint32_t)n != o.mask)
+        return fail("posts: %d, then %d (want ENOSPC after ring entries - 1 = %u)", n, r, o.mask);
+    for (int i = 0; i < n; i++)
+        send_msg(tx, MPE_W_EAGER, 1, NULL, 0, 0);
+    fill(m, sizeof m, 2);
+    send_msg(tx, MPE_W_EAGER, 2, m, sizeof m, sizeof m);
+    if (!WAIT_STAT(stalls, s0, 1))
+        return fail("the connection did not stop with the ring full");
+    for (int i = 0; i < n; i++)
+        if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_RECV || e.cookie != (uint64_t)i)
+            return fail("entry %d overwritten or missing (kind %u cookie %llu)", i, e.kind,
+                        (unsigned long long)e.cookie);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP || e.tag != 2 ||
+        check_fill(o.dump + e.off, sizeof m, 2))
+        return fail("the held-back message did not come");
+    return 0;
+}
+
 /* trunc: a message longer than its receive fills the buffer, no byte past it, and
  * completes with -EMSGSIZE (MPI_ERR_TRUNCATE); the stream stays framed. */
 static int t_trunc(void)
@@ -807,11 +842,11 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"eager", t_eager},     {"unexp", t_unexp},   {"race", t_race},
-    {"order", t_order},     {"cancel", t_cancel}, {"backpressure", t_backpressure},
-    {"trunc", t_trunc},     {"many", t_many},     {"control", t_control},
-    {"corrupt", t_corrupt}, {"closed", t_closed}, {"killed", t_killed},
-    {"double", t_double},
+    {"eager", t_eager},       {"unexp", t_unexp},     {"race", t_race},
+    {"order", t_order},       {"cancel", t_cancel},   {"backpressure", t_backpressure},
+    {"ringfull", t_ringfull}, {"trunc", t_trunc},     {"many", t_many},
+    {"control", t_control},   {"corrupt", t_corrupt}, {"closed", t_closed},
+    {"killed", t_killed},     {"double", t_double},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
