@@ -227,8 +227,9 @@ static void o2g_req_free(struct o2g_req *r)
 	kfree(r);
 }
 
-/* Any context, under f->lock: publish a receive's completion; its pages are unpinned
- * later from process context (o2g_reap).
+/* Any context, under f->lock: publish a receive's completion. Its pages stay pinned
+ * until o2g_kick() or release: unpinning marks them dirty, which may sleep (lock_page),
+ * and softirq cannot; a page the module wrote must not be reclaimed as clean.
  */
 static void o2g_req_complete(struct o2g_file *f, struct o2g_req *r, int status,
 			     const struct mpe_wire *w, u32 conn)
@@ -632,6 +633,10 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 		goto fail;
 	match_init(f->eng);
 	f->cqe = (struct o2g_cqe *)((u8 *)f->ring + O2G_RING_CQE_OFF);
+	/* FOLL_LONGTERM: held until close, so the pages are migrated out of CMA/movable
+	 * zones first; FOLL_WRITE: softirq writes them through the kernel mapping, which
+	 * must be the page the process sees (copy-on-write broken now, not later).
+	 */
 	n = pin_user_pages_fast(addr, f->dump_npages, FOLL_WRITE | FOLL_LONGTERM, f->dump_pages);
 	if (n != f->dump_npages) {
 		if (n > 0)
@@ -786,6 +791,9 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 			kfree(r);
 			return -ENOMEM;
 		}
+		/* Pinned before the receive is visible to softirq, which cannot fault pages
+		 * in (the seed needed a "dumper thread" for that; pinning removes the case).
+		 */
 		n = pin_user_pages_fast(start, r->npages, FOLL_WRITE | FOLL_LONGTERM, r->pages);
 		if (n != r->npages) {
 			if (n > 0)

@@ -187,7 +187,11 @@ struct o2g_stats {
 #define O2G_IOC_MAGIC 0xb2
 #define O2G_IOC_SETUP _IOWR(O2G_IOC_MAGIC, 1, struct o2g_setup)
 #define O2G_IOC_ATTACH _IOWR(O2G_IOC_MAGIC, 2, struct o2g_attach)
-/* arg: the connection id. The socket gets its callbacks back; its unread bytes stay. */
+/* arg: the connection id. The socket gets its callbacks back; its unread bytes stay, but
+ * a message half read is lost: the connection ends as if failed (an O2G_CQE_CONN entry
+ * with -ECONNABORTED; posted receives naming its peer fail too). Meant for the end of a
+ * connection (after BYE), and done by close for every attached socket.
+ */
 #define O2G_IOC_DETACH _IOW(O2G_IOC_MAGIC, 3, __u32)
 #define O2G_IOC_POST _IOWR(O2G_IOC_MAGIC, 4, struct o2g_post)
 /* arg: pointer to the cookie. 0: cancelled (no completion follows); ENOENT: not posted
