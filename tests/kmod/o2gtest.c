@@ -473,37 +473,102 @@ static int t_backpressure(void)
 }
 
 /* corrupt: a bad header fails the connection: the receive naming the peer and the
- * connection report -EPROTO; a wildcard receive stays posted. */
-static int t_corrupt(void)
+ * connection report -EPROTO; a wildcard receive stays posted. Every way mpe_wire_decode
+ * refuses a header, each on a fresh connection after a good message; then 64 KiB of
+ * random bytes on each of 8 more connections at once. */
+static int corrupt_one(struct o2g *o, const uint8_t *bad, size_t n, int k)
 {
-    unsigned char b[100], b2[100];
-    uint8_t junk[MPE_WIRE_HDR];
-    struct o2g o;
-    int tx, rx;
+    unsigned char b[100], b2[100], m[100];
     struct o2g_cqe e;
-    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+    int tx, rx;
+    if (tcp_pair(&tx, &rx, 0, 0))
         return 1;
-    if (attach(&o, rx, NULL))
+    if (attach(o, rx, NULL))
         return fail("attach: %s", strerror(errno));
-    post(&o, 1, b, sizeof b, PEER, 1, NULL);
-    post(&o, 2, b2, sizeof b2, O2G_ANY_SOURCE, 1, NULL);
-    memset(junk, 0x5a, sizeof junk);
-    write_all(tx, junk, sizeof junk);
-    int got_recv = 0, got_conn = 0;
-    while (next_cqe(&o, &e, 1000)) {
-        if (e.kind == O2G_CQE_RECV && e.cookie == 1 && e.status == -EPROTO)
+    post(o, 1, b, sizeof b, PEER, 1, NULL);
+    post(o, 2, b2, sizeof b2, O2G_ANY_SOURCE, 1, NULL);
+    fill(m, sizeof m, 3);
+    send_msg(tx, MPE_W_EAGER, 3, m, sizeof m, sizeof m); /* good: dumped */
+    write_all(tx, bad, n);
+    int got_recv = 0, got_conn = 0, got_good = 0;
+    while (next_cqe(o, &e, 500)) {
+        if (e.kind == O2G_CQE_UNEXP && e.tag == 3 && !check_fill(o->dump + e.off, 100, 3))
+            got_good = 1;
+        else if (e.kind == O2G_CQE_RECV && e.cookie == 1 && e.status == -EPROTO)
             got_recv = 1;
         else if (e.kind == O2G_CQE_CONN && e.status == -EPROTO && e.src == PEER)
             got_conn = 1;
         else
-            return fail("unexpected entry kind %u cookie %llu status %d", e.kind,
+            return fail("case %d: unexpected entry kind %u cookie %llu status %d", k, e.kind,
                         (unsigned long long)e.cookie, e.status);
     }
-    if (!got_recv || !got_conn)
-        return fail("error entries: receive %d connection %d", got_recv, got_conn);
+    if (!got_good || !got_recv || !got_conn)
+        return fail("case %d: good message %d, error entries: receive %d connection %d", k,
+                    got_good, got_recv, got_conn);
     uint64_t c = 2;
-    if (ioctl(o.fd, O2G_IOC_CANCEL, &c))
-        return fail("wildcard receive did not stay posted");
+    if (ioctl(o->fd, O2G_IOC_CANCEL, &c))
+        return fail("case %d: wildcard receive did not stay posted", k);
+    close(tx);
+    return 0;
+}
+
+static int t_corrupt(void)
+{
+    struct o2g o;
+    if (o2g_open(&o, DUMP_LEN))
+        return 1;
+    struct mpe_wire ok = {.type = MPE_W_EAGER, .ctx = CTX, .src = PEER, .tag = 1, .len = 10};
+    for (int k = 0; k < 7; k++) {
+        struct mpe_wire h = ok;
+        uint8_t b[MPE_WIRE_HDR];
+        if (k == 3)
+            h.len = MAX_EAGER + 1; /* longer than the eager limit */
+        if (k == 4)
+            h.tag = -5; /* negative tag on a matched message */
+        if (k == 5)
+            h.type = MPE_W_CREDIT; /* control header with a length */
+        if (k == 6)
+            h.type = MPE_W_DATA, h.len = 1ull << 50; /* length out of range */
+        mpe_wire_encode(&h, b);
+        if (k == 0)
+            b[0] ^= 1; /* bad magic */
+        if (k == 1)
+            b[2] = 9; /* unknown version */
+        if (k == 2)
+            b[3] = 0x77; /* unknown type */
+        if (corrupt_one(&o, b, sizeof b, k))
+            return 1;
+    }
+    /* random bytes on 8 connections at once: each fails, nothing else happens */
+    enum { NJ = 8, JLEN = 64 << 10 };
+    int tx[NJ], rx[NJ], conns = 0;
+    static unsigned char junk[JLEN];
+    struct o2g_cqe e;
+    for (int k = 0; k < NJ; k++) {
+        struct o2g_attach a = {.peer = 100 + k};
+        if (tcp_pair(&tx[k], &rx[k], 0, 0))
+            return 1;
+        a.fd = rx[k];
+        if (ioctl(o.fd, O2G_IOC_ATTACH, &a))
+            return fail("attach junk %d: %s", k, strerror(errno));
+    }
+    pid_t pid[NJ];
+    for (int k = 0; k < NJ; k++) {
+        fill(junk, JLEN, 1000u + (unsigned)k);
+        if ((pid[k] = fork()) == 0)
+            _exit(write_all(tx[k], junk, JLEN) ? 1 : 0); /* may block: nobody reads */
+    }
+    while (conns < NJ && next_cqe(&o, &e, 2000)) {
+        if (e.kind != O2G_CQE_CONN || e.status != -EPROTO)
+            return fail("junk: entry kind %u status %d", e.kind, e.status);
+        conns++;
+    }
+    if (conns != NJ)
+        return fail("junk: %d connections of %d failed", conns, NJ);
+    for (int k = 0; k < NJ; k++) { /* they hold our /dev/o2g file too */
+        kill(pid[k], SIGKILL);
+        waitpid(pid[k], NULL, 0);
+    }
     return 0;
 }
 
