@@ -251,7 +251,8 @@ static int t_eager(void)
     return 0;
 }
 
-/* unexp: messages first (dumped), receives later (answered from the dump area). */
+/* unexp: messages first (dumped), receives later (answered from the dump area); poll()
+ * sleeps until the first arrives. */
 static int t_unexp(void)
 {
     enum { N = 10, LEN = 2500 };
@@ -263,10 +264,21 @@ static int t_unexp(void)
         return 1;
     if (attach(&o, rx, NULL))
         return fail("attach: %s", strerror(errno));
-    for (int i = 0; i < N; i++) {
-        fill(tmp, LEN, 50 + i);
-        send_msg(tx, MPE_W_EAGER, 50 + i, tmp, LEN, LEN);
+    /* poll(): nothing to read yet, then woken by the softirq's first entry */
+    struct pollfd pf = {.fd = o.fd, .events = POLLIN};
+    if (poll(&pf, 1, 0) != 0)
+        return fail("poll: readable with an empty ring");
+    if (fork() == 0) {
+        usleep(200000);
+        for (int i = 0; i < N; i++) {
+            fill(tmp, LEN, 50 + i);
+            send_msg(tx, MPE_W_EAGER, 50 + i, tmp, LEN, LEN);
+        }
+        _exit(0);
     }
+    if (poll(&pf, 1, WAIT_MS) != 1 || !(pf.revents & POLLIN))
+        return fail("poll: not woken by an arriving message");
+    wait(NULL);
     for (int i = 0; i < N; i++) {
         struct o2g_cqe e;
         if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP || e.tag != 50 + i)
