@@ -13,7 +13,12 @@ O2G_SRCS := $(wildcard host-kmod/o2g/*.c host-kmod/o2g/*.h host-kmod/o2g/compat/
 
 ALL_TARGETS += $(O2G_KO)
 
-$(O2G_KO): $(O2G_SRCS) | deps
+# A stamp named after the headers' version: when Debian moves linux-image-amd64 on, the
+# new stamp is newer than the module and the module is built again for the new kernel.
+$(O2G_DIR)/kver.$(O2G_KVER):
+	@mkdir -p $(O2G_DIR) && rm -f $(O2G_DIR)/kver.* && touch $@
+
+$(O2G_KO): $(O2G_SRCS) $(O2G_DIR)/kver.$(O2G_KVER) | deps
 	@test -d $(O2G_KDIR) || { echo "o2g: no $(O2G_KDIR) (make deps)" >&2; exit 1; }
 	@mkdir -p $(O2G_DIR)/compat
 	@for s in host-kmod/o2g/*.c host-kmod/o2g/*.h host-kmod/o2g/Kbuild \

@@ -35,6 +35,15 @@ mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/core -o "$out/o2gtest" \
     tests/kmod/o2gtest.c mpi/core/mpe_wire.c
 kdir=$(tests/bench/linux-kernel.sh)
+# the module must be built for the guest's kernel (both versions come from apt's view)
+# (vermagic from the .modinfo section: the host has no modinfo, kmod is not a dependency)
+objcopy -O binary -j .modinfo "$out/o2g/o2g.ko" "$out/modinfo"
+kver=$(tr '\0' '\n' <"$out/modinfo" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
+if [ "$kver" != "$(basename "$kdir")" ]; then
+    for c in "${cases[@]}"; do echo "FAIL o2g/$c: o2g.ko is for $kver, the guest runs $(basename "$kdir")"; done
+    echo "0 passed, ${#cases[@]} failed"
+    exit 1
+fi
 bb=/bin/busybox # busybox-static's (mk/deps.d/60-kmod.sh): the guest has no libc
 r=$out/root
 rm -rf "$r" && mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
