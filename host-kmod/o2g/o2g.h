@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/mm_types.h>
 #include <net/sock.h>
 
 #include "o2g_uapi.h"
@@ -85,8 +86,9 @@ struct o2g_conn {
 };
 
 struct o2g_file {
-	spinlock_t lock;    /* BH lock: everything below but the mutex's */
-	struct mutex mutex; /* setup, conns[] membership, release */
+	struct mm_struct *mm; /* the process's: charged (locked_vm) for every pin */
+	spinlock_t lock;      /* BH lock: everything below but the mutex's */
+	struct mutex mutex;   /* setup, conns[] membership, release */
 	wait_queue_head_t wq;
 	bool ready; /* O2G_IOC_SETUP done */
 	struct match_engine *eng;
@@ -124,7 +126,5 @@ void o2g_conn_fail(struct o2g_conn *c, int status);
 void o2g_data_ready(struct sock *sk);
 void o2g_state_change(struct sock *sk);
 void o2g_resume(struct o2g_conn *c);
-/* o2g_main.c */
-void o2g_req_free(struct o2g_req *r);
 
 #endif

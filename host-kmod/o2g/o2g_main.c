@@ -28,6 +28,7 @@
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
@@ -44,11 +45,21 @@
 
 atomic64_t o2g_stats[ST_N];
 
+/* Process context: charge (inc) or give back npages pinned pages against the process's
+ * RLIMIT_MEMLOCK, as vfio does: /dev/o2g is open to every user (mode 0666) and a pinned
+ * page cannot be reclaimed, so pinning is locking memory.
+ */
+static int o2g_charge(struct o2g_file *f, unsigned long npages, bool inc)
+{
+	return npages ? account_locked_vm(f->mm, npages, inc) : 0;
+}
+
 /* Process context: unpin a receive's pages (dirty: the module wrote them) and free it. */
-void o2g_req_free(struct o2g_req *r)
+static void o2g_req_free(struct o2g_file *f, struct o2g_req *r)
 {
 	if (r->npages) {
 		unpin_user_pages_dirty_lock(r->pages, r->npages, true);
+		o2g_charge(f, r->npages, false);
 		o2g_stat_add(ST_PINNED, -(long)r->npages);
 	}
 	kvfree(r->pages);
@@ -68,7 +79,7 @@ static void o2g_kick(struct o2g_file *f)
 	list_splice_init(&f->reap, &done);
 	spin_unlock_bh(&f->lock);
 	list_for_each_entry_safe(r, tmp, &done, node)
-		o2g_req_free(r);
+		o2g_req_free(f, r);
 	for (i = 0; i < O2G_MAX_CONNS; i++) {
 		struct o2g_conn *c = f->conns[i];
 
@@ -140,10 +151,14 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 	 * zones first; FOLL_WRITE: softirq writes them through the kernel mapping, which
 	 * must be the page the process sees (copy-on-write broken now, not later).
 	 */
+	err = o2g_charge(f, f->dump_npages, true);
+	if (err)
+		goto fail;
 	n = pin_user_pages_fast(addr, f->dump_npages, FOLL_WRITE | FOLL_LONGTERM, f->dump_pages);
 	if (n != f->dump_npages) {
 		if (n > 0)
 			unpin_user_pages(f->dump_pages, n);
+		o2g_charge(f, f->dump_npages, false);
 		err = n < 0 ? n : -EFAULT;
 		goto fail;
 	}
@@ -153,6 +168,7 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 	bytes = offsetof(struct o2g_setup, entries);
 	if (copy_to_user((u8 __user *)arg + bytes, (u8 *)&s + bytes, sizeof(s) - bytes)) {
 		unpin_user_pages(f->dump_pages, n);
+		o2g_charge(f, n, false);
 		o2g_stat_add(ST_PINNED, -n);
 		err = -EFAULT;
 		goto fail;
@@ -297,10 +313,15 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 		/* Pinned before the receive is visible to softirq, which cannot fault pages
 		 * in (the seed needed a "dumper thread" for that; pinning removes the case).
 		 */
-		n = pin_user_pages_fast(start, r->npages, FOLL_WRITE | FOLL_LONGTERM, r->pages);
+		err = o2g_charge(f, r->npages, true);
+		n = err ? err
+			: pin_user_pages_fast(start, r->npages, FOLL_WRITE | FOLL_LONGTERM,
+					      r->pages);
 		if (n != r->npages) {
 			if (n > 0)
 				unpin_user_pages(r->pages, n);
+			if (!err)
+				o2g_charge(f, r->npages, false);
 			kvfree(r->pages);
 			kfree(r);
 			return n < 0 ? n : -EFAULT;
@@ -341,7 +362,7 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 	}
 	spin_unlock_bh(&f->lock);
 	if (r) /* not kept: answered from the dump area, or refused */
-		o2g_req_free(r);
+		o2g_req_free(f, r);
 	if (err)
 		return err;
 	/* Hazard: the receive is live already; a fault here loses only the answer. */
@@ -444,6 +465,9 @@ static long o2g_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 	if (cmd == O2G_IOC_STATS)
 		return o2g_get_stats(uarg);
+	/* Buffers are addresses in the opener's memory: a forked child opens its own. */
+	if (current->mm != f->mm)
+		return -EPERM;
 	mutex_lock(&f->mutex);
 	if (cmd == O2G_IOC_SETUP) {
 		err = o2g_setup(f, uarg);
@@ -525,6 +549,11 @@ static int o2g_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&f->wq);
 	INIT_LIST_HEAD(&f->reqs);
 	INIT_LIST_HEAD(&f->reap);
+	/* The opener's memory is charged for every page pinned through this file; the mm
+	 * is held until release, which may run after the process's exit_mm().
+	 */
+	f->mm = current->mm;
+	mmgrab(f->mm);
 	file->private_data = f;
 	return 0;
 }
@@ -547,12 +576,14 @@ static int o2g_release(struct inode *inode, struct file *file)
 	list_for_each_entry_safe(r, tmp, &f->reqs, node) {
 		if (r->state == REQ_QUEUED)
 			o2g_stat_add(ST_POSTED, -1);
-		o2g_req_free(r);
+		o2g_req_free(f, r);
 	}
 	if (f->ready) {
 		unpin_user_pages_dirty_lock(f->dump_pages, f->dump_npages, true);
+		o2g_charge(f, f->dump_npages, false);
 		o2g_stat_add(ST_PINNED, -(long)f->dump_npages);
 	}
+	mmdrop(f->mm);
 	kvfree(f->eng);
 	kvfree(f->dump_pages);
 	bitmap_free(f->chunk_map);

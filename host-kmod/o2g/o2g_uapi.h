@@ -21,6 +21,11 @@
  * Sending is not the module's business: the process writes headers and payloads to its
  * sockets itself.
  *
+ * Pinned pages (the dump area, posted receive buffers) count against the opener's
+ * RLIMIT_MEMLOCK like mlock()ed memory (ENOMEM beyond it, unless CAP_IPC_LOCK). A file
+ * serves the process that opened it: ioctls from another one (a forked child) fail with
+ * EPERM, O2G_IOC_STATS excepted.
+ *
  * The dump area. Every message the module cannot place in a posted receive lands in the
  * dump area as a record of whole O2G_DUMP_CHUNK-byte chunks:
  *   - an EAGER message that matched no posted receive: its payload (O2G_CQE_UNEXP; the

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -869,6 +870,38 @@ static int t_killed(void)
     return 0; /* main checks that the module holds nothing any more */
 }
 
+/* memlock: pinned pages count against RLIMIT_MEMLOCK for an unprivileged user (the
+ * device is open to all), and a forked child cannot use its parent's file. */
+static int t_memlock(void)
+{
+    struct rlimit rl = {64 << 10, 64 << 10}; /* 16 pages */
+    static unsigned char big[1 << 20];
+    unsigned char small[4096];
+    struct o2g o;
+    if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgid(65534) || setuid(65534))
+        return fail("cannot become nobody with a 64 KiB RLIMIT_MEMLOCK: %s", strerror(errno));
+    if (o2g_open(&o, 32 << 10)) /* 8 pages: within the limit */
+        return 1;
+    int r = post(&o, 1, big, sizeof big, PEER, 1, NULL);
+    if (r != -ENOMEM)
+        return fail("post of 1 MiB beyond the limit: %d, want ENOMEM", r);
+    if (post(&o, 2, small, sizeof small, PEER, 1, NULL) != O2G_POST_QUEUED)
+        return fail("post within the limit refused");
+    struct o2g o2;
+    if (o2g_open(&o2, 64 << 10) == 0)
+        return fail("a second dump area beyond the limit was pinned");
+    pid_t pid = fork();
+    if (pid == 0) {
+        uint64_t c = 2;
+        _exit(ioctl(o.fd, O2G_IOC_CANCEL, &c) == 0 || errno != EPERM);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st))
+        return fail("a forked child used its parent's file");
+    return 0;
+}
+
 /* double: a socket is claimed once; a second attach (same or another file) is EBUSY,
  * until the first detaches. */
 static int t_double(void)
@@ -923,7 +956,7 @@ static const struct {
     {"order", t_order},       {"cancel", t_cancel},   {"backpressure", t_backpressure},
     {"ringfull", t_ringfull}, {"trunc", t_trunc},     {"many", t_many},
     {"control", t_control},   {"corrupt", t_corrupt}, {"closed", t_closed},
-    {"killed", t_killed},     {"double", t_double},
+    {"killed", t_killed},     {"memlock", t_memlock}, {"double", t_double},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
