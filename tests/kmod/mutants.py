@@ -27,7 +27,7 @@ M = {
  'poll': ('host-kmod/o2g/o2g_main.c', 'return o2g_ring_nonempty(f) ? EPOLLIN | EPOLLRDNORM : 0;', 'return 0;'),
  'corrupt': ('host-kmod/o2g/o2g_rx.c', 'if (mpe_wire_decode(c->hdr, &c->w, f->max_eager)) {', 'if (mpe_wire_decode(c->hdr, &c->w, f->max_eager) && 0) {'),
  'closed': ('host-kmod/o2g/o2g_rx.c', '\t\tc->closed = true;\n\t\to2g_read(c);', '\t\to2g_read(c);'),
- 'killed': ('host-kmod/o2g/o2g_main.c', '\t\tif (r->state == REQ_QUEUED)\n\t\t\to2g_stat_add(ST_POSTED, -1);\n\t\to2g_req_free(r);', '\t\tif (r->state == REQ_QUEUED)\n\t\t\to2g_stat_add(ST_POSTED, -1);'),
+ 'killed': ('host-kmod/o2g/o2g_main.c', '\t\tif (r->state == REQ_QUEUED)\n\t\t\to2g_stat_add(ST_POSTED, -1);\n\t\to2g_req_free(f, r);', '\t\tif (r->state == REQ_QUEUED)\n\t\t\to2g_stat_add(ST_POSTED, -1);'),
  'memlock': ('host-kmod/o2g/o2g_main.c', 'return npages ? account_locked_vm(f->mm, npages, inc) : 0;', 'return 0;'),
  'double': ('host-kmod/o2g/o2g_main.c', '\tif (sk->sk_user_data) {', '\tif (0) {'),
  'rmmod': ('host-kmod/o2g/o2g_main.c', '.owner = THIS_MODULE,', '.owner = NULL,'),
