@@ -33,6 +33,8 @@ include mpi/waitio/waitio.mk
 include tests/mpi/mpi.mk
 include tests/bench/bench.mk
 include net/net.mk
+include host-kmod/o2g/o2g.mk
+include tests/kmod/kmod.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
 include tests/unit/unit.mk
 

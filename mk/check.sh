@@ -16,5 +16,17 @@ while IFS= read -r f; do
     fi
 done < <(git ls-files '*.c' '*.h')
 [ $bad = 0 ] || { echo "check: run clang-format -i on the files above"; rc=1; }
+# host-kmod/: Linux style, checked by the kernel's own checkpatch.pl (mk/deps.d/60-kmod.sh).
+cp=${UKMPI_CACHE:-$HOME/.cache/ukmpi}/checkpatch/scripts/checkpatch.pl
+if [ -f "$cp" ]; then
+    echo "check: checkpatch.pl --strict (host-kmod/)"
+    while IFS= read -r f; do
+        if ! out=$(perl "$cp" --strict --no-tree --terse --quiet -f "$f" 2>&1); then
+            echo "$out"; rc=1
+        fi
+    done < <(git ls-files 'host-kmod/*.c' 'host-kmod/*.h')
+else
+    echo "check: no checkpatch.pl (make deps): host-kmod/ not style-checked"
+fi
 [ $rc = 0 ] && echo "check: ok"
 exit $rc

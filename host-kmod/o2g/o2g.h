@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * o2g.h: the module's own objects (receives, dump records, connections, files) and the
+ * calls between its two halves: o2g_main.c (the device: ioctls, setup, release) and
+ * o2g_rx.c (the receive path: sk_data_ready, parsing, matching, the ring). Who owns
+ * what is said at the top of o2g_main.c.
+ */
+#ifndef O2G_H
+#define O2G_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/mm_types.h>
+#include <net/sock.h>
+
+#include "o2g_uapi.h"
+#include "match.h"
+#include "mpe_wire.h"
+
+enum o2g_stat {
+	ST_PINNED,
+	ST_POSTED,
+	ST_MATCHED_SOFTIRQ,
+	ST_UNEXPECTED,
+	ST_MATCHED_POST,
+	ST_DEFERRED,
+	ST_CONTROL,
+	ST_STALLS,
+	ST_CONN_ERRORS,
+	ST_ATTACHED,
+	ST_DROPPED,
+	ST_N
+};
+
+enum o2g_req_state { REQ_QUEUED, REQ_FILLING, REQ_DEFERRED, REQ_DONE };
+
+/* A posted receive. */
+struct o2g_req {
+	struct match_entry me;
+	struct list_head node; /* f->reqs while live, f->reap once done */
+	u64 cookie, len;
+	struct page **pages;
+	unsigned int npages, first_off;
+	enum o2g_req_state state;
+};
+
+enum o2g_msg_state { MSG_FREE, MSG_FILLING, MSG_READY };
+
+/* A dump record; f->msgs[i] describes the record that starts at chunk i. */
+struct o2g_msg {
+	struct match_entry me;
+	struct o2g_req *claim; /* the DEFERRED receive that took it while filling */
+	u64 len;	       /* payload bytes */
+	u32 nchunks, conn;
+	enum o2g_msg_state state;
+	bool control;
+};
+
+struct o2g_file;
+
+/* A socket callback of ours or the one we replaced. */
+typedef void (*o2g_sk_cb)(struct sock *sk);
+
+/* An attached socket and the parser of its byte stream. */
+struct o2g_conn {
+	struct o2g_file *f;
+	struct socket *sock;
+	u32 id;
+	s32 peer;
+	o2g_sk_cb saved_data_ready;
+	o2g_sk_cb saved_state_change;
+	u8 hdr[MPE_WIRE_HDR];
+	u32 hdr_got; /* header bytes read; == MPE_WIRE_HDR: in the body */
+	struct mpe_wire w;
+	bool placed;		  /* the current message has its destination */
+	u64 body_done;		  /* payload bytes consumed */
+	struct o2g_req *req;	  /* destination: a receive matched on arrival, or */
+	struct o2g_msg *msg;	  /* a dump record */
+	struct match_entry probe; /* the arriving message's key while matching */
+	bool stalled;		  /* stopped reading: dump area or ring full */
+	bool closed;		  /* the peer closed: fail once everything is read */
+	bool dead;		  /* failed: nothing more is read */
+};
+
+struct o2g_file {
+	struct mm_struct *mm; /* the process's: charged (locked_vm) for every pin */
+	spinlock_t lock;      /* BH lock: everything below but the mutex's */
+	struct mutex mutex;   /* setup, conns[] membership, release */
+	wait_queue_head_t wq;
+	bool ready; /* O2G_IOC_SETUP done */
+	struct match_engine *eng;
+	struct list_head reqs; /* live receives */
+	struct list_head reap; /* done receives, pages still pinned */
+	/* dump area */
+	struct page **dump_pages;
+	unsigned long dump_npages;
+	u64 dump_len, max_eager;
+	unsigned long *chunk_map; /* bit set: chunk in a record */
+	struct o2g_msg *msgs;
+	u32 nchunks;
+	/* ring */
+	struct o2g_ring_hdr *ring;
+	struct o2g_cqe *cqe;
+	size_t ring_bytes;
+	u32 entries, head;
+	u32 promised; /* entries the module has promised to write */
+	struct o2g_conn *conns[O2G_MAX_CONNS];
+};
+
+/* The module's counters (O2G_IOC_STATS), over every file. */
+extern atomic64_t o2g_stats[ST_N];
+
+static inline void o2g_stat_add(enum o2g_stat s, long v)
+{
+	atomic64_add(v, &o2g_stats[s]);
+}
+
+/* o2g_rx.c; each says its context there. */
+u32 o2g_ring_free(struct o2g_file *f);
+u64 o2g_msg_pos(struct o2g_file *f, struct o2g_msg *m);
+void o2g_dump_free(struct o2g_file *f, struct o2g_msg *m);
+void o2g_conn_fail(struct o2g_conn *c, int status);
+void o2g_data_ready(struct sock *sk);
+void o2g_state_change(struct sock *sk);
+void o2g_resume(struct o2g_conn *c);
+
+#endif

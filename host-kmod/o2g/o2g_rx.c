@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * o2g_rx.c: the receive path of o2g. sk_data_ready (softirq) reads the stream with
+ * tcp_read_sock, parses the native header, matches EAGER messages (mpi/core/match.c) and
+ * copies payloads into pinned receive buffers or the dump area, then publishes completions
+ * in the ring. Ownership of every buffer: see the top of o2g_main.c.
+ */
+#include <linux/highmem.h>
+#include <linux/bitmap.h>
+#include <linux/skbuff.h>
+#include <net/tcp.h>
+
+#include "o2g.h"
+
+/* Any context: the payload bytes that follow header w on the stream (RTS's and CTS's
+ * len is a message size, not a payload).
+ */
+static u64 o2g_payload(const struct mpe_wire *w)
+{
+	return w->type == MPE_W_EAGER || w->type == MPE_W_DATA ? w->len : 0;
+}
+
+/* Any context, under f->lock: ring slots neither filled nor promised. */
+u32 o2g_ring_free(struct o2g_file *f)
+{
+	/* Pairs with the process's release store of tail: slots below it are read. */
+	u32 used = f->head - smp_load_acquire(&f->ring->tail);
+
+	/* A process that wrote nonsense in tail only stalls itself. */
+	if (used > f->entries || used + f->promised >= f->entries)
+		return 0;
+	return f->entries - used - f->promised;
+}
+
+/* Any context, under f->lock: write a promised entry and publish it. */
+static void o2g_emit(struct o2g_file *f, const struct o2g_cqe *e)
+{
+	f->cqe[f->head & (f->entries - 1)] = *e;
+	WRITE_ONCE(f->head, f->head + 1);
+	/* Publishes the entry: the process's acquire load of head pairs with this. */
+	smp_store_release(&f->ring->head, f->head);
+	f->promised--;
+	wake_up_interruptible(&f->wq);
+}
+
+/* Any context: copy n bytes to byte `pos` of a pinned page array, from skb at skb_off,
+ * or from kbuf when skb is NULL. Non-zero if the skb is shorter than said.
+ */
+static int o2g_copy_to_pages(struct page **pages, u64 pos, const struct sk_buff *skb, int skb_off,
+			     const u8 *kbuf, size_t n)
+{
+	int err = 0;
+
+	while (n && !err) {
+		size_t in = pos & ~PAGE_MASK;
+		size_t k = min_t(size_t, n, PAGE_SIZE - in);
+		u8 *dst = kmap_local_page(pages[pos >> PAGE_SHIFT]);
+
+		if (skb)
+			err = skb_copy_bits(skb, skb_off, dst + in, k);
+		else
+			memcpy(dst + in, kbuf, k);
+		kunmap_local(dst);
+		pos += k;
+		skb_off += k;
+		kbuf += skb ? 0 : k;
+		n -= k;
+	}
+	return err;
+}
+
+/* Any context: copy n bytes between two pinned page arrays. */
+static void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n)
+{
+	while (n) {
+		size_t in = spos & ~PAGE_MASK;
+		size_t k = min_t(u64, n, PAGE_SIZE - in);
+		u8 *s = kmap_local_page(src[spos >> PAGE_SHIFT]);
+
+		o2g_copy_to_pages(dst, dpos, NULL, 0, s + in, k);
+		kunmap_local(s);
+		dpos += k;
+		spos += k;
+		n -= k;
+	}
+}
+
+/* Any context, under f->lock: publish a receive's completion. Its pages stay pinned
+ * until o2g_kick() or release: unpinning marks them dirty, which may sleep (lock_page),
+ * and softirq cannot; a page the module wrote must not be reclaimed as clean.
+ */
+static void o2g_req_complete(struct o2g_file *f, struct o2g_req *r, int status,
+			     const struct mpe_wire *w, u32 conn)
+{
+	struct o2g_cqe e = {
+		.cookie = r->cookie,
+		.kind = O2G_CQE_RECV,
+		.status = status,
+		.conn = conn,
+	};
+
+	if (w) {
+		e.len = w->len;
+		e.ctx = w->ctx;
+		e.src = w->src;
+		e.tag = w->tag;
+		if (!status && w->len > r->len)
+			e.status = -EMSGSIZE; /* MPI_ERR_TRUNCATE */
+	}
+	r->state = REQ_DONE;
+	list_move_tail(&r->node, &f->reap);
+	o2g_emit(f, &e);
+}
+
+u64 o2g_msg_pos(struct o2g_file *f, struct o2g_msg *m)
+{
+	return (u64)(m - f->msgs) * O2G_DUMP_CHUNK;
+}
+
+/* Any context, under f->lock: a run of chunks for `bytes`, or NULL. */
+static struct o2g_msg *o2g_dump_alloc(struct o2g_file *f, u64 bytes)
+{
+	u32 n = max_t(u64, 1, DIV_ROUND_UP(bytes, O2G_DUMP_CHUNK));
+	unsigned long i = bitmap_find_next_zero_area(f->chunk_map, f->nchunks, 0, n, 0);
+	struct o2g_msg *m;
+
+	if (i >= f->nchunks)
+		return NULL;
+	bitmap_set(f->chunk_map, i, n);
+	m = &f->msgs[i];
+	memset(m, 0, sizeof(*m));
+	m->nchunks = n;
+	m->state = MSG_FILLING;
+	return m;
+}
+
+/* Any context, under f->lock. */
+void o2g_dump_free(struct o2g_file *f, struct o2g_msg *m)
+{
+	bitmap_clear(f->chunk_map, m - f->msgs, m->nchunks);
+	m->state = MSG_FREE;
+	m->nchunks = 0;
+}
+
+/* Softirq or process context, under f->lock: the connection fails with `status`. Its
+ * message in progress fails, and so do the posted receives naming its peer (they can
+ * never be satisfied by it); the process reads an O2G_CQE_CONN entry.
+ */
+void o2g_conn_fail(struct o2g_conn *c, int status)
+{
+	struct o2g_file *f = c->f;
+	struct o2g_cqe e = {
+		.kind = O2G_CQE_CONN, .status = status, .src = c->peer, .conn = c->id
+	};
+	struct o2g_req *r, *tmp;
+
+	if (c->dead)
+		return;
+	c->dead = true;
+	o2g_stat_add(ST_CONN_ERRORS, 1);
+	if (c->placed && c->req)
+		o2g_req_complete(f, c->req, status, &c->w, c->id);
+	if (c->placed && c->msg) {
+		if (c->msg->claim) /* the claim consumes the record's promise */
+			o2g_req_complete(f, c->msg->claim, status, &c->w, c->id);
+		else
+			f->promised--;
+		if (c->msg->me.queued == 2)
+			match_take(f->eng, &c->msg->me);
+		o2g_dump_free(f, c->msg);
+	}
+	c->req = NULL;
+	c->msg = NULL;
+	c->placed = false;
+	list_for_each_entry_safe(r, tmp, &f->reqs, node) {
+		if (r->state == REQ_QUEUED && r->me.key.src == c->peer &&
+		    match_cancel(f->eng, &r->me)) {
+			o2g_stat_add(ST_POSTED, -1);
+			o2g_req_complete(f, r, status, NULL, c->id);
+		}
+	}
+	o2g_emit(f, &e); /* the connection's own promise */
+}
+
+/* Softirq or process context, under f->lock: find the destination of the message whose
+ * header c->w was just read. False: no room (dump area or ring) yet, stall.
+ */
+static bool o2g_place(struct o2g_conn *c)
+{
+	struct o2g_file *f = c->f;
+	bool control = c->w.type != MPE_W_EAGER;
+	u64 bytes = (control ? MPE_WIRE_HDR : 0) + o2g_payload(&c->w);
+	struct match_entry *me;
+	struct o2g_msg *m;
+
+	c->body_done = 0;
+	c->req = NULL;
+	c->msg = NULL;
+	if (!control) {
+		/* A posted receive needs no room: try it first (the probe entry is queued
+		 * as unexpected if nothing matches, and taken back at once).
+		 */
+		c->probe.key.comm = c->w.ctx;
+		c->probe.key.src = c->w.src;
+		c->probe.key.tag = c->w.tag;
+		me = match_arrive(f->eng, &c->probe);
+		if (me) {
+			c->req = container_of(me, struct o2g_req, me);
+			c->req->state = REQ_FILLING;
+			c->placed = true;
+			o2g_stat_add(ST_POSTED, -1);
+			o2g_stat_add(ST_MATCHED_SOFTIRQ, 1);
+			return true;
+		}
+		match_take(f->eng, &c->probe);
+	}
+	if (bytes > f->dump_len) {
+		o2g_conn_fail(c, -EMSGSIZE);
+		return false;
+	}
+	if (!o2g_ring_free(f))
+		return false;
+	m = o2g_dump_alloc(f, bytes);
+	if (!m)
+		return false;
+	f->promised++; /* the record's UNEXP/CONTROL (or its claim's RECV) entry */
+	m->len = o2g_payload(&c->w);
+	m->conn = c->id;
+	m->control = control;
+	if (control) {
+		o2g_copy_to_pages(f->dump_pages, o2g_msg_pos(f, m), NULL, 0, c->hdr, MPE_WIRE_HDR);
+		o2g_stat_add(ST_CONTROL, 1);
+	} else {
+		m->me.key = c->probe.key;
+		/* Same engine state as the probe saw: this queues it as unexpected. */
+		match_arrive(f->eng, &m->me);
+		o2g_stat_add(ST_UNEXPECTED, 1);
+	}
+	c->msg = m;
+	c->placed = true;
+	return true;
+}
+
+/* Softirq or process context, under f->lock: the body of the current message is in. */
+static void o2g_finish(struct o2g_conn *c)
+{
+	struct o2g_file *f = c->f;
+	struct o2g_msg *m = c->msg;
+	struct o2g_cqe e = {
+		.len = c->w.len, .ctx = c->w.ctx, .src = c->w.src, .tag = c->w.tag, .conn = c->id
+	};
+
+	if (c->req) {
+		o2g_req_complete(f, c->req, 0, &c->w, c->id);
+	} else if (m->claim) {
+		/* The race of the seed (O2G_POST_DEFERRED): the receive took this message
+		 * while it was arriving; now it is whole, hand it over.
+		 */
+		o2g_copy_pages(m->claim->pages, m->claim->first_off, f->dump_pages,
+			       o2g_msg_pos(f, m), min(m->len, m->claim->len));
+		o2g_req_complete(f, m->claim, 0, &c->w, c->id);
+		o2g_dump_free(f, m);
+	} else {
+		e.kind = m->control ? O2G_CQE_CONTROL : O2G_CQE_UNEXP;
+		e.off = o2g_msg_pos(f, m);
+		if (m->control)
+			e.len = MPE_WIRE_HDR + m->len;
+		m->state = MSG_READY; /* the process's from the emit on */
+		o2g_emit(f, &e);
+	}
+	c->req = NULL;
+	c->msg = NULL;
+	c->placed = false;
+	c->hdr_got = 0;
+}
+
+/* The tcp_read_sock actor: softirq (sk_data_ready) or process context (resume), socket
+ * locked, under f->lock. Consumes what it can place; returning less than len (0 when
+ * stalled) leaves the rest in the socket, which is how TCP's window closes.
+ */
+static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb, unsigned int off,
+			  size_t len)
+{
+	struct o2g_conn *c = desc->arg.data;
+	struct o2g_file *f = c->f;
+	size_t used = 0;
+
+	while (used < len && !c->dead && !c->stalled) {
+		size_t n;
+		int err;
+
+		if (c->hdr_got < MPE_WIRE_HDR) {
+			n = min_t(size_t, len - used, MPE_WIRE_HDR - c->hdr_got);
+			if (skb_copy_bits(skb, off + used, c->hdr + c->hdr_got, n)) {
+				o2g_conn_fail(c, -EIO);
+				break;
+			}
+			c->hdr_got += n;
+			used += n;
+			if (c->hdr_got < MPE_WIRE_HDR)
+				break;
+			if (mpe_wire_decode(c->hdr, &c->w, f->max_eager)) {
+				/* Hazard: past a bad header the stream has no framing left;
+				 * nothing more is read from this connection.
+				 */
+				o2g_conn_fail(c, -EPROTO);
+				break;
+			}
+			c->placed = false;
+		}
+		if (!c->placed && !o2g_place(c)) {
+			if (!c->dead) {
+				c->stalled = true;
+				o2g_stat_add(ST_STALLS, 1);
+			}
+			break;
+		}
+		n = min_t(u64, len - used, o2g_payload(&c->w) - c->body_done);
+		err = 0;
+		if (n && c->req && c->body_done < c->req->len) /* else truncated: skip */
+			err = o2g_copy_to_pages(c->req->pages, c->req->first_off + c->body_done,
+						skb, off + used, NULL,
+						min_t(u64, n, c->req->len - c->body_done));
+		else if (n && c->msg)
+			err = o2g_copy_to_pages(f->dump_pages,
+						o2g_msg_pos(f, c->msg) +
+							(c->msg->control ? MPE_WIRE_HDR : 0) +
+							c->body_done,
+						skb, off + used, NULL, n);
+		if (err) {
+			o2g_conn_fail(c, -EIO);
+			break;
+		}
+		used += n;
+		c->body_done += n;
+		if (c->body_done == o2g_payload(&c->w))
+			o2g_finish(c);
+	}
+	return used;
+}
+
+/* Softirq or process context: sk locked, callback lock read-held, f->lock held. */
+static void o2g_read(struct o2g_conn *c)
+{
+	read_descriptor_t desc = { .arg.data = c, .count = 1 };
+
+	if (c->dead || c->stalled)
+		return;
+	tcp_read_sock(c->sock->sk, &desc, o2g_recv_actor);
+	/* The peer's FIN comes before the data_ready of the last bytes: fail only once
+	 * everything before it was read.
+	 */
+	if (c->closed && !c->stalled)
+		o2g_conn_fail(c, -ECONNRESET);
+}
+
+/* sk_data_ready: softirq (or release_sock's backlog run), socket locked. */
+void o2g_data_ready(struct sock *sk)
+{
+	struct o2g_conn *c;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (likely(c)) {
+		spin_lock(&c->f->lock);
+		o2g_read(c);
+		spin_unlock(&c->f->lock);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	/* Detached meanwhile: the socket's own callback is back, and its reader waits. */
+	if (unlikely(!c) && sk->sk_data_ready != o2g_data_ready)
+		sk->sk_data_ready(sk);
+}
+
+/* sk_state_change: softirq or process context, socket locked. */
+void o2g_state_change(struct sock *sk)
+{
+	o2g_sk_cb next;
+	struct o2g_conn *c;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	next = c ? c->saved_state_change : sk->sk_state_change;
+	if (c && ((sk->sk_shutdown & RCV_SHUTDOWN) || sk->sk_state == TCP_CLOSE)) {
+		spin_lock(&c->f->lock);
+		c->closed = true;
+		o2g_read(c);
+		spin_unlock(&c->f->lock);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	/* Wake the socket's own waiters as before (not ourselves: detached meanwhile). */
+	if (next && next != o2g_state_change)
+		next(sk);
+}
+
+/* Process context, f->mutex held: read a stalled connection again. */
+void o2g_resume(struct o2g_conn *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	lock_sock(sk);
+	read_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data == c) {
+		spin_lock(&c->f->lock);
+		c->stalled = false;
+		o2g_read(c);
+		spin_unlock(&c->f->lock);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
+}

@@ -1,0 +1,2 @@
+# tests/kmod: the kernel-module tests, in a Debian guest under QEMU/TCG (run.sh).
+TEST_SUITES += kmod=tests/kmod/run.sh
