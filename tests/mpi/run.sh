@@ -74,6 +74,20 @@ bad() { # NAME REASON [FILE whose tail to show]
     [ $# -ge 3 ] && [ -s "$3" ] && tail -n 20 "$3" | sed 's/^/    | /'
     fail=$((fail + 1))
 }
+
+# NAME RC TIMEOUT LOG REF OUT: a run passes when it exited 0 with Open MPI's output.
+judge() {
+    local name=$1 rc=$2 limit=$3 log=$4 ref=$5 out=$6
+    if [ "$rc" != 0 ]; then
+        bad "$name" "$([ "$rc" = 124 ] && echo "timeout after ${limit}s" || echo "exit code $rc")" "$log"
+        diff -u "$ref" "$out" | head -n 30 | sed 's/^/    diff| /'
+    elif ! diff -q "$ref" "$out" >/dev/null; then
+        bad "$name" "output differs from Open MPI's (- Open MPI, + ours)"
+        diff -u "$ref" "$out" | head -n 40 | sed 's/^/    diff| /'
+    else
+        ok "$name"
+    fi
+}
 # The closing line must say 0 failed (a crash before it leaves none).
 closing_ok() { # PROG FILE
     grep -qE "^# conformance $1: [0-9]+ checks, 0 failed$" "$2"
@@ -183,17 +197,8 @@ if [ $do_uk = 1 ]; then
                 >"$log" 2>&1
             rc=$?
             rank0 "$log" >"$out"
-            if [ $rc != 0 ]; then
-                why="exit code $rc"
-                [ $rc = 124 ] && why="timeout after ${uk_timeout}s" timed_out=$c
-                bad "$name" "$why" "$log"
-                diff -u "$ref/$p.$np.out" "$out" | head -n 30 | sed 's/^/    diff| /'
-            elif ! diff -q "$ref/$p.$np.out" "$out" >/dev/null; then
-                bad "$name" "output differs from Open MPI's (- Open MPI, + ours)"
-                diff -u "$ref/$p.$np.out" "$out" | head -n 40 | sed 's/^/    diff| /'
-            else
-                ok "$name"
-            fi
+            [ $rc = 124 ] && timed_out=$c
+            judge "$name" $rc "$uk_timeout" "$log" "$ref/$p.$np.out" "$out"
         done
     done
 fi
@@ -224,18 +229,7 @@ if [ $do_lx = 1 ]; then
             [ -n "$policy" ] && envs=("UKMPI_CAD_PROGRESS=$policy")
             env "${envs[@]}" timeout -k 10 $((lx_timeout + 30)) \
                 mpi/bin/ukmpirun -n "$np" --timeout "$lx_timeout" "$bin" >"$out" 2>"$log"
-            rc=$?
-            if [ $rc != 0 ]; then
-                why="exit code $rc"
-                [ $rc = 124 ] && why="timeout after ${lx_timeout}s"
-                bad "$name" "$why" "$log"
-                diff -u "$ref/$p.$np.out" "$out" | head -n 30 | sed 's/^/    diff| /'
-            elif ! diff -q "$ref/$p.$np.out" "$out" >/dev/null; then
-                bad "$name" "output differs from Open MPI's (- Open MPI, + ours)"
-                diff -u "$ref/$p.$np.out" "$out" | head -n 40 | sed 's/^/    diff| /'
-            else
-                ok "$name"
-            fi
+            judge "$name" $? "$lx_timeout" "$log" "$ref/$p.$np.out" "$out"
         done
     done
 fi

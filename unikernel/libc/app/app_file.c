@@ -72,10 +72,13 @@ static int resolve(const char *path, char out[FS_PATH_MAX])
     return 0;
 }
 
-/* Task context: what the canonical path names (0 none, 1 input file, 2 directory), or -1
- * with errno set when there is no file tree (an older kernel). */
-static int lookup(const char *p, int *handle, uint64_t *size)
+/* Task context: what `path` names (0 none, 1 input file, 2 directory), its canonical
+ * form in p[FS_PATH_MAX], and for a file its handle and size; or -1 with errno set (a bad
+ * path, or no file tree: an older kernel). */
+static int lookup(const char *path, char p[FS_PATH_MAX], int *handle, uint64_t *size)
 {
+    if (resolve(path, p) != 0)
+        return -1;
     if (uk_abi->version < 4 || !uk_abi->fs) {
         errno = ENOSYS;
         return -1;
@@ -116,9 +119,7 @@ int open(const char *path, int flags, ...)
     int handle;
     uint64_t size;
     int acc = flags & O_ACCMODE;
-    if (resolve(path, p) != 0)
-        return -1;
-    int k = lookup(p, &handle, &size);
+    int k = lookup(path, p, &handle, &size);
     if (k < 0)
         return -1;
     int fd = fd_alloc();
@@ -265,9 +266,7 @@ int stat(const char *restrict path, struct stat *restrict st)
     char p[FS_PATH_MAX];
     int handle;
     uint64_t size;
-    if (resolve(path, p) != 0)
-        return -1;
-    int k = lookup(p, &handle, &size);
+    int k = lookup(path, p, &handle, &size);
     if (k <= 0) {
         if (k == 0)
             errno = ENOENT;
@@ -317,9 +316,7 @@ int chdir(const char *path)
     char p[FS_PATH_MAX];
     int handle;
     uint64_t size;
-    if (resolve(path, p) != 0)
-        return -1;
-    int k = lookup(p, &handle, &size);
+    int k = lookup(path, p, &handle, &size);
     if (k != 2) {
         if (k >= 0)
             errno = k == 0 ? ENOENT : ENOTDIR;
@@ -337,9 +334,7 @@ int mkdir(const char *path, mode_t mode)
     char p[FS_PATH_MAX];
     int handle;
     uint64_t size;
-    if (resolve(path, p) != 0)
-        return -1;
-    int k = lookup(p, &handle, &size);
+    int k = lookup(path, p, &handle, &size);
     if (k != 0) {
         if (k > 0)
             errno = EEXIST;
