@@ -121,6 +121,17 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls
 {
     static const char fn[] = "MPI_Alltoallw";
     MPI_Request r;
+    if (mpi_ready(fn) && comm_valid(comm) && comm->remote) { /* intercomm_blocks.c */
+        int n = comm->remote->size;
+        int rc = check_side(n, recvcounts, rdispls, recvtypes);
+        if (rc == MPI_SUCCESS)
+            rc = check_side(n, sendcounts, sdispls, sendtypes);
+        if (rc == MPI_SUCCESS)
+            rc =
+                inter_alltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes,
+                               recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm);
+        return err_raise(comm, rc, fn);
+    }
     int rc =
         check(sendbuf, sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes, comm, fn);
     if (rc == MPI_SUCCESS)

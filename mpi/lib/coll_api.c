@@ -49,8 +49,8 @@ static int check_buf(int count, MPI_Datatype dt)
             return err_raise(c, rc_, fn);                                                          \
     } while (0)
 
-/* 1 if c is a live intercommunicator: the blocking collectives intercomm_coll.c has go
- * there (their own argument rules: MPI_ROOT, MPI_PROC_NULL, remote roots). */
+/* 1 if c is a live intercommunicator: the blocking collectives go to intercomm_coll.c and
+ * intercomm_blocks.c (their own argument rules: MPI_ROOT, MPI_PROC_NULL, remote roots). */
 static int inter(MPI_Comm c, const char *fn)
 {
     return mpi_ready(fn) && comm_valid(c) && c->remote;
@@ -146,6 +146,8 @@ int MPI_Gather(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_Dat
                MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Gather"))
+        return err_raise(c, inter_gs(1, s, sc, sdt, r, rc, 0, 0, rdt, root, c), "MPI_Gather");
     CHECK(c, root, "MPI_Gather");
     return err_raise(c, waited(coll_igs(1, 0, s, sc, sdt, r, rc, 0, 0, rdt, rdt, root, c, &q), &q),
                      "MPI_Gather");
@@ -163,6 +165,9 @@ int MPI_Gatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int rcs[
                 const int displs[], MPI_Datatype rdt, int root, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Gatherv"))
+        return err_raise(c, inter_gs(1, s, sc, sdt, r, 0, rcs, displs, rdt, root, c),
+                         "MPI_Gatherv");
     CHECK(c, root, "MPI_Gatherv");
     return err_raise(
         c, waited(coll_igs(1, 1, s, sc, sdt, r, 0, rcs, displs, rdt, rdt, root, c, &q), &q),
@@ -181,6 +186,8 @@ int MPI_Scatter(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_Da
                 int root, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Scatter"))
+        return err_raise(c, inter_gs(0, s, sc, sdt, r, rc, 0, 0, rdt, root, c), "MPI_Scatter");
     CHECK(c, root, "MPI_Scatter");
     return err_raise(c, waited(coll_igs(0, 0, s, sc, sdt, r, rc, 0, 0, rdt, sdt, root, c, &q), &q),
                      "MPI_Scatter");
@@ -198,6 +205,9 @@ int MPI_Scatterv(const void *s, const int scs[], const int displs[], MPI_Datatyp
                  int rc, MPI_Datatype rdt, int root, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Scatterv"))
+        return err_raise(c, inter_gs(0, s, 0, sdt, r, rc, scs, displs, rdt, root, c),
+                         "MPI_Scatterv");
     CHECK(c, root, "MPI_Scatterv");
     return err_raise(
         c, waited(coll_igs(0, 1, s, 0, sdt, r, rc, scs, displs, rdt, sdt, root, c, &q), &q),
@@ -237,6 +247,10 @@ int MPI_Allgatherv(const void *s, int sc, MPI_Datatype sdt, void *r, const int r
                    const int displs[], MPI_Datatype rdt, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Allgatherv")) {
+        CHECKB(c, sc, sdt, "MPI_Allgatherv");
+        return err_raise(c, inter_allgatherv(s, sc, sdt, r, rcs, displs, rdt, c), "MPI_Allgatherv");
+    }
     CHECK(c, NOROOT, "MPI_Allgatherv");
     return err_raise(c, waited(coll_iallgather(s, sc, sdt, r, 0, rcs, displs, rdt, c, &q), &q),
                      "MPI_Allgatherv");
@@ -254,6 +268,12 @@ int MPI_Alltoall(const void *s, int sc, MPI_Datatype sdt, void *r, int rc, MPI_D
                  MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Alltoall")) {
+        CHECKB(c, sc, sdt, "MPI_Alltoall");
+        CHECKB(c, rc, rdt, "MPI_Alltoall");
+        return err_raise(c, inter_alltoall(s, sc, 0, 0, sdt, 0, r, rc, 0, 0, rdt, 0, c),
+                         "MPI_Alltoall");
+    }
     CHECK(c, NOROOT, "MPI_Alltoall");
     return err_raise(c, waited(coll_ialltoall(s, sc, 0, 0, sdt, r, rc, 0, 0, rdt, c, &q), &q),
                      "MPI_Alltoall");
@@ -271,6 +291,9 @@ int MPI_Alltoallv(const void *s, const int scs[], const int sds[], MPI_Datatype 
                   const int rcs[], const int rds[], MPI_Datatype rdt, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Alltoallv"))
+        return err_raise(c, inter_alltoall(s, 0, scs, sds, sdt, 0, r, 0, rcs, rds, rdt, 0, c),
+                         "MPI_Alltoallv");
     CHECK(c, NOROOT, "MPI_Alltoallv");
     return err_raise(c, waited(coll_ialltoall(s, 0, scs, sds, sdt, r, 0, rcs, rds, rdt, c, &q), &q),
                      "MPI_Alltoallv");
@@ -288,6 +311,10 @@ int MPI_Reduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt,
                        MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Reduce_scatter")) {
+        CHECKOP(c, op, dt, "MPI_Reduce_scatter");
+        return err_raise(c, inter_reduce_scatter(s, r, 0, rcs, dt, op, c), "MPI_Reduce_scatter");
+    }
     CHECK(c, NOROOT, "MPI_Reduce_scatter");
     CHECKOP(c, op, dt, "MPI_Reduce_scatter");
     return err_raise(c, waited(coll_ireduce_scatter(s, r, rcs, dt, op, c, &q), &q),
@@ -319,6 +346,12 @@ static int reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt,
 int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
 {
     MPI_Request q;
+    if (inter(c, "MPI_Reduce_scatter_block")) {
+        CHECKB(c, rc, dt, "MPI_Reduce_scatter_block");
+        CHECKOP(c, op, dt, "MPI_Reduce_scatter_block");
+        return err_raise(c, inter_reduce_scatter(s, r, rc, 0, dt, op, c),
+                         "MPI_Reduce_scatter_block");
+    }
     CHECK(c, NOROOT, "MPI_Reduce_scatter_block");
     CHECKB(c, rc, dt, "MPI_Reduce_scatter_block");
     CHECKOP(c, op, dt, "MPI_Reduce_scatter_block");

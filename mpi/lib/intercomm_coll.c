@@ -1,8 +1,8 @@
 /*
- * intercomm_coll.c: the blocking collectives on intercommunicators that programs use
- * most: MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather (coll_api.c
- * sends them here when the communicator has a remote group). The others stop the job
- * (inter_refuse, intercomm.c).
+ * intercomm_coll.c: the blocking collectives on intercommunicators that move one buffer
+ * per group: MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Allgather (coll_api.c
+ * sends them here when the communicator has a remote group); intercomm_blocks.c has those
+ * with a block per rank. The non-blocking ones stop the job (inter_refuse, intercomm.c).
  *
  * Each is a collective on the local group's intracommunicator (c->local), with the two
  * leaders (local rank 0 of each group) or the root exchanging over the intercommunicator's
@@ -29,9 +29,9 @@ static int recv1(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Co
     return rc == MPI_SUCCESS ? req_wait(&r, MPI_STATUS_IGNORE) : rc;
 }
 
-/* Task context: both at once (the leaders' swap). */
-static int swap1(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                 MPI_Datatype rdt, int peer, int tag, MPI_Comm ic)
+/* Task context; see mpi_impl.h. */
+int inter_swap1(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                MPI_Datatype rdt, int peer, int tag, MPI_Comm ic)
 {
     MPI_Request r[2];
     int rc = p2p_irecv(rbuf, rcount, rdt, peer, tag, ic, 1, &r[0]);
@@ -43,8 +43,8 @@ static int swap1(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int
     return rc2 != MPI_SUCCESS ? rc2 : rc;
 }
 
-/* Task context: a buffer for count elements of dt (free with tmp_free). */
-static void *tmp_alloc(int count, MPI_Datatype dt, void **base)
+/* Task context; see mpi_impl.h. */
+void *inter_tmp_alloc(int count, MPI_Datatype dt, void **base)
 {
     size_t span = count > 0 ? (size_t)dt_true_extent(dt) + (size_t)(count - 1) * dt_extent(dt) : 1;
     *base = malloc(span ? span : 1);
@@ -56,7 +56,7 @@ int inter_barrier(MPI_Comm ic)
 {
     int tag = coll_tag_block(ic), rc = MPI_Barrier(ic->local);
     if (rc == MPI_SUCCESS && ic->rank == 0) /* every member of both groups is in */
-        rc = swap1(NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, 0, tag, ic);
+        rc = inter_swap1(NULL, 0, MPI_BYTE, NULL, 0, MPI_BYTE, 0, tag, ic);
     return rc == MPI_SUCCESS ? MPI_Barrier(ic->local) : rc;
 }
 
@@ -79,7 +79,7 @@ int inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm ic)
 static int reduce_local(const void *sbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm ic,
                         void **tmp, void **base)
 {
-    *tmp = tmp_alloc(count, dt, base);
+    *tmp = inter_tmp_alloc(count, dt, base);
     if (!*tmp)
         return MPI_ERR_NO_MEM;
     return MPI_Reduce(sbuf, *tmp, count, dt, op, 0, ic->local);
@@ -112,7 +112,7 @@ int inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     void *tmp, *base;
     int rc = reduce_local(sbuf, count, dt, op, ic, &tmp, &base);
     if (rc == MPI_SUCCESS && ic->rank == 0)
-        rc = swap1(tmp, count, dt, rbuf, count, dt, 0, tag, ic);
+        rc = inter_swap1(tmp, count, dt, rbuf, count, dt, 0, tag, ic);
     free(base);
     return rc == MPI_SUCCESS ? MPI_Bcast(rbuf, count, dt, 0, ic->local) : rc;
 }
@@ -135,7 +135,7 @@ int inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
     }
     int rtotal = rcount * ic->remote->size;
     if (rc == MPI_SUCCESS && ic->rank == 0)
-        rc = swap1(mine, (int)(block * (size_t)n), MPI_BYTE, rbuf, rtotal, rdt, 0, tag, ic);
+        rc = inter_swap1(mine, (int)(block * (size_t)n), MPI_BYTE, rbuf, rtotal, rdt, 0, tag, ic);
     free(packed);
     free(mine);
     return rc == MPI_SUCCESS ? MPI_Bcast(rbuf, rtotal, rdt, 0, ic->local) : rc;

@@ -250,6 +250,28 @@ int inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
                     MPI_Comm ic);
 int inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                     MPI_Datatype rdt, MPI_Comm ic);
+/* Task context, on ic's collective context: send and receive one message at once with
+ * remote rank `peer` (the leaders' swap). MPI error code. */
+int inter_swap1(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                MPI_Datatype rdt, int peer, int tag, MPI_Comm ic);
+/* Task context: room for count elements of dt, the pointer to pass as the buffer; free
+ * *base. NULL if out of memory. */
+void *inter_tmp_alloc(int count, MPI_Datatype dt, void **base);
+
+/* intercomm_blocks.c: the block collectives on intercommunicators (arguments as for
+ * intercomm_coll.c's). gather = 1: MPI_Gather(v), 0: MPI_Scatter(v) (counts NULL: the
+ * regular form); inter_alltoall with types: MPI_Alltoallw; inter_reduce_scatter with
+ * counts NULL: MPI_Reduce_scatter_block. */
+int inter_gs(int gather, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+             const int *counts, const int *displs, MPI_Datatype rdt, int root, MPI_Comm ic);
+int inter_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *counts,
+                     const int *displs, MPI_Datatype rdt, MPI_Comm ic);
+int inter_alltoall(const void *sbuf, int scount, const int *scounts, const int *sdispls,
+                   MPI_Datatype sdt, const MPI_Datatype *stypes, void *rbuf, int rcount,
+                   const int *rcounts, const int *rdispls, MPI_Datatype rdt,
+                   const MPI_Datatype *rtypes, MPI_Comm ic);
+int inter_reduce_scatter(const void *sbuf, void *rbuf, int count, const int *counts,
+                         MPI_Datatype dt, MPI_Op op, MPI_Comm ic);
 
 /* topo.c */
 
