@@ -36,9 +36,10 @@
 #define MLX_RX_BYTES     65536          /* one read's buffer (the network thread's) */
 #define MLX_RX_READS     16             /* reads of one socket per wake-up, then the others */
 #define MLX_EVENTS       64
-#define MLX_KEEP_IDLE_S  5    /* a silent connection is probed after this ... */
-#define MLX_KEEP_INTVL_S 2    /* ... every this many seconds ... */
-#define MLX_KEEP_COUNT   5    /* ... and fails after this many unanswered probes */
+#define MLX_KEEP_IDLE_S  5 /* a silent connection is probed after this ... */
+#define MLX_KEEP_INTVL_S 2 /* ... every this many seconds ... */
+#define MLX_KEEP_COUNT   5 /* ... and fails after this many unanswered probes */
+#define MLX_MS_PER_S     1000
 #define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
 
 enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN };
@@ -227,10 +228,14 @@ static void conn_writable(struct mlx_conn *k)
  * without closing (a unikernel node's VM powers off when its job fails) is found while we
  * wait for it: its silence fails the socket (ETIMEDOUT) after MLX_KEEP_IDLE_S +
  * MLX_KEEP_COUNT x MLX_KEEP_INTVL_S seconds. A live peer's TCP answers the probes even
- * while its rank computes. */
+ * while its rank computes. Keepalive only probes an idle connection: when data of ours
+ * is still unacknowledged, TCP retransmits instead, for many minutes by default, so
+ * TCP_USER_TIMEOUT bounds that wait by the same time (mpi-mixed's abort.linux-node0 hung
+ * until its 120 s limit without it, when the peer died with our last bytes in flight). */
 static struct mlx_conn *conn_new(int fd)
 {
     int one = 1, idle = MLX_KEEP_IDLE_S, intvl = MLX_KEEP_INTVL_S, count = MLX_KEEP_COUNT;
+    unsigned user_ms = (MLX_KEEP_IDLE_S + MLX_KEEP_COUNT * MLX_KEEP_INTVL_S) * MLX_MS_PER_S;
     struct mlx_conn *k = calloc(1, sizeof *k);
     if (!k)
         plat_fatal("out of memory for a connection");
@@ -241,6 +246,7 @@ static struct mlx_conn *conn_new(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof user_ms);
     return k;
 }
 
