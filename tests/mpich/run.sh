@@ -16,7 +16,7 @@
 # (mpiversion=); lines that MPICH's configure rewrites (@...@); tests without a source.
 #
 # Expected failures: tests/mpich/xfail ("ID | reason" lines; ID is dir/name, then the
-# testlist's arguments if any). An expected failure that passes fails the suite too, so
+# testlist's arguments if any; "ID @2" for the two-node runs only). An expected failure that passes fails the suite too, so
 # the list stays true.
 #
 # make test runs the subset that fits its time (tests/mpich/subset: about a hundred tests,
@@ -126,9 +126,11 @@ build() {
     return "${built[$d/$name]}"
 }
 
-# Record the outcome of run $1 (id + config) as passed ($2 = 0) or failed, against xfail.
+# Record the outcome of run $1 (id + config) as passed ($2 = 0) or failed, against xfail
+# (an entry "ID" covers every configuration, "ID @N" only the runs on N nodes).
 result() {
-    local what=$1 ok=$2 log=$3 why=$4 id=$5
+    local what=$1 ok=$2 log=$3 why=$4 id=$5 nodes=${6:-}
+    [ -z "${xfail[$id]:-}" ] && [ -n "$nodes" ] && [ -n "${xfail[$id @$nodes]:-}" ] && id="$id @$nodes"
     if [ -n "${xfail[$id]:-}" ]; then
         if [ "$ok" = 0 ]; then
             echo "FAIL mpich $what: passes, but tests/mpich/xfail expects a failure (${xfail[$id]})"
@@ -191,11 +193,11 @@ for d in $dirs; do
             if [ $expect = fails ]; then
                 # the test is that the job fails (a rank's exit status, an error that
                 # is fatal, a time limit): runtests' TestStatus and TestErrFatal
-                if [ $rc != 0 ]; then result "$what" 0 "$log" "" "$id"; else result "$what" 1 "$log" "the job should have failed" "$id"; fi
+                if [ $rc != 0 ]; then result "$what" 0 "$log" "" "$id" "$nodes"; else result "$what" 1 "$log" "the job should have failed" "$id" "$nodes"; fi
             elif [ $rc = 0 ] && grep -qE '^(\[n[0-9]+\] )?(\[[0-9]+\] )?\s*No [Ee]rrors' "$log"; then
-                result "$what" 0 "$log" "" "$id"
+                result "$what" 0 "$log" "" "$id" "$nodes"
             else
-                result "$what" 1 "$log" "exit $rc$(grep -qE '^(\[n[0-9]+\] )?(\[[0-9]+\] )?\s*No [Ee]rrors' "$log" || echo ', no "No Errors"')" "$id"
+                result "$what" 1 "$log" "exit $rc$(grep -qE '^(\[n[0-9]+\] )?(\[[0-9]+\] )?\s*No [Ee]rrors' "$log" || echo ', no "No Errors"')" "$id" "$nodes"
             fi
         done
     done < <(sed 's/#.*//' "$list")
