@@ -126,6 +126,11 @@ build() {
     return "${built[$d/$name]}"
 }
 
+# True if rank 0's "No Errors" line is in log $1 (behind the [nI] [rank] prefixes).
+no_errors() {
+    grep -qE '^(\[n[0-9]+\] )?(\[[0-9]+\] )?\s*No [Ee]rrors' "$1"
+}
+
 # Record the outcome of run $1 (id + config) as passed ($2 = 0) or failed, against xfail
 # (an entry "ID" covers every configuration, "ID @N" only the runs on N nodes).
 result() {
@@ -194,10 +199,10 @@ for d in $dirs; do
                 # the test is that the job fails (a rank's exit status, an error that
                 # is fatal, a time limit): runtests' TestStatus and TestErrFatal
                 if [ $rc != 0 ]; then result "$what" 0 "$log" "" "$id" "$nodes"; else result "$what" 1 "$log" "the job should have failed" "$id" "$nodes"; fi
-            elif [ $rc = 0 ] && grep -qE '^(\[n[0-9]+\] )?(\[[0-9]+\] )?\s*No [Ee]rrors' "$log"; then
+            elif [ $rc = 0 ] && no_errors "$log"; then
                 result "$what" 0 "$log" "" "$id" "$nodes"
             else
-                result "$what" 1 "$log" "exit $rc$(grep -qE '^(\[n[0-9]+\] )?(\[[0-9]+\] )?\s*No [Ee]rrors' "$log" || echo ', no "No Errors"')" "$id" "$nodes"
+                result "$what" 1 "$log" "exit $rc$(no_errors "$log" || echo ', no "No Errors"')" "$id" "$nodes"
             fi
         done
     done < <(sed 's/#.*//' "$list")

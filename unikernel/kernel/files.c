@@ -147,11 +147,17 @@ int files_out_open(const char *path, int trunc, void *owner)
     return id;
 }
 
+/* Any context: is output file `id` open, and `owner`'s? */
+static int owns(int id, const void *owner)
+{
+    return id >= 0 && id < FILES_OUT_MAX && owner && out_owner[id] == owner;
+}
+
 /* Task context; see files.h. A long write goes out as several records, so that
  * interrupts are never masked for more than one chunk. */
 int files_out_write(int id, void *owner, uint64_t off, const void *buf, size_t len)
 {
-    if (id < 0 || id >= FILES_OUT_MAX || !owner || out_owner[id] != owner)
+    if (!owns(id, owner))
         return -EBADF;
     const char *p = buf;
     while (len > 0) {
@@ -170,7 +176,7 @@ int files_out_write(int id, void *owner, uint64_t off, const void *buf, size_t l
 /* Task context; see files.h. */
 void files_out_close(int id, void *owner)
 {
-    if (id < 0 || id >= FILES_OUT_MAX || !owner || out_owner[id] != owner)
+    if (!owns(id, owner))
         return;
     uint64_t fl = spin_lock_irqsave(&out_lock);
     out_line("C %llu\n", (unsigned long long)id, 0, 0);
