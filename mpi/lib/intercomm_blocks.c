@@ -72,24 +72,12 @@ static int exchange(const struct iside *out, const struct iside *in, MPI_Comm ic
     return rc;
 }
 
-/* Task context: MPI's root rules for a rooted collective on ic: 1 at the root (MPI_ROOT),
- * 0 for the root's group's others (MPI_PROC_NULL), -1 in the other group (a valid remote
- * root), or MPI_ERR_ROOT. */
-static int role(int root, MPI_Comm ic)
-{
-    if (root == MPI_ROOT)
-        return 1;
-    if (root == MPI_PROC_NULL)
-        return 0;
-    return root >= 0 && root < ic->remote->size ? -1 : MPI_ERR_ROOT;
-}
-
 /* Task context, collective over both groups of ic: gather = 1 (else scatter); the root's
  * blocks are `count` each, or counts/displs (NULL counts). */
 int inter_gs(int gather, const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
              const int *counts, const int *displs, MPI_Datatype rdt, int root, MPI_Comm ic)
 {
-    int me = role(root, ic);
+    int me = inter_root_role(root, ic);
     if (me == MPI_ERR_ROOT)
         return MPI_ERR_ROOT;
     struct iside one = {.peer = root, .active = me == -1};

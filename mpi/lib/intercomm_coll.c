@@ -60,16 +60,26 @@ int inter_barrier(MPI_Comm ic)
     return rc == MPI_SUCCESS ? MPI_Barrier(ic->local) : rc;
 }
 
+/* Task context; see mpi_impl.h. MPI's root rules for a rooted collective on ic: 1 at the root (MPI_ROOT),
+ * 0 for the root's group's others (MPI_PROC_NULL), -1 in the other group (a valid remote
+ * root), or MPI_ERR_ROOT. */
+int inter_root_role(int root, MPI_Comm ic)
+{
+    if (root == MPI_ROOT)
+        return 1;
+    if (root == MPI_PROC_NULL)
+        return 0;
+    return root >= 0 && root < ic->remote->size ? -1 : MPI_ERR_ROOT;
+}
+
 /* Task context, collective over both groups of ic. */
 int inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm ic)
 {
-    int tag = coll_tag_block(ic);
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT)
-        return send1(buf, count, dt, 0, tag, ic);
-    if (root < 0 || root >= ic->remote->size)
-        return MPI_ERR_ROOT;
+    int tag = coll_tag_block(ic), me = inter_root_role(root, ic);
+    if (me == MPI_ERR_ROOT)
+        return me;
+    if (me >= 0)
+        return me ? send1(buf, count, dt, 0, tag, ic) : MPI_SUCCESS;
     int rc = ic->rank == 0 ? recv1(buf, count, dt, root, tag, ic) : MPI_SUCCESS;
     return rc == MPI_SUCCESS ? MPI_Bcast(buf, count, dt, 0, ic->local) : rc;
 }
@@ -89,13 +99,11 @@ static int reduce_local(const void *sbuf, int count, MPI_Datatype dt, MPI_Op op,
 int inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                  MPI_Comm ic)
 {
-    int tag = coll_tag_block(ic);
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
-    if (root == MPI_ROOT)
-        return recv1(rbuf, count, dt, 0, tag, ic);
-    if (root < 0 || root >= ic->remote->size)
-        return MPI_ERR_ROOT;
+    int tag = coll_tag_block(ic), me = inter_root_role(root, ic);
+    if (me == MPI_ERR_ROOT)
+        return me;
+    if (me >= 0)
+        return me ? recv1(rbuf, count, dt, 0, tag, ic) : MPI_SUCCESS;
     void *tmp, *base;
     int rc = reduce_local(sbuf, count, dt, op, ic, &tmp, &base);
     if (rc == MPI_SUCCESS && ic->rank == 0)

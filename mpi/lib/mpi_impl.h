@@ -254,6 +254,10 @@ int inter_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
  * remote rank `peer` (the leaders' swap). MPI error code. */
 int inter_swap1(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
                 MPI_Datatype rdt, int peer, int tag, MPI_Comm ic);
+/* Task context: MPI's root rules for a rooted collective on ic: 1 at the root (MPI_ROOT),
+ * 0 for the root's group's others (MPI_PROC_NULL), -1 in the other group (a valid remote
+ * root), or MPI_ERR_ROOT. */
+int inter_root_role(int root, MPI_Comm ic);
 /* Task context: room for count elements of dt, the pointer to pass as the buffer; free
  * *base. NULL if out of memory. */
 void *inter_tmp_alloc(int count, MPI_Datatype dt, void **base);
