@@ -52,20 +52,29 @@ static uint64_t net_rx_entry;
 static uint64_t net_rx_cur;
 static volatile int net_rx_cpu = -1;
 static void (*net_rx_tail)(void);
+static net_frame_hook_fn net_frame_hook;
 static uint64_t net_lat[NET_LAT_SAMPLES];
 static uint64_t net_lat_count;
+
+/* Under the lwIP lock (any context): a driver TX buffer for a frame of len bytes, to fill
+ * and vnet_tx_commit; NULL if the ring is full or the frame longer than a buffer. */
+static uint8_t *net_tx_begin(size_t len)
+{
+    size_t cap;
+    uint8_t *buf = vnet_tx_buf(&cap);
+    if (buf && len > cap) {
+        vnet_tx_cancel(buf); /* cannot happen for lwIP's frames (MTU 1500) */
+        return 0;
+    }
+    return buf;
+}
 
 /* Under the lwIP lock (any context): one frame out. lwIP keeps `p`. */
 static err_t net_linkoutput(struct netif *nif, struct pbuf *p)
 {
-    size_t cap;
-    uint8_t *buf = vnet_tx_buf(&cap);
+    uint8_t *buf = net_tx_begin(p->tot_len);
     if (!buf)
         return ERR_MEM;
-    if (p->tot_len > cap) {
-        vnet_tx_cancel(buf); /* cannot happen with MTU 1500 */
-        return ERR_BUF;
-    }
     pbuf_copy_partial(p, buf, p->tot_len, 0);
     vnet_tx_commit(buf, p->tot_len);
     return ERR_OK;
@@ -88,6 +97,9 @@ static err_t net_netif_init(struct netif *nif)
 /* Interrupt context, lwIP lock held: one good frame from the driver (copied out). */
 static int net_rx_frame(void *arg, const uint8_t *frame, size_t len)
 {
+    net_frame_hook_fn hook = net_frame_hook;
+    if (hook && hook(frame, len))
+        return 0;
     struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
     if (!p)
         return -1;
@@ -226,6 +238,34 @@ uint64_t net_rx_irq_entry(void)
 void net_set_rx_tail(void (*fn)(void))
 {
     net_rx_tail = fn;
+}
+
+/* Boot or task context; see uk/net.h. */
+void net_set_frame_hook(net_frame_hook_fn fn)
+{
+    net_frame_hook = fn;
+}
+
+/* Under the lwIP lock; see uk/net.h. */
+int net_frame_send_locked(const uint8_t *frame, size_t len)
+{
+    uint8_t *buf = net_tx_begin(len);
+    if (!buf)
+        return -1;
+    memcpy(buf, frame, len);
+    vnet_tx_commit(buf, len);
+    return 0;
+}
+
+/* Task context; see uk/net.h. */
+int net_frame_send(const uint8_t *frame, size_t len)
+{
+    if (!net_is_up)
+        return -1;
+    lwip_lock();
+    int r = net_frame_send_locked(frame, len);
+    lwip_unlock();
+    return r;
 }
 
 /* Any context under the lwIP lock (ksock's recv path). */

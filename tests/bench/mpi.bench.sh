@@ -6,8 +6,12 @@
 #   Open MPI: with Debian's mpicc, run by Debian's Open MPI in Debian Linux guests
 #         (tests/bench/ompi/run.sh): intra: 1 VM x 2 vCPUs, shared memory (vader);
 #         inter: 2 VMs x 1 vCPU on qemu/uknodes' hub, TCP.
-# Prints a table of ping-pong half round trips and bandwidths (ratio = ours / Open MPI) and
-# the waitcpu lines (CPU time a rank burns in MPI_Wait for a message 100 ms away) of both.
+# Prints a table of ping-pong half round trips and bandwidths (ratio = ours / Open MPI), our
+# figures against the floors measured in the same run (issue 16: a flag ping-pong between
+# the two ranks' CPUs without MPI and a 1 MiB memcpy, both from the same job, mpibench's
+# `limits` mode; a raw frame echo between two of our nodes without a protocol stack,
+# tests/uk/l2_echo.c), and the waitcpu lines (CPU time a rank burns in MPI_Wait for a
+# message 100 ms away) of both.
 # A side that cannot be built or run says so on a line of its own; nothing is made up.
 #
 # Settings: MPIB_ITERS (default 1000) ping-pong round trips for <= 1 KiB (64 KiB: /5,
@@ -43,7 +47,8 @@ job_failed() { # side cfg rc log
 # --- ours: build with ukmpicc. pingpong and waitcpu need no MPI_Ibcast nor MPIX: built
 # without them, the program also runs on a library that lacks them (nbc.bench.sh tries more).
 ours='' ours_note=''
-if mpi/bin/ukmpicc -O2 -DMPIBENCH_NO_IBCAST -DMPIBENCH_NO_MPIX -o "$out/mpibench.uk" \
+# -DMPIBENCH_SAS: the ranks of a node share one address space (limits.c's flag ping-pong).
+if mpi/bin/ukmpicc -O2 -DMPIBENCH_SAS -DMPIBENCH_NO_IBCAST -DMPIBENCH_NO_MPIX -o "$out/mpibench.uk" \
     tests/bench/mpi/*.c >"$out/ukmpicc.log" 2>&1; then
     ours=$out/mpibench.uk
 else
@@ -51,13 +56,22 @@ else
 fi
 
 run_ours() { # intra|inter RUN
-    local o=(-n 2 --nodes 1 --smp 2) rc=0
-    [ "$1" = inter ] && o=(-n 2 --nodes 2)
-    qemu/ukrun "${o[@]}" --timeout "$TIMEOUT" "$ours" "${args[@]}" >"$out/ours-$1.$2.log" 2>&1 || rc=$?
+    local o=(-n 2 --nodes 1 --smp 2) m=(limits) rc=0
+    [ "$1" = inter ] && o=(-n 2 --nodes 2) m=()
+    qemu/ukrun "${o[@]}" --timeout "$TIMEOUT" "$ours" "${args[@]}" "${m[@]}" \
+        >"$out/ours-$1.$2.log" 2>&1 || rc=$?
     # ukrun prefixes rank output "[rank] ", and "[nI] " with several nodes: rank 0's lines
-    sed -n -E 's/^(\[n[0-9]+\] )?(\[0\] )?((# mpibench|pingpong |waitcpu ).*)/\3/p' \
+    sed -n -E 's/^(\[n[0-9]+\] )?(\[0\] )?((# mpibench|pingpong |waitcpu |limit ).*)/\3/p' \
         "$out/ours-$1.$2.log" >"$out/ours-$1.$2.txt"
     [ $rc = 0 ] || job_failed ours "$1" $rc "$out/ours-$1.$2.log"
+}
+# The cross-node floor: a raw frame echo between two of our nodes (tests/uk/l2_echo.c).
+run_l2() { # RUN
+    local rc=0
+    qemu/uknodes --nodes 2 --timeout "$TIMEOUT" --append test=l2_echo "$B/uk/ukernel-test.elf" \
+        >"$out/ours-l2.$1.log" 2>&1 || rc=$?
+    sed -n -E 's/^\[n0\] bench: (l2_.*)/limit l2echo \1/p' "$out/ours-l2.$1.log" >"$out/ours-l2.$1.txt"
+    [ $rc = 0 ] || job_failed ours l2 $rc "$out/ours-l2.$1.log"
 }
 
 # --- Open MPI: the guest is built (first run) before anything is timed; its progress
@@ -81,6 +95,7 @@ for r in $(seq "$RUNS"); do
         [ -z "$ours" ] || [[ $failed == *" ours-$cfg"* ]] || run_ours "$cfg" "$r"
         [ "$ompi" = 0 ] || [[ $failed == *" ompi-$cfg"* ]] || run_ompi "$cfg" "$r"
     done
+    [[ $failed == *" ours-l2"* ]] || run_l2 "$r"
 done
 
 # Median over runs of KEY's numeric values on the lines starting with PREFIX in SIDE-CFG.*.txt;
@@ -125,6 +140,23 @@ line "64 KiB" us "pingpong bytes=65536 " half_rtt_us
 line "1 MiB" us "pingpong bytes=1048576 " half_rtt_us
 line "64 KiB" MB/s "pingpong bytes=65536 " MBps
 line "1 MiB" MB/s "pingpong bytes=1048576 " MBps
+# Ours against the floors of the same run (ratio = ours / floor: 1 would be the floor).
+floor() { # label unit ours-cfg prefix key floor-file floor-prefix floor-key floor-name
+    local a b
+    a=$(pick "$3" "$4" "$5") b=$(pick "$6" "$7" "$8")
+    printf '%-22s %-5s %11s %11s %7s   (floor: %s)\n' "mpi: $1" "$2" "${a:--}" "${b:--}" \
+        "$(ratio "$a" "$b")" "$9"
+}
+echo "# floors, same run: ours (median) against what no library can beat here"
+printf '%-22s %-5s %11s %11s %7s\n' "# figure" unit ours floor ratio
+floor "intra 0 B" us ours-intra "pingpong bytes=0 " half_rtt_us ours-intra "limit flagpp " \
+    half_rtt_us "flag ping-pong in shared memory, same 2 CPUs, no MPI"
+floor "intra 8 B" us ours-intra "pingpong bytes=8 " half_rtt_us ours-intra "limit flagpp " \
+    half_rtt_us "the same"
+floor "intra 1 MiB" MB/s ours-intra "pingpong bytes=1048576 " MBps ours-intra "limit memcpy " \
+    MBps "1 MiB memcpy in the same guest"
+floor "inter 0 B" us ours-inter "pingpong bytes=0 " half_rtt_us ours-l2 "limit l2echo " \
+    l2_half_rtt_us "raw frame echo, driver to driver, same NIC/hub/netdev"
 echo "# waitcpu: rank 1 waits in MPI_Wait for a message rank 0 sends after 100 ms: wall and"
 echo "# process CPU time of the wait (medians); cpu_pct ~100: busy polling, ~0: blocked"
 for cfg in intra inter; do

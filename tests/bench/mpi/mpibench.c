@@ -30,6 +30,9 @@
  *             MPI_Ibcast of 64 KiB and 1 MiB: the CPU time left to computation while it
  *             runs, its completion time against a point-to-point tree, and (ours) the
  *             latency of interrupt-driven progress. See nbc.c.
+ *   limits    the floors of same-node messages: a flag ping-pong in shared memory between
+ *             A and B without MPI (only where ranks share an address space: -DMPIBENCH_SAS)
+ *             and a 1 MiB memcpy at A. See limits.c.
  *   none      nothing: MPI_Init and MPI_Finalize only.
  *
  * Output, printed by rank 0 only, one line per result, key=value (MBps = 10^6 bytes/s):
@@ -37,6 +40,7 @@
  *   pingpong bytes=65536 iters=200 half_rtt_us=128.10 min_us=120.55 MBps=511.6
  *   waitcpu delay_ms=100 reps=10 wall_ms=100.21 cpu_ms=100.02 cpu_pct=99.8
  *   # nbc ..., overlap ..., bcasttime ..., cadstats ..., cadlat ...    (see nbc.c)
+ *   limit flagpp ..., limit memcpy ...                                 (see limits.c)
  */
 #include "mpibench.h"
 #include <stdio.h>
@@ -182,7 +186,7 @@ static void usage_exit(const char *why)
     if (rank == 0)
         fprintf(stderr,
                 "mpibench: %s\nusage: mpibench [-n ITERS] [-r REPS] [-d DELAY_MS] [-p A,B] "
-                "pingpong|waitcpu|overlap|bcasttime|cadlat|none...\n",
+                "pingpong|waitcpu|overlap|bcasttime|cadlat|limits|none...\n",
                 why);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
@@ -221,7 +225,8 @@ int main(int argc, char **argv)
         } else if (o[0] == '-') {
             usage_exit("unknown option");
         } else if (strcmp(o, "pingpong") && strcmp(o, "waitcpu") && strcmp(o, "overlap") &&
-                   strcmp(o, "bcasttime") && strcmp(o, "cadlat") && strcmp(o, "none")) {
+                   strcmp(o, "bcasttime") && strcmp(o, "cadlat") && strcmp(o, "limits") &&
+                   strcmp(o, "none")) {
             usage_exit("unknown mode");
         } else if (nmodes < 16) {
             nbc += !strcmp(o, "overlap") || !strcmp(o, "bcasttime") || !strcmp(o, "cadlat");
@@ -276,6 +281,8 @@ int main(int argc, char **argv)
             bench_bcasttime(reps);
         else if (!strcmp(modes[m], "cadlat"))
             bench_cadlat(reps);
+        else if (!strcmp(modes[m], "limits"))
+            bench_limits(iters, a, b);
     }
     free(buf);
     MPI_Finalize();

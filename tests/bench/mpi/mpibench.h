@@ -36,6 +36,9 @@ void bench_overlap(int reps);
 void bench_bcasttime(int reps);
 void bench_cadlat(int reps);
 
+/* limits.c's mode; collective over MPI_COMM_WORLD, rank 0 prints. */
+void bench_limits(int iters, int a, int b);
+
 /* nbc.c's helpers, also cadlat.c's. */
 #define WARM 2 /* unmeasured repetitions before each measurement */
 void pattern_set(int n);

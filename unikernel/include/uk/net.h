@@ -11,6 +11,7 @@
  */
 #ifndef UK_NET_H
 #define UK_NET_H
+#include <stddef.h>
 #include <stdint.h>
 
 #define NET_MAX_NODES 64
@@ -57,5 +58,19 @@ uint64_t net_rx_irq_entry(void);
  * served the network, in interrupt context after lwIP's lock is released (the MPI engine
  * progresses collectives there). One hook; NULL removes it. */
 void net_set_rx_tail(void (*fn)(void));
+
+/* Frames below lwIP, for what must not pay for a protocol stack (the raw frame echo that
+ * is the floor of cross-node latency in `make bench`: tests/uk/l2_echo.c). The hook sees
+ * every frame that passed the driver's filter (vnet_frame.h), in the NIC interrupt under
+ * the lwIP lock, before lwIP does; it returns 1 if it took the frame (lwIP never sees it),
+ * 0 to pass it on. `frame` is the driver's copy, valid during the call only. One hook; NULL
+ * removes it. Boot or task context. */
+typedef int (*net_frame_hook_fn)(const uint8_t *frame, size_t len);
+void net_set_frame_hook(net_frame_hook_fn fn);
+/* One frame (Ethernet header first, no FCS, at most 1514 bytes) out of the NIC, copied.
+ * net_frame_send: task context (takes the lwIP lock); net_frame_send_locked: under it (a
+ * frame hook). 0, or -1 if the TX ring is full or the frame too long. */
+int net_frame_send(const uint8_t *frame, size_t len);
+int net_frame_send_locked(const uint8_t *frame, size_t len);
 
 #endif

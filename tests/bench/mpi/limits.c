@@ -1,0 +1,106 @@
+/*
+ * limits.c: mpibench's `limits` mode, the floors a same-node MPI message is measured
+ * against (issue 16), taken by the same program in the same job as its ping-pong:
+ *
+ *   flagpp   ranks A and B flip two flags in shared memory, no MPI and no engine: the
+ *            floor of a small same-node message. Only where the ranks of a node share one
+ *            address space (our unikernel: PVAS), i.e. built with -DMPIBENCH_SAS; elsewhere
+ *            it prints "n/a".
+ *   memcpy   rank A copies MAXMSG bytes between two private buffers: the floor of a large
+ *            same-node message (one copy).
+ *
+ * Each sample is timed on its own with MPI_Wtime, as pingpong's are, so the ratios compare
+ * like with like. Rank 0 prints
+ *   limit flagpp iters=N half_rtt_us=X min_us=Y          (or: limit flagpp n/a)
+ *   limit memcpy bytes=N iters=N us=X MBps=Y
+ */
+#include "mpibench.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAG_LINE 64 /* the two flags on cache lines of their own */
+
+#ifdef MPIBENCH_SAS
+/* Collective over MPI_COMM_WORLD (A and B measure, the others wait at the barrier):
+ * median and minimum half round trip of `it` flag exchanges into res[0..1] at A. The
+ * flags live in A's heap; B reaches them through the address space the ranks share.
+ * Memory order: each side publishes its flag with a release store and waits for the
+ * other's with acquire loads; a store followed by the load of the other flag may be
+ * reordered, which only delays when the store is seen: each side waits for an answer to
+ * its own store, so no exchange can be skipped or counted twice. */
+static void flagpp(int it, int warm, int a, int b, double *t, double *res)
+{
+    uint64_t addr = 0;
+    char *mem = NULL;
+    if (rank == a) {
+        mem = calloc(4, FLAG_LINE); /* two lines, aligned by hand */
+        addr = ((uintptr_t)mem + FLAG_LINE - 1) & ~(uintptr_t)(FLAG_LINE - 1);
+    }
+    MPI_Bcast(&addr, sizeof addr, MPI_BYTE, a, MPI_COMM_WORLD);
+    uint64_t *ping = (uint64_t *)(uintptr_t)addr, *pong = ping + FLAG_LINE / sizeof *ping;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = -warm; i < it; i++) {
+        uint64_t seq = (uint64_t)(i + warm + 1);
+        if (rank == a) {
+            double t0 = MPI_Wtime();
+            __atomic_store_n(ping, seq, __ATOMIC_RELEASE);
+            while (__atomic_load_n(pong, __ATOMIC_ACQUIRE) != seq)
+                ;
+            if (i >= 0)
+                t[i] = (MPI_Wtime() - t0) * 0.5e6;
+        } else if (rank == b) {
+            while (__atomic_load_n(ping, __ATOMIC_ACQUIRE) != seq)
+                ;
+            __atomic_store_n(pong, seq, __ATOMIC_RELEASE);
+        }
+    }
+    if (rank == a) {
+        res[0] = median(t, it);
+        res[1] = t[0];
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* B is done with A's memory */
+    free(mem);
+}
+#endif
+
+/* Collective over MPI_COMM_WORLD; see mpibench.c for iters. Rank 0 prints. */
+void bench_limits(int iters, int a, int b)
+{
+    int it = iters < 10 ? 10 : iters, warm = it / 10 < 200 ? 200 : it / 10;
+    double *t = malloc(sizeof(double) * (size_t)it), res[2] = {0, 0};
+#ifdef MPIBENCH_SAS
+    flagpp(it, warm, a, b, t, res);
+    to_rank0(res, 2, a);
+    if (rank == 0)
+        printf("limit flagpp iters=%d half_rtt_us=%.3f min_us=%.3f\n", it, res[0], res[1]);
+#else
+    (void)b;
+    if (rank == 0)
+        printf("limit flagpp n/a\n");
+#endif
+    int cit = iters / 20 < 10 ? 10 : iters / 20;
+    res[0] = res[1] = 0;
+    if (rank == a) {
+        char *src = malloc(MAXMSG), *dst = malloc(MAXMSG);
+        memset(src, 1, MAXMSG);
+        memset(dst, 2, MAXMSG); /* both buffers touched: no page faults in the samples */
+        for (int i = -2; i < cit; i++) {
+            double t0 = MPI_Wtime();
+            memcpy(dst, i & 1 ? src : buf, MAXMSG);
+            if (i >= 0)
+                t[i] = (MPI_Wtime() - t0) * 1e6;
+        }
+        res[0] = median(t, cit);
+        res[1] = dst[MAXMSG - 1]; /* the copies are used */
+        free(src);
+        free(dst);
+    }
+    to_rank0(res, 2, a);
+    if (rank == 0)
+        printf("limit memcpy bytes=%d iters=%d us=%.2f MBps=%.1f\n", MAXMSG, cit, res[0],
+               MAXMSG / res[0]);
+    fflush(stdout);
+    free(t);
+}
