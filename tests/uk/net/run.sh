@@ -15,6 +15,8 @@
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
 #   garbage      2 nodes; the hub injects 300 malformed frames into each node during a
 #                1 MiB exchange: every one is dropped and counted, the data is intact
+#   raw_frames   2 nodes (test=l2_echo): 1000 frames below lwIP (net_set_frame_hook),
+#                each echoed by node 1 in its NIC interrupt; none lost
 #   tap_linux    2 nodes whose hub has a TAP port (uknodes --tap, --netns) in a network
 #                namespace this test makes: a Linux process there (tap_peer.py) sends 1 MiB
 #                over TCP to each node (test=net_tap, tests/uk/net_tap.c) and checks the
@@ -106,6 +108,14 @@ if want kill_node; then
         "expect:\[n0\] mesh: node 0: all 5 records from peer 1 verified" \
         "expect:\[n1\] mesh: node 1: all 5 records from peer 0 verified" \
         "count:2:\[n[01]\] ktest net_mesh: exit 10" "reject:$crash" "reject:\[n[01]\].*timeout after"
+fi
+
+# Frames below lwIP (net_set_frame_hook, net_frame_send): the raw echo that is make bench's
+# cross-node floor; node 1 echoes every ping in its NIC interrupt, and lwIP still works after.
+if want raw_frames; then
+    run raw_frames --nodes 2 --timeout 120 --append "test=l2_echo" "$img"
+    check raw_frames "$log" "$rc" 0 "expect:\[n0\] bench: l2_half_rtt_us=[0-9.]+ .*pings=1000 lost=0" \
+        "count:2:ktest l2_echo: exit 0" "reject:$crash"
 fi
 
 if want garbage; then
