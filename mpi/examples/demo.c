@@ -18,11 +18,20 @@
 
 static int me, np;
 
-/* Half round-trip time (us) of `iters` ping-pongs of `len` bytes between a and b. */
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Half round-trip time (us) of `iters` ping-pongs of `len` bytes between a and b: the
+ * median of the round trips, each timed on its own (as make bench does: on a host whose
+ * cores are shared, a few round trips wait for the host's scheduler, and a mean would
+ * report those rather than the path). Meaningful at a. */
 static double pingpong(int a, int b, int len, int iters)
 {
     char *buf = calloc(1, (size_t)len + 1);
-    double t = 0;
+    double *t = calloc((size_t)iters, sizeof *t);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = -10; i < iters; i++) { /* ten warm-up rounds */
         double t0 = MPI_Wtime();
@@ -34,10 +43,13 @@ static double pingpong(int a, int b, int len, int iters)
             MPI_Send(buf, len, MPI_BYTE, a, 1, MPI_COMM_WORLD);
         }
         if (i >= 0)
-            t += MPI_Wtime() - t0;
+            t[i] = MPI_Wtime() - t0;
     }
+    qsort(t, (size_t)iters, sizeof *t, cmp_double);
+    double med = iters % 2 ? t[iters / 2] : (t[iters / 2 - 1] + t[iters / 2]) / 2;
+    free(t);
     free(buf);
-    return t / iters / 2 * 1e6;
+    return med / 2 * 1e6;
 }
 
 /* Heat equation on N cells with fixed ends, `steps` Jacobi steps. Returns 1 if the
@@ -149,7 +161,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &ar_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 
     if (me == 0) {
-        printf("demo: ping-pong, half round trip (us) and bandwidth (MB/s)\n");
+        printf("demo: ping-pong, half round trip (us) and bandwidth (MB/s), medians\n");
         printf("demo:   %-10s %12s %12s\n", "bytes", "same node", "other node");
         for (int s = 0; s < 4; s++) {
             char a[32], b[32];
