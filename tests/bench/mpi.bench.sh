@@ -157,6 +157,29 @@ floor "intra 1 MiB" MB/s ours-intra "pingpong bytes=1048576 " MBps ours-intra "l
     MBps "1 MiB memcpy in the same guest"
 floor "inter 0 B" us ours-inter "pingpong bytes=0 " half_rtt_us ours-l2 "limit l2echo " \
     l2_half_rtt_us "raw frame echo, driver to driver, same NIC/hub/netdev"
+# The same figures as curves for report.html (series.sh).
+. tests/bench/series.sh
+series_new mpi-latency "MPI ping-pong half round trip: ours vs Open MPI, and the floors" us 1 \
+    ours-intra ompi-1vm ours-inter ompi-2vm floor-intra floor-inter
+label() { case $1 in 1048576) echo "1 MiB" ;; 65536) echo "64 KiB" ;; 1024) echo "1 KiB" ;; *) echo "$1 B" ;; esac; }
+for sz in 0 8 1024 65536 1048576; do
+    p="pingpong bytes=$sz " fi= fo=
+    case $sz in
+    0 | 8) fi=$(pick ours-intra "limit flagpp " half_rtt_us) ;;
+    1048576) fi=$(awk -v m="$(pick ours-intra "limit memcpy " MBps)" 'BEGIN { if (m > 0) printf "%.2f", 1048576 / m }') ;;
+    esac
+    [ "$sz" != 0 ] || fo=$(pick ours-l2 "limit l2echo " l2_half_rtt_us)
+    series_row mpi-latency "$(label "$sz")" "$(pick ours-intra "$p" half_rtt_us)" "$(pick ompi-intra "$p" half_rtt_us)" \
+        "$(pick ours-inter "$p" half_rtt_us)" "$(pick ompi-inter "$p" half_rtt_us)" "$fi" "$fo"
+done
+series_new mpi-bandwidth "MPI ping-pong bandwidth: ours vs Open MPI, and memcpy" MB/s 1 \
+    ours-intra ompi-1vm ours-inter ompi-2vm memcpy
+for sz in 65536 1048576; do
+    p="pingpong bytes=$sz " m=
+    [ "$sz" != 1048576 ] || m=$(pick ours-intra "limit memcpy " MBps)
+    series_row mpi-bandwidth "$(label "$sz")" "$(pick ours-intra "$p" MBps)" "$(pick ompi-intra "$p" MBps)" \
+        "$(pick ours-inter "$p" MBps)" "$(pick ompi-inter "$p" MBps)" "$m"
+done
 echo "# waitcpu: rank 1 waits in MPI_Wait for a message rank 0 sends after 100 ms: wall and"
 echo "# process CPU time of the wait (medians); cpu_pct ~100: busy polling, ~0: blocked"
 for cfg in intra inter; do

@@ -293,6 +293,28 @@ for cfg in $CONFIGS; do
     missing bcasttime "$cfg"
 done
 
+# Figs 4/5 and 6 as curves for report.html (series.sh): one point per configuration.
+. tests/bench/series.sh
+series_new nbc-notmm "NBC overlap (KACC figs 4/5): share of CPU time not multiplying, other ranks (lower is better)" \
+    "share" 0 "${allsides[@]}"
+series_new nbc-ibcast "NBC completion time (KACC fig 6): Ibcast + Wait, and our point-to-point tree" us 1 \
+    "${allsides[@]}" ours-p2ptree
+for cfg in $CONFIGS; do
+    for alg in $ALGS; do
+        for bytes in 65536 1048576; do
+            for mm in 4 40; do
+                v=()
+                for s in "${allsides[@]}"; do v+=("$(val "$s" "$cfg" "$alg" "overlap bytes=$bytes mm=$mm" notmm_oth)"); done
+                series_row nbc-notmm "$cfg $alg $(kib "$bytes") mm$mm" "${v[@]}"
+            done
+            v=()
+            for s in "${allsides[@]}"; do v+=("$(val "$s" "$cfg" "$alg" "bcasttime bytes=$bytes op=ibcast" us)"); done
+            series_row nbc-ibcast "$cfg $alg $(kib "$bytes")" "${v[@]}" \
+                "$(val ours-auto "$cfg" "$alg" "bcasttime bytes=$bytes op=p2ptree" us)"
+        done
+    done
+done
+
 echo "## 3. ours: interrupt-driven progress latency in the pipeline (chain) jobs: NIC interrupt entry ->"
 echo "##    the SEND that the RECV completed there started (MPIX_Cad_latency), per non-root rank and over"
 echo "##    all of them; 1 MiB Ibcasts overlapped with 4x4 multiplies. comm world: ranks in node blocks;"

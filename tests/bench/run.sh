@@ -8,6 +8,17 @@ B=${B:-build}
 REPS=${REPS:-5}
 K=$B/uk/ukernel-test.elf
 
+# The whole run's output also goes to $B/bench/report.txt, and at the end report.sh makes
+# $B/bench/report.html of it and of the series the parts wrote (plots).
+if [ -z "${UKMPI_BENCH_TEE:-}" ]; then
+    mkdir -p "$B/bench"
+    rm -rf "$B/bench/series"
+    UKMPI_BENCH_TEE=1 "$0" "$@" | tee "$B/bench/report.txt"
+    rc=${PIPESTATUS[0]}
+    tests/bench/report.sh || true
+    exit "$rc"
+fi
+
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
 row() { # name value baseline unit baseline-name
