@@ -275,7 +275,11 @@ void mpe_cad_flush(int from_irq)
     if (from_irq && __atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST))
         return; /* the interrupted task is in the engine: its mpe_leave flushes */
     struct lf_link *l;
-    while ((l = lf_take_all(&kicks[me]))) {
+    /* The load first: most engine calls find nothing kicked, and the exchange would cost a
+     * locked instruction each time. A push that this load misses is one that
+     * lf_take_all would have missed too (it came after): mpe_leave looks again after its
+     * decrement, an interrupt's kicker IPIs again. */
+    while (!lf_empty(&kicks[me]) && (l = lf_take_all(&kicks[me]))) {
         while (l) {
             struct mpe_cad *c = container_of(l, struct mpe_cad, kick);
             l = l->next; /* before c can be kicked (and relinked) again */
