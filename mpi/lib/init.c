@@ -13,7 +13,10 @@ static int initialized, finalized;
 /* How long a wait polls before it sleeps (UKMPI_SPIN_NS, default 50 us). Sleeping costs
  * the waker an IPI and us a halt/resume (~15 us each under TCG, a few us on hardware);
  * a peer that answers within the window is seen without either. The window is short
- * enough that a long wait still costs almost no CPU (issue 5's 100 ms wait benchmark). */
+ * enough that a long wait still costs almost no CPU (issue 5's 100 ms wait benchmark).
+ * Chosen per CPU: a rank that shares its CPU with other ranks never polls (MPI_Init), as
+ * the rank that would answer can only run once this one sleeps; sleeping there switches
+ * to it at once, with no halt and no IPI. */
 static uint64_t spin_ns = 50000;
 
 /* Task context: one step of a wait loop; `since` is 0 on the first call of a wait. */
@@ -89,6 +92,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     const char *spin = getenv("UKMPI_SPIN_NS");
     if (spin)
         spin_ns = strtoull(spin, 0, 10);
+    else if (uk_abi->version >= 5 && uk_abi->cpu_ranks && uk_abi->cpu_ranks() > 1)
+        spin_ns = 0;
     coll_init_env();
     initialized = 1;
     on_exit(check_finalized, 0);

@@ -111,6 +111,12 @@ static uint64_t abi_peer_base(int rank)
     return 0;
 }
 
+/* Any thread: one rank per process, on a CPU the host's scheduler shares as it likes. */
+static int abi_cpu_ranks(void)
+{
+    return 1;
+}
+
 static const struct uk_abi abi = {
     .version = UK_ABI_VERSION,
     .size = sizeof(struct uk_abi),
@@ -130,6 +136,7 @@ static const struct uk_abi abi = {
     .mpi = &ops,
     .cpu_time_ns = abi_cpu_time_ns,
     .net = NULL, /* no kernel sockets for libwaitio here */
+    .cpu_ranks = abi_cpu_ranks,
 };
 
 const struct uk_abi *uk_abi = &abi;

@@ -102,3 +102,22 @@ KTEST(pvas_other_job)
     kprintf("pvas: the write into another address space did not fault\n");
     return 1;
 }
+
+/* How many ranks share a CPU (uk_abi->cpu_ranks, which makes MPI waits on a shared CPU
+ * sleep at once instead of polling): round-robin placement from first_cpu, known before
+ * any task starts. */
+KTEST(pvas_cpu_tasks)
+{
+    struct pvas_as *as = pvas_create();
+    if (!as || smp_ncpus() != 2)
+        return 1;
+    int bad = pvas_cpu_tasks(as, 0) != 0 || pvas_cpu_tasks(as, 1) != 0;
+    pvas_set_placement(as, 0, 5, 1);
+    pvas_set_local(as, 5); /* CPUs 1, 0, 1, 0, 1 */
+    bad |= pvas_cpu_tasks(as, 0) != 2 || pvas_cpu_tasks(as, 1) != 3;
+    pvas_set_local(as, 1);
+    bad |= pvas_cpu_tasks(as, 0) != 0 || pvas_cpu_tasks(as, 1) != 1;
+    kprintf("pvas: cpu tasks %s\n", bad ? "WRONG" : "ok");
+    pvas_destroy(as);
+    return bad;
+}

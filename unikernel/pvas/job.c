@@ -237,6 +237,7 @@ int job_run(void)
                 wfirst + first, wfirst + first + count - 1, wsize);
     first += wfirst;
     pvas_set_placement(as, first, wsize, 0);
+    pvas_set_local(as, count);
 
     /* argv[0] is the image name; each rank gets UK_RANK etc. in its own environment. */
     memmove(j.argv + 1, j.argv, (size_t)j.argc * sizeof *j.argv);

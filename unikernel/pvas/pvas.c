@@ -30,6 +30,7 @@ struct pvas_as {
     int first_error;
     struct task *waiter; /* blocked in pvas_wait() */
     int rank_base, size, first_cpu;
+    int local; /* tasks the job will start here (pvas_set_local), 0: unknown */
     void (*exit_hook)(struct pvas_task *t);
 };
 
@@ -96,6 +97,22 @@ void pvas_set_placement(struct pvas_as *as, int rank_base, int size, int first_c
     as->rank_base = rank_base;
     as->size = size;
     as->first_cpu = first_cpu;
+}
+
+/* Task context, before the first pvas_spawn; see pvas.h. */
+void pvas_set_local(struct pvas_as *as, int count)
+{
+    as->local = count;
+}
+
+/* Any context; see pvas.h. Placement is round-robin from first_cpu (pvas_spawn), so the
+ * count follows from the number of tasks alone, whether or not they have started yet. */
+int pvas_cpu_tasks(struct pvas_as *as, int cpu)
+{
+    int n = as->local > 0 ? as->local : as->ntasks, ncpus = smp_ncpus(), on = 0;
+    for (int i = 0; i < n; i++)
+        on += (as->first_cpu + i) % ncpus == cpu;
+    return on;
 }
 
 /* Scheduler context of the CPU the task exited on (struct task.on_exit). */

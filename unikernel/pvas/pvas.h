@@ -47,6 +47,10 @@ void pvas_image_close(struct pvas_image *img);
  * a job of `size` ranks, placed round-robin on the online CPUs from `first_cpu`. */
 struct pvas_as *pvas_create(void);
 void pvas_set_placement(struct pvas_as *as, int rank_base, int size, int first_cpu);
+/* Task context, before the first pvas_spawn: the job will start `count` tasks here. */
+void pvas_set_local(struct pvas_as *as, int count);
+/* Any context: how many of the tasks of `as` are (or will be) placed on `cpu`. */
+int pvas_cpu_tasks(struct pvas_as *as, int cpu);
 /* Task context. Load `img` into the next free partition of `as` and start it as a task.
  * argv and envp are NULL-terminated and copied. Returns NULL with a reason in `err`. */
 struct pvas_task *pvas_spawn(struct pvas_as *as, const struct pvas_image *img, char *const argv[],

@@ -100,6 +100,12 @@ static uint64_t abi_cpu_time_ns(void)
     return task_cpu_ns(task_current());
 }
 
+/* Task context; see uk/abi.h. */
+static int abi_cpu_ranks(void)
+{
+    return pvas_cpu_tasks(pvas_current()->as, cpu_id());
+}
+
 static const struct uk_abi abi = {
     .version = UK_ABI_VERSION,
     .size = sizeof(struct uk_abi),
@@ -120,6 +126,7 @@ static const struct uk_abi abi = {
     .cpu_time_ns = abi_cpu_time_ns,
     .net = &pvas_net_abi,
     .fs = &pvas_fs_abi,
+    .cpu_ranks = abi_cpu_ranks,
 };
 
 typedef void (*app_entry_t)(const struct uk_abi *abi, int argc, char **argv, char **envp);

@@ -20,7 +20,7 @@ struct mpe_ops;
 struct uk_net_abi;
 struct uk_fs_abi;
 
-#define UK_ABI_VERSION 4
+#define UK_ABI_VERSION 5
 
 struct uk_abi {
     uint32_t version; /* UK_ABI_VERSION */
@@ -54,6 +54,9 @@ struct uk_abi {
     const struct uk_net_abi *net;
     /* Version 4: the job's files (qemu/ukrun --file/--dir/--output), below. */
     const struct uk_fs_abi *fs;
+    /* Version 5: how many ranks of this job share this task's CPU (1: it has the CPU to
+     * itself). A wait that polls there only delays the rank that would answer. */
+    int (*cpu_ranks)(void);
 };
 
 /*
