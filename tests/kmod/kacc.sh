@@ -50,7 +50,7 @@ cp /bin/busybox "$r/bin/busybox" # busybox-static's (mk/deps.d/60-kmod.sh)
 ln -s busybox "$r/bin/sh"
 cp tests/kmod/kacc-init "$r/init"
 cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
-cp "${KACC_KO:-$out/kacc/kacc.ko}" "$r/kacc.ko"
+cp "$out/kacc/kacc.ko" "$r/kacc.ko"
 cp "$out/kacctest" "$r/"
 (cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/kacc-initrd.cpio"
 
