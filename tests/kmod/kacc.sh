@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
-CASES="refuse calc status cancel ipi poll killed memlock rmmod"
+CASES="refuse calc status cancel ipi poll stress killed memlock rmmod"
 
 cases=()
 for n in "${@:-kacc}"; do

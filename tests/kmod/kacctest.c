@@ -571,6 +571,79 @@ static int c_memlock(void)
     return 0;
 }
 
+/* One process of the stress case, on `cpu`: rounds of STRESS_GRAPHS chains issued at
+ * once, every other one held and kicked from the other CPU; every result checked. */
+#define STRESS_GRAPHS 4
+#define STRESS_ROUNDS 10
+static int stress_one(int cpu)
+{
+    struct kacc k = kopen();
+    struct kacc_issue a;
+    struct cad_error e;
+    char *want = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *got[STRESS_GRAPHS];
+    unsigned slot[STRESS_GRAPHS];
+    chain(want);
+    cad_finalize((struct cad_graph *)block, &e);
+    run_in_user_space();
+    for (int j = 0; j < STRESS_GRAPHS; j++)
+        got[j] = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    on_cpu(cpu);
+    for (int r = 0; r < STRESS_ROUNDS; r++) {
+        for (int j = 0; j < STRESS_GRAPHS; j++) {
+            chain(got[j]);
+            cad_finalize((struct cad_graph *)block, &e);
+            if (issue(&k, &a, j % 2 ? KACC_ISSUE_HOLD : 0))
+                return fail("CPU %d round %d: issue: %s", cpu, r, strerror(errno));
+            slot[j] = a.slot;
+        }
+        on_cpu(1 - cpu);
+        for (int j = 1; j < STRESS_GRAPHS; j += 2)
+            ioctl(k.fd, KACC_IOC_KICK, slot[j]);
+        on_cpu(cpu);
+        for (int j = 0; j < STRESS_GRAPHS; j++) {
+            if (wait_done(&k, slot[j]) != KACC_Q_DONE)
+                return fail("CPU %d round %d graph %d: state %u", cpu, r, j, k.st[slot[j]].run);
+            if (ioctl(k.fd, KACC_IOC_RELEASE, slot[j]))
+                return fail("CPU %d: release: %s", cpu, strerror(errno));
+            if (memcmp(got[j], want, ARENA))
+                return fail("CPU %d round %d graph %d: wrong result", cpu, r, j);
+        }
+    }
+    return 0;
+}
+
+/* Case "stress": two processes, one per CPU, issue and kick graphs concurrently, under
+ * progress=ipi then progress=tasklet (long chains: requeued past the budget). */
+static int c_stress(void)
+{
+    static const char *const policies[] = {"ipi", "tasklet"};
+    char *why_of =
+        mmap(NULL, 2 * sizeof why, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    for (int p = 0; p < 2; p++) {
+        set_progress(policies[p]);
+        pid_t pid[2];
+        for (int cpu = 0; cpu < 2; cpu++) {
+            pid[cpu] = fork();
+            if (pid[cpu] == 0) {
+                int r = stress_one(cpu);
+                memcpy(why_of + cpu * sizeof why, why, sizeof why);
+                _exit(r);
+            }
+        }
+        for (int cpu = 0; cpu < 2; cpu++) {
+            int st;
+            waitpid(pid[cpu], &st, 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+                set_progress("tasklet");
+                return fail("%s: %s", policies[p],
+                            why_of[cpu * sizeof why] ? why_of + cpu * sizeof why : "crashed");
+            }
+        }
+    }
+    return 0;
+}
+
 /* Issue `n` held graphs and, unless hold, as many running ones; print "running". */
 static void load(struct kacc *k, char *buf, int n)
 {
@@ -630,8 +703,9 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"refuse", c_refuse}, {"calc", c_calc}, {"status", c_status}, {"cancel", c_cancel},
-    {"ipi", c_ipi},       {"poll", c_poll}, {"killed", c_killed}, {"memlock", c_memlock},
+    {"refuse", c_refuse}, {"calc", c_calc},       {"status", c_status},
+    {"cancel", c_cancel}, {"ipi", c_ipi},         {"poll", c_poll},
+    {"killed", c_killed}, {"memlock", c_memlock}, {"stress", c_stress},
 };
 
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
