@@ -17,7 +17,8 @@
  * Lifetime: KACC_QUEUED is the tasklet's hold on the graph (and its file): the release
  * path waits for the bit to clear and for the graph's lock (kacc_unqueue) before unpinning
  * or freeing anything; the tasklet clears the bit under that lock, its last use of it.
- * CPU hotplug is not handled: a graph whose home CPU goes offline stops in ipi mode.
+ * CPU hotplug: an event for a graph whose home CPU is offline runs it where it happened;
+ * a graph queued on a CPU that then goes offline is not moved (not handled).
  */
 #include <linux/module.h>
 #include <linux/interrupt.h>
@@ -135,7 +136,8 @@ void kacc_event(struct kacc_graph *gr)
 	if (policy == KACC_POLL)
 		return;
 	me = get_cpu();
-	target = policy == KACC_IPI ? gr->home : me;
+	/* an offline home CPU would take no IPI: the graph runs here instead */
+	target = policy == KACC_IPI && cpu_online(gr->home) ? gr->home : me;
 	if (kacc_enqueue(gr, target)) {
 		struct kacc_cpu *pc = per_cpu_ptr(&kacc_cpus, target);
 

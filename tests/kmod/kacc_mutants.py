@@ -29,7 +29,7 @@ M = {
              '\tif (run < CAD_Q_DONE)\n\t\tsmp_store_release(&s->run, run);'),
  'pollwake': ('status', MAIN, '\t\t\treturn EPOLLIN | EPOLLRDNORM;', '\t\t\treturn 0;'),
  'cancel': ('cancel', MAIN, '\t\tcad_cancel(gr->g);\n\tkacc_publish(gr);', '\tkacc_publish(gr);'),
- 'nohome': ('ipi', RUN, 'target = policy == KACC_IPI ? gr->home : me;', 'target = me;'),
+ 'nohome': ('ipi', RUN, 'target = policy == KACC_IPI && cpu_online(gr->home) ? gr->home : me;', 'target = me;'),
  'nopoll': ('poll', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', ''),
  'leak': ('killed', MAIN, '\t\tkacc_cancel(f->slots[i]);\n\t\tkacc_release_slot(f, i);',
           '\t\tkacc_cancel(f->slots[i]);'),
