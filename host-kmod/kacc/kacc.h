@@ -32,6 +32,7 @@ enum kacc_stat {
 	ST_IPI,
 	ST_HOME,
 	ST_POLLED,
+	ST_SLICES,
 	ST_N
 };
 
@@ -66,6 +67,8 @@ struct kacc_graph {
 	struct cad_graph *g; /* the module's copy, addresses rewritten to maps */
 	size_t bytes;
 	int error;    /* a CALC's negative CAD_E*, published in the slot */
+	int partial;  /* a CALC cut into slices, still ACTIVE (-1: none) */
+	u64 calc_off; /* ... and its elements done */
 	bool counted; /* its end was counted in the stats */
 	struct kacc_buf *bufs;
 	unsigned int nbufs;
@@ -85,6 +88,7 @@ void kacc_event(struct kacc_graph *gr);
 bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued);
 void kacc_publish(struct kacc_graph *gr);
 void kacc_unqueue(struct kacc_graph *gr);
+void kacc_stop(struct kacc_graph *gr);
 int kacc_run_init(void);
 void kacc_run_exit(void);
 

@@ -216,6 +216,7 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 		return -ENOMEM;
 	spin_lock_init(&gr->lock);
 	INIT_LIST_HEAD(&gr->run_node);
+	gr->partial = -1;
 	gr->f = f;
 	gr->slot = slot;
 	gr->bytes = a.bytes;
@@ -268,14 +269,11 @@ static struct kacc_graph *kacc_slot(struct kacc_file *f, unsigned long slot)
 	return slot < KACC_SLOTS ? f->slots[slot] : NULL;
 }
 
-/* Process context, f->mutex held: stop gr. Every CALC runs to its end under the graph's
- * lock, so no node is ACTIVE here and the graph is CANCELLED at once.
- */
+/* Process context, f->mutex held: stop gr; CANCELLED at once (kacc_stop). */
 static void kacc_cancel(struct kacc_graph *gr)
 {
 	spin_lock_bh(&gr->lock);
-	if (cad_query(gr->g) == CAD_Q_RUNNING)
-		cad_cancel(gr->g);
+	kacc_stop(gr);
 	kacc_publish(gr);
 	spin_unlock_bh(&gr->lock);
 }
@@ -297,15 +295,23 @@ static int kacc_release_slot(struct kacc_file *f, unsigned long slot)
 	return 0;
 }
 
-/* Process context, f->mutex held: KACC_IOC_PROGRESS, the poll policy's engine. */
-static int kacc_progress_all(struct kacc_file *f)
+/* Process context, f->mutex held: KACC_IOC_PROGRESS, the poll policy's engine. budget:
+ * slices per graph, 0 for all the work there is.
+ */
+static int kacc_progress_all(struct kacc_file *f, unsigned long budget)
 {
 	unsigned int i;
 
 	kacc_stat_add(ST_POLLED, 1);
-	for (i = 0; i < KACC_SLOTS; i++)
-		while (f->slots[i] && kacc_step(f->slots[i], UINT_MAX, false))
-			cond_resched(); /* the FPU was busy: try again */
+	for (i = 0; i < KACC_SLOTS; i++) {
+		if (!f->slots[i])
+			continue;
+		if (budget)
+			kacc_step(f->slots[i], min_t(unsigned long, budget, UINT_MAX), false);
+		else
+			while (kacc_step(f->slots[i], UINT_MAX, false))
+				cond_resched(); /* the FPU was busy: try again */
+	}
 	return 0;
 }
 
@@ -343,7 +349,7 @@ static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		err = kacc_release_slot(f, arg);
 		break;
 	case KACC_IOC_PROGRESS:
-		err = kacc_progress_all(f);
+		err = kacc_progress_all(f, arg);
 		break;
 	case KACC_IOC_KICK:
 		gr = kacc_slot(f, arg);

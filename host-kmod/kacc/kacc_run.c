@@ -29,7 +29,8 @@
 
 #include "kacc.h"
 
-#define KACC_BUDGET 64 /* nodes per graph per tasklet run: a long graph yields the CPU */
+#define KACC_BUDGET 16		 /* slices per graph per tasklet run: a long graph yields */
+#define KACC_SLICE (64ULL << 10) /* bytes of each CALC buffer per slice */
 
 struct kacc_cpu {
 	spinlock_t lock;       /* list */
@@ -61,27 +62,47 @@ void kacc_publish(struct kacc_graph *gr)
 	}
 }
 
-/* Softirq or process context (bottom halves off), gr->lock held, FPU usable: one ready
- * node. Only CALC nodes exist in an accepted graph (kacc_main.c refuses SEND/RECV).
+/* Softirq or process context (bottom halves off), gr->lock held, FPU usable: the next
+ * slice of CALC node i, from element gr->calc_off on (a node of many megabytes would
+ * otherwise hold the CPU in softirq for as long). The slice is a copy of the node with
+ * count, bytes and addresses narrowed, run by mpi/cad's cad_calc_run unchanged.
+ * 1: the node is done; 0: slices are left (gr->partial); negative CAD_E*: a node the
+ * module should have refused (only CALC nodes with predefined ops are accepted).
  */
-static int kacc_run_node(struct kacc_graph *gr, int i)
+static int kacc_calc_slice(struct kacc_graph *gr, int i)
 {
-	struct cad_node *n = &cad_nodes(gr->g)[i];
+	const struct cad_node *n = &cad_nodes(gr->g)[i];
+	struct cad_node part = *n;
+	u64 size = cad_type_size(n->u.c.dtype);
+	u64 elems;
 	int err;
 
-	if (n->type != CAD_CALC)
+	if (n->type != CAD_CALC || !size)
 		return -CAD_ENODE;
+	elems = min(n->u.c.count - gr->calc_off, max(KACC_SLICE / size, 1ULL));
+	part.u.c.count = elems;
+	part.u.c.bytes = elems * size;
+	part.u.c.in += gr->calc_off * size;
+	part.u.c.inout += gr->calc_off * size;
 	kernel_fpu_begin();
-	err = cad_calc_run(n);
+	err = cad_calc_run(&part);
 	kernel_fpu_end();
+	kacc_stat_add(ST_SLICES, 1);
+	if (err)
+		return err < 0 ? err : -CAD_EOP; /* CAD_CALC_DEFERRED: a user op */
+	gr->calc_off += elems;
+	if (gr->calc_off < n->u.c.count)
+		return 0;
+	gr->calc_off = 0;
 	kacc_stat_add(ST_CALC, 1);
-	return err == CAD_CALC_DEFERRED ? -CAD_EOP : err;
+	return 1;
 }
 
-/* Softirq (tasklet) or process context (KACC_IOC_PROGRESS): run up to budget ready nodes.
- * True if ready work is left for a later run (budget spent, or the FPU not usable here).
- * queued (the tasklet's call): otherwise KACC_QUEUED is cleared before the graph's lock
- * is dropped, so that an event completing a node after this run queues the graph again.
+/* Softirq (tasklet) or process context (KACC_IOC_PROGRESS): run up to budget slices of
+ * ready nodes. True if work is left for a later run (budget spent, or the FPU not usable
+ * here). queued (the tasklet's call): otherwise KACC_QUEUED is cleared before the
+ * graph's lock is dropped, so that an event completing a node after this run queues the
+ * graph again.
  */
 bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 {
@@ -90,7 +111,7 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 	int i, err;
 
 	spin_lock_bh(&gr->lock);
-	while (cad_query(g) == CAD_Q_RUNNING && g->ready_head != CAD_NIL) {
+	while (cad_query(g) == CAD_Q_RUNNING && (gr->partial >= 0 || g->ready_head != CAD_NIL)) {
 		/* Hazard: a softirq may interrupt a task between its kernel_fpu_begin/end,
 		 * where the FPU is not ours to take: try again in a later run.
 		 */
@@ -98,8 +119,11 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 			more = true;
 			break;
 		}
-		i = cad_next_ready(g);
-		err = kacc_run_node(gr, i);
+		i = gr->partial >= 0 ? gr->partial : cad_next_ready(g);
+		err = kacc_calc_slice(gr, i);
+		gr->partial = err ? -1 : i;
+		if (!err)
+			continue;
 		if (err < 0) { /* a node validation should have refused: stop the graph */
 			gr->error = err;
 			cad_cancel(g);
@@ -111,6 +135,20 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 		clear_bit_unlock(KACC_QUEUED, &gr->flags);
 	spin_unlock_bh(&gr->lock); /* the tasklet's last touch of gr (kacc_unqueue) */
 	return more;
+}
+
+/* Process context, gr->lock held: cancel a running graph. Only a CALC cut into slices
+ * can be ACTIVE between steps: it is settled here, so the graph is CANCELLED at once.
+ */
+void kacc_stop(struct kacc_graph *gr)
+{
+	if (cad_query(gr->g) != CAD_Q_RUNNING)
+		return;
+	cad_cancel(gr->g);
+	if (gr->partial >= 0)
+		cad_complete(gr->g, gr->partial);
+	gr->partial = -1;
+	gr->calc_off = 0;
 }
 
 /* Any context: put gr on cpu's list unless it is queued already. True if it was added. */

@@ -75,12 +75,14 @@ struct kacc_stats {
 	__u64 ipi;    /* IPIs sent to a graph's home CPU */
 	__u64 home;   /* progress runs on the home CPU without an IPI */
 	__u64 polled; /* progress runs by KACC_IOC_PROGRESS */
+	__u64 slices; /* CALC slices run (a node is cut into 64 KiB slices) */
 };
 
 #define KACC_IOC_MAGIC 'k'
 #define KACC_IOC_ISSUE _IOWR(KACC_IOC_MAGIC, 1, struct kacc_issue)
-#define KACC_IOC_CANCEL _IO(KACC_IOC_MAGIC, 2)	 /* arg: slot */
-#define KACC_IOC_RELEASE _IO(KACC_IOC_MAGIC, 3)	 /* arg: slot; EBUSY while running */
+#define KACC_IOC_CANCEL _IO(KACC_IOC_MAGIC, 2)	/* arg: slot */
+#define KACC_IOC_RELEASE _IO(KACC_IOC_MAGIC, 3) /* arg: slot; EBUSY while running */
+/* KACC_IOC_PROGRESS arg: slices (64 KiB of a CALC) per graph to run, 0: all there is */
 #define KACC_IOC_PROGRESS _IO(KACC_IOC_MAGIC, 4) /* run the file's graphs here, now */
 #define KACC_IOC_KICK _IO(KACC_IOC_MAGIC, 5)	 /* arg: slot; an event on this CPU */
 #define KACC_IOC_STATS _IOR(KACC_IOC_MAGIC, 6, struct kacc_stats)

@@ -338,10 +338,10 @@ static void run_in_user_space(void)
 }
 
 /* Build the case's graph twice (kernel arena, expected arena), issue one, wait, compare. */
-static int run_and_compare(struct kacc *k, void (*build)(char *), const char *name)
+static int run_and_compare_n(struct kacc *k, void (*build)(char *), const char *name, size_t arena)
 {
-    char *got = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    char *want = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *got = mmap(NULL, arena, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *want = mmap(NULL, arena, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     struct kacc_issue a;
     struct cad_error e;
     build(want);
@@ -358,15 +358,41 @@ static int run_and_compare(struct kacc *k, void (*build)(char *), const char *na
         return fail("%s: state %d after %d ms (error %d)", name, run, WAIT_MS, k->st[a.slot].error);
     if (ioctl(k->fd, KACC_IOC_RELEASE, a.slot))
         return fail("%s: release: %s", name, strerror(errno));
-    if (memcmp(got, want, ARENA)) {
+    if (memcmp(got, want, arena)) {
         size_t i = 0;
         while (got[i] == want[i])
             i++;
         return fail("%s: results differ from user space's cad_calc at byte %zu", name, i);
     }
-    munmap(got, ARENA);
-    munmap(want, ARENA);
+    munmap(got, arena);
+    munmap(want, arena);
     return 0;
+}
+
+static int run_and_compare(struct kacc *k, void (*build)(char *), const char *name)
+{
+    return run_and_compare_n(k, build, name, ARENA);
+}
+
+/* Big CALCs, cut into slices by the module: 1 MiB of doubles summed twice (two dependent
+ * nodes), MINLOC on 64K double-int pairs, uneven sizes. */
+#define BIG_ARENA (8u << 20)
+#define BIG_N     (128 * 1024 + 3)
+static void big(char *arena)
+{
+    struct cad_graph *g = new_graph();
+    double *a = (double *)arena, *b = a + BIG_N, *c = b + BIG_N;
+    char *pairs = (char *)(c + BIG_N);
+    fill_doubles(a, 3 * BIG_N, 77);
+    fill(pairs, 2 * 16 * 65536, 78);
+    int n1 = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, a, b, BIG_N);
+    int n2 = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, b, c, BIG_N);
+    int n3 = cad_calc(g, CAD_OP_MINLOC, CAD_T_DOUBLE_INT, pairs, pairs + 16 * 65536, 65536);
+    cad_connect(g, CAD_NODE_START, n1);
+    cad_connect(g, n1, n2);
+    cad_connect(g, CAD_NODE_START, n3);
+    cad_connect(g, n2, CAD_NODE_END);
+    cad_connect(g, n3, CAD_NODE_END);
 }
 
 /* A chain of 300 dependent CALCs (more than a tasklet run's budget): acc = acc * 3 + v. */
@@ -395,9 +421,17 @@ static void chain(char *arena)
 static int c_calc(void)
 {
     struct kacc k = kopen();
-    if (run_and_compare(&k, reduction, "reduction"))
+    if (run_and_compare(&k, reduction, "reduction") || run_and_compare(&k, chain, "chain"))
         return 1;
-    return run_and_compare(&k, chain, "chain");
+    struct kacc_stats s0 = stats();
+    if (run_and_compare_n(&k, big, "big", BIG_ARENA))
+        return 1;
+    struct kacc_stats s1 = stats();
+    if (s1.calc - s0.calc != 3 || s1.slices - s0.slices < 3 * 16)
+        return fail("big: %llu nodes in %llu slices (the module should cut them)",
+                    (unsigned long long)(s1.calc - s0.calc),
+                    (unsigned long long)(s1.slices - s0.slices));
+    return 0;
 }
 
 /* A one-node graph on `buf` (int32 SUM of 256 elements). */
@@ -464,6 +498,24 @@ static int c_cancel(void)
         return fail("a cancelled graph wrote its buffer");
     if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
         return fail("release: %s", strerror(errno));
+    /* cancelled inside a CALC cut into slices (progress=poll, 5 slices run): settled */
+    char *arena = mmap(NULL, BIG_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct cad_error e;
+    big(arena);
+    cad_finalize((struct cad_graph *)block, &e);
+    set_progress("poll");
+    int r = issue(&k, &a, 0);
+    set_progress("tasklet");
+    if (r)
+        return fail("big: issue: %s", strerror(errno));
+    if (ioctl(k.fd, KACC_IOC_PROGRESS, 5) || k.st[a.slot].run != KACC_Q_RUNNING ||
+        k.st[a.slot].ndone != 1)
+        return fail("big: after 5 slices: state %u, %u nodes done", k.st[a.slot].run,
+                    k.st[a.slot].ndone);
+    if (ioctl(k.fd, KACC_IOC_CANCEL, a.slot) || k.st[a.slot].run != KACC_Q_CANCELLED)
+        return fail("big: state %u after cancel (%s)", k.st[a.slot].run, strerror(errno));
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+        return fail("big: release: %s", strerror(errno));
     return 0;
 }
 
@@ -752,9 +804,9 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "stats")) {
         struct kacc_stats s = stats();
         printf("graphs %llu pinned %llu issued %llu refused %llu finished %llu cancelled %llu "
-               "calc %llu local %llu ipi %llu home %llu polled %llu\n",
+               "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu\n",
                s.graphs, s.pinned, s.issued, s.refused, s.finished, s.cancelled, s.calc, s.local,
-               s.ipi, s.home, s.polled);
+               s.ipi, s.home, s.polled, s.slices);
         return 0;
     }
     for (int i = 1; i < argc; i++) {
