@@ -2,6 +2,7 @@
 # tests/kmod/run.sh [NAME...]: the kernel-module tests, in a Debian guest under QEMU/TCG
 # (never on the host's kernel). NAME: a module (o2g: every case of it) or one case
 # (o2g/race). One line per case, then "N passed, N failed"; exit status 1 on a failure.
+# kacc and kacc/CASE are host-kmod/kacc's: tests/kmod/kacc.sh runs them, in its own guest.
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh, the version the module is built
 # for) with an initramfs made here: busybox-static, the module, tests/kmod/o2gtest
@@ -18,6 +19,7 @@ for n in "${@:-o2g}"; do
     case $n in
     o2g) for c in $O2G_CASES; do cases+=("$c"); done ;;
     o2g/*) cases+=("${n#o2g/}") ;;
+    kacc | kacc/*) exec tests/kmod/kacc.sh "$@" ;; # host-kmod/kacc: its own guest
     *) echo "FAIL $n: no such module test"; echo "0 passed, 1 failed"; exit 1 ;;
     esac
 done

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kacc: CAD graphs run by Linux's kernel (seed 000, issue 18). The interface is in
+ * kacc_uapi.h; progress (tasklets, IPIs, polling) in kacc_run.c. This file: the device,
+ * issue (copy, validate, pin), cancel, release.
+ *
+ * Ownership:
+ *   - The graph block: the module's own copy (kvmalloc), validated by mpi/cad's validator
+ *     compiled in unchanged after the copy, so the process cannot change it afterwards.
+ *     Its CALC addresses are then rewritten to the kernel mappings of the pinned pages:
+ *     the tasklet runs in whatever process is current, so user addresses mean nothing
+ *     there.
+ *   - Buffers: every range a node names is pinned (pin_user_pages_fast, FOLL_LONGTERM:
+ *     a held graph may keep them indefinitely) and charged to the opener's
+ *     RLIMIT_MEMLOCK as o2g does, from issue to release; unpinned dirty where the graph
+ *     writes. Overlapping ranges are pinned and charged once per node naming them.
+ *   - Status page: vmalloc_user, written by the module under the graph's lock, mapped
+ *     read-only by the process; freed at release (no mapping left by then).
+ *
+ * SEND and RECV (design; needs o2g, issue 17; graphs holding them are refused for now):
+ *   - RECV: at issue, each RECV node is posted to o2g as a receive of the file's o2g
+ *     connection set, with the node's pinned range as its buffer (o2g copies into it in
+ *     its data_ready softirq, MPI's matching rules). o2g calls the exported hook
+ *         void kacc_recv_done(void *cookie, int status, size_t bytes);
+ *     from that softirq, cookie naming (graph, node): it takes the graph's lock,
+ *     cad_complete()s the node, and calls kacc_event(), which runs the successors on
+ *     this CPU or sends the IPI to the home CPU (progress=). o2g learns the hook when
+ *     kacc registers it (o2g_set_cad_hook(), exported by o2g) at load, so o2g does not
+ *     depend on kacc. Cancel: o2g_cancel(cookie) before cad_complete of an ACTIVE RECV.
+ *   - SEND: TCP transmit may sleep, so a ready SEND node is not sent in the tasklet but
+ *     appended to the per-connection worker's queue (a work item bound to the home CPU,
+ *     one per o2g connection). The worker writes header and payload with kernel_sendmsg
+ *     and MSG_DONTWAIT; on EAGAIN it stops and the connection's sk_write_space (chained
+ *     to the previous callback) requeues it. A SEND completes (cad_complete, then
+ *     kacc_event) once its last byte is in the socket, as MPI's buffered send.
+ *   - User-op CALCs run in the process (cad_defer; a DEFER entry in the status page and
+ *     a RUN_DEFERRED ioctl), as in the unikernel.
+ */
+#include <linux/module.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/uaccess.h>
+#include <linux/poll.h>
+
+#include "kacc.h"
+#include "cad_internal.h"
+
+#define KACC_MAX_RANGE (256UL << 20) /* bytes of one buffer a node names */
+
+atomic64_t kacc_stats[ST_N];
+int kacc_progress = KACC_TASKLET;
+
+static const char *const kacc_policies[] = { "tasklet", "ipi", "poll" };
+
+static int kacc_progress_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(kacc_policies, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(kacc_progress, i);
+	return 0;
+}
+
+static int kacc_progress_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", kacc_policies[READ_ONCE(kacc_progress)]);
+}
+
+static const struct kernel_param_ops kacc_progress_ops = {
+	.set = kacc_progress_set,
+	.get = kacc_progress_get,
+};
+
+module_param_cb(progress, &kacc_progress_ops, NULL, 0644);
+MODULE_PARM_DESC(progress, "tasklet (event's CPU), ipi (home CPU), poll (KACC_IOC_PROGRESS)");
+
+/* Process context: unpin and unmap a graph's buffers, give back the charge. */
+static void kacc_unpin(struct kacc_file *f, struct kacc_graph *gr)
+{
+	unsigned int i;
+
+	for (i = 0; i < gr->nbufs; i++) {
+		struct kacc_buf *b = &gr->bufs[i];
+
+		if (b->map)
+			vunmap(b->map);
+		if (b->npages)
+			unpin_user_pages_dirty_lock(b->pages, b->npages, b->write);
+		kvfree(b->pages);
+	}
+	if (gr->npinned) {
+		account_locked_vm(f->mm, gr->npinned, false);
+		kacc_stat_add(ST_PINNED, -(long)gr->npinned);
+	}
+	kvfree(gr->bufs);
+}
+
+/* Process context, f->mutex held: free a graph no tasklet holds any more. */
+static void kacc_free(struct kacc_file *f, struct kacc_graph *gr)
+{
+	kacc_unpin(f, gr);
+	kvfree(gr->g);
+	kfree(gr);
+	kacc_stat_add(ST_GRAPHS, -1);
+}
+
+/* Process context (issue): pin [addr, addr + len), map it, return the kernel address
+ * through *kaddr. 0, or -EFAULT (not mapped as needed) or -ENOMEM (memlock, memory).
+ */
+static int kacc_pin(struct kacc_file *f, struct kacc_graph *gr, u64 addr, u64 len, bool write,
+		    u64 *kaddr)
+{
+	struct kacc_buf *b = &gr->bufs[gr->nbufs];
+	unsigned long start = addr & PAGE_MASK;
+	unsigned long n = (PAGE_ALIGN(addr + len) - start) >> PAGE_SHIFT;
+	int got, err;
+
+	b->write = write;
+	b->pages = kvmalloc_array(n, sizeof(*b->pages), GFP_KERNEL);
+	if (!b->pages)
+		return -ENOMEM;
+	gr->nbufs++; /* from here on kacc_unpin cleans b up */
+	err = account_locked_vm(f->mm, n, true);
+	if (err)
+		return err;
+	got = pin_user_pages_fast(start, n, FOLL_LONGTERM | (write ? FOLL_WRITE : 0), b->pages);
+	if (got > 0) {
+		b->npages = got;
+		gr->npinned += got;
+		kacc_stat_add(ST_PINNED, got);
+	}
+	/* charge exactly what is pinned: the rest of the charge is given back */
+	if (got < (long)n)
+		account_locked_vm(f->mm, n - max(got, 0), false);
+	if (got < (long)n)
+		return -EFAULT;
+	b->map = vmap(b->pages, n, VM_MAP, PAGE_KERNEL);
+	if (!b->map)
+		return -ENOMEM;
+	*kaddr = (u64)(uintptr_t)b->map + offset_in_page(addr);
+	return 0;
+}
+
+/* Process context: refusal message in the validator's format ("node N (TYPE): ..."). */
+static int kacc_refuse(struct cad_error *err, int code, int node, int type, const char *why)
+{
+	cad_fail(err, code, node, type);
+	cad_msg_str(err, why);
+	return -code;
+}
+
+/* Process context, after validation: the nodes the module can run, their buffers pinned
+ * and rewritten. Negative CAD_E* (or -KACC_ENEEDO2G) with err filled, or a negative errno
+ * (-ENOMEM) with err untouched.
+ */
+static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_error *err)
+{
+	static const char unmapped[] = "buffer not mapped (writable, for inout) in the process";
+	struct cad_node *n = cad_nodes(gr->g);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < gr->g->nnodes; i++) {
+		if (n[i].type == CAD_SEND || n[i].type == CAD_RECV)
+			return kacc_refuse(err, KACC_ENEEDO2G, i, n[i].type, "needs o2g: not yet");
+		if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)
+			return kacc_refuse(err, CAD_EOP, i, n[i].type,
+					   "user ops run in the process: not yet");
+	}
+	gr->bufs = kvcalloc(2 * gr->g->nnodes, sizeof(*gr->bufs), GFP_KERNEL);
+	if (!gr->bufs)
+		return -ENOMEM;
+	for (i = 0; i < gr->g->nnodes; i++) {
+		struct cad_calcop *c = &n[i].u.c;
+
+		if (n[i].type != CAD_CALC || !c->bytes)
+			continue;
+		if (c->bytes > KACC_MAX_RANGE)
+			return kacc_refuse(err, CAD_EBUF, i, CAD_CALC,
+					   "buffer larger than 256 MiB");
+		ret = kacc_pin(f, gr, c->in, c->bytes, false, &c->in);
+		if (!ret)
+			ret = kacc_pin(f, gr, c->inout, c->bytes, true, &c->inout);
+		if (ret == -EFAULT)
+			return kacc_refuse(err, CAD_EBUF, i, CAD_CALC, unmapped);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Process context, f->mutex held: KACC_IOC_ISSUE. */
+static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
+{
+	struct cad_error cerr = { .node = -1 };
+	struct kacc_issue a;
+	struct kacc_graph *gr;
+	unsigned int slot;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.bytes < CAD_HDR_SIZE || a.bytes > KACC_MAX_GRAPH || a.flags & ~KACC_ISSUE_HOLD)
+		return -EINVAL;
+	for (slot = 0; slot < KACC_SLOTS && f->slots[slot]; slot++)
+		;
+	if (slot == KACC_SLOTS)
+		return -EBUSY;
+	gr = kzalloc(sizeof(*gr), GFP_KERNEL);
+	if (!gr)
+		return -ENOMEM;
+	spin_lock_init(&gr->lock);
+	INIT_LIST_HEAD(&gr->run_node);
+	gr->partial = -1;
+	gr->f = f;
+	gr->slot = slot;
+	gr->bytes = a.bytes;
+	kacc_stat_add(ST_GRAPHS, 1);
+	gr->g = kvmalloc(a.bytes, GFP_KERNEL);
+	if (!gr->g) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (copy_from_user(gr->g, u64_to_user_ptr(a.graph), a.bytes)) {
+		ret = -EFAULT;
+		goto fail;
+	}
+	/* The process is the rank: its partition is its whole address space. */
+	gr->g->own.part_base = 0;
+	gr->g->own.part_size = TASK_SIZE;
+	ret = cad_validate(gr->g, a.bytes, &cerr);
+	if (!ret)
+		ret = kacc_prepare(f, gr, &cerr);
+	if (ret && !cerr.code)
+		goto fail; /* an errno (memory, memlock), not a refusal */
+	if (ret) {
+		a.err_node = cerr.node;
+		a.err_code = cerr.code;
+		memcpy(a.err_msg, cerr.msg, sizeof(a.err_msg));
+		a.err_msg[KACC_MSG_LEN - 1] = 0;
+		kacc_stat_add(ST_REFUSED, 1);
+		ret = copy_to_user(uarg, &a, sizeof(a)) ? -EFAULT : -EINVAL;
+		goto fail;
+	}
+	gr->home = raw_smp_processor_id();
+	f->slots[slot] = gr;
+	spin_lock_bh(&gr->lock);
+	f->status[slot].issues++;
+	cad_issue(gr->g);
+	kacc_publish(gr);
+	spin_unlock_bh(&gr->lock);
+	kacc_stat_add(ST_ISSUED, 1);
+	if (!(a.flags & KACC_ISSUE_HOLD))
+		kacc_event(gr);
+	return put_user(slot, &uarg->slot);
+fail:
+	kacc_free(f, gr);
+	return ret;
+}
+
+/* Process context, f->mutex held: the graph in slot, or NULL. */
+static struct kacc_graph *kacc_slot(struct kacc_file *f, unsigned long slot)
+{
+	return slot < KACC_SLOTS ? f->slots[slot] : NULL;
+}
+
+/* Process context, f->mutex held: stop gr; CANCELLED at once (kacc_stop). */
+static void kacc_cancel(struct kacc_graph *gr)
+{
+	spin_lock_bh(&gr->lock);
+	kacc_stop(gr);
+	kacc_publish(gr);
+	spin_unlock_bh(&gr->lock);
+}
+
+/* Process context, f->mutex held: KACC_IOC_RELEASE; EBUSY while the graph runs. */
+static int kacc_release_slot(struct kacc_file *f, unsigned long slot)
+{
+	struct kacc_graph *gr = kacc_slot(f, slot);
+
+	if (!gr)
+		return -ENOENT;
+	if (cad_query(gr->g) < CAD_Q_DONE)
+		return -EBUSY;
+	kacc_unqueue(gr);
+	f->slots[slot] = NULL;
+	/* pairs with the process's acquire load: FREE comes after the graph's end */
+	smp_store_release(&f->status[slot].run, KACC_Q_FREE);
+	kacc_free(f, gr);
+	return 0;
+}
+
+/* Process context, f->mutex held: KACC_IOC_PROGRESS, the poll policy's engine. budget:
+ * slices per graph, 0 for all the work there is.
+ */
+static int kacc_progress_all(struct kacc_file *f, unsigned long budget)
+{
+	unsigned int i;
+
+	kacc_stat_add(ST_POLLED, 1);
+	for (i = 0; i < KACC_SLOTS; i++) {
+		if (!f->slots[i])
+			continue;
+		if (budget)
+			kacc_step(f->slots[i], min_t(unsigned long, budget, UINT_MAX), false);
+		else
+			while (kacc_step(f->slots[i], UINT_MAX, false))
+				cond_resched(); /* the FPU was busy: try again */
+	}
+	return 0;
+}
+
+static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct kacc_file *f = file->private_data;
+	struct kacc_graph *gr;
+	int err = 0;
+
+	if (cmd == KACC_IOC_STATS) {
+		struct kacc_stats s;
+		u64 *v = (u64 *)&s;
+		int i;
+
+		BUILD_BUG_ON(sizeof(s) != ST_N * sizeof(u64));
+		for (i = 0; i < ST_N; i++)
+			v[i] = atomic64_read(&kacc_stats[i]);
+		return copy_to_user((void __user *)arg, &s, sizeof(s)) ? -EFAULT : 0;
+	}
+	if (current->mm != f->mm)
+		return -EPERM;
+	mutex_lock(&f->mutex);
+	switch (cmd) {
+	case KACC_IOC_ISSUE:
+		err = kacc_issue(f, (struct kacc_issue __user *)arg);
+		break;
+	case KACC_IOC_CANCEL:
+		gr = kacc_slot(f, arg);
+		if (gr)
+			kacc_cancel(gr);
+		else
+			err = -ENOENT;
+		break;
+	case KACC_IOC_RELEASE:
+		err = kacc_release_slot(f, arg);
+		break;
+	case KACC_IOC_PROGRESS:
+		err = kacc_progress_all(f, arg);
+		break;
+	case KACC_IOC_KICK:
+		gr = kacc_slot(f, arg);
+		if (gr)
+			kacc_event(gr);
+		else
+			err = -ENOENT;
+		break;
+	default:
+		err = -ENOTTY;
+	}
+	mutex_unlock(&f->mutex);
+	return err;
+}
+
+/* Any task: EPOLLIN while a finished graph of the file is not released. */
+static __poll_t kacc_poll(struct file *file, poll_table *wait)
+{
+	struct kacc_file *f = file->private_data;
+	unsigned int i;
+
+	poll_wait(file, &f->wq, wait);
+	for (i = 0; i < KACC_SLOTS; i++) {
+		/* acquire: pairs with kacc_publish's release, as the process's test does */
+		if (smp_load_acquire(&f->status[i].run) >= KACC_Q_DONE)
+			return EPOLLIN | EPOLLRDNORM;
+	}
+	return 0;
+}
+
+static int kacc_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct kacc_file *f = file->private_data;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > KACC_STATUS_BYTES ||
+	    vma->vm_flags & VM_WRITE)
+		return -EINVAL;
+	vma->vm_flags &= ~VM_MAYWRITE;
+	return remap_vmalloc_range(vma, f->status, 0);
+}
+
+static int kacc_open(struct inode *inode, struct file *file)
+{
+	struct kacc_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+
+	BUILD_BUG_ON(KACC_SLOTS * sizeof(struct kacc_status) != KACC_STATUS_BYTES);
+	BUILD_BUG_ON(KACC_STATUS_BYTES != PAGE_SIZE);
+	BUILD_BUG_ON(KACC_MSG_LEN != CAD_MSG_LEN);
+	if (!f)
+		return -ENOMEM;
+	f->status = vmalloc_user(KACC_STATUS_BYTES);
+	if (!f->status) {
+		kfree(f);
+		return -ENOMEM;
+	}
+	mutex_init(&f->mutex);
+	init_waitqueue_head(&f->wq);
+	/* pinned pages are charged to the opener; release may run after its exit_mm() */
+	f->mm = current->mm;
+	mmgrab(f->mm);
+	file->private_data = f;
+	return 0;
+}
+
+/* Process context (last close, e.g. the process was killed): cancel every graph, wait
+ * for the tasklets to let go of it, unpin.
+ */
+static int kacc_release(struct inode *inode, struct file *file)
+{
+	struct kacc_file *f = file->private_data;
+	unsigned int i;
+
+	mutex_lock(&f->mutex);
+	for (i = 0; i < KACC_SLOTS; i++) {
+		if (!f->slots[i])
+			continue;
+		kacc_cancel(f->slots[i]);
+		kacc_release_slot(f, i);
+	}
+	mutex_unlock(&f->mutex);
+	mmdrop(f->mm);
+	vfree(f->status);
+	kfree(f);
+	return 0;
+}
+
+static const struct file_operations kacc_fops = {
+	.owner = THIS_MODULE,
+	.open = kacc_open,
+	.release = kacc_release,
+	.unlocked_ioctl = kacc_ioctl,
+	.poll = kacc_poll,
+	.mmap = kacc_mmap,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice kacc_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kacc",
+	.fops = &kacc_fops,
+	.mode = 0666,
+};
+
+static int __init kacc_init(void)
+{
+	kacc_run_init();
+	return misc_register(&kacc_dev);
+}
+
+static void __exit kacc_exit(void)
+{
+	misc_deregister(&kacc_dev);
+	kacc_run_exit();
+}
+
+module_init(kacc_init);
+module_exit(kacc_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KACC: CAD graphs (non-blocking collectives) run by the kernel");

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kacc_uapi.h: the interface of /dev/kacc (host-kmod/kacc/kacc.ko), shared by the module
+ * and the processes that use it.
+ *
+ * KACC (seed 000, issue 18) runs CAD graphs (mpi/cad/cad.h: one pointer-free block) in
+ * the kernel. Use, per open file (one per process):
+ *   1. mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, fd, 0): the status page, one
+ *      struct kacc_status per slot; reading it is how a process tests a graph without a
+ *      system call.
+ *   2. KACC_IOC_ISSUE a finalized graph: the module copies the block, validates it with
+ *      mpi/cad/cad_validate.c (the owner's partition is replaced by the whole user address
+ *      space: the process is the rank), pins every buffer a node names (charged to
+ *      RLIMIT_MEMLOCK) and starts it. On a refusal the ioctl fails with EINVAL and the
+ *      validator's message is in the argument's err fields.
+ *   3. Test status[slot].run (>= KACC_Q_DONE: finished; load it with acquire order), or
+ *      poll(): EPOLLIN while a finished graph of the file is not yet released.
+ *   4. KACC_IOC_RELEASE the slot once finished (unpins, frees the slot). KACC_IOC_CANCEL
+ *      stops a running graph first.
+ * Closing the file (or the process dying) cancels and releases every graph of the file.
+ *
+ * Nodes supported so far: CALC with a predefined op. SEND and RECV need the o2g module's
+ * transport (issue 17): a graph holding one is refused with code KACC_ENEEDO2G.
+ */
+#ifndef KACC_UAPI_H
+#define KACC_UAPI_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define KACC_DEV "/dev/kacc"
+#define KACC_SLOTS 256		  /* graphs in flight per file */
+#define KACC_STATUS_BYTES 4096	  /* the status page: KACC_SLOTS * sizeof(struct kacc_status) */
+#define KACC_MSG_LEN 96		  /* = CAD_MSG_LEN */
+#define KACC_MAX_GRAPH (4u << 20) /* bytes of one graph block */
+
+/* status[slot].run: the graph's CAD_Q_* state (mpi/cad/cad.h); KACC_Q_FREE: no graph. */
+#define KACC_Q_FREE 0
+#define KACC_Q_RUNNING 1
+#define KACC_Q_CANCELLING 2
+#define KACC_Q_DONE 3
+#define KACC_Q_CANCELLED 4
+
+/* kacc_issue.err_code beyond the CAD_E* codes: a SEND or RECV node (needs o2g: not yet). */
+#define KACC_ENEEDO2G 100
+
+/* kacc_issue.flags */
+#define KACC_ISSUE_HOLD 1u /* start, but run nothing until an event (KACC_IOC_KICK) */
+
+/* One slot of the status page; written by the module only. */
+struct kacc_status {
+	__u32 run;    /* KACC_Q_*; stored with release order after the graph's results */
+	__u32 issues; /* times this slot was issued (tells a reused slot apart) */
+	__s32 error;  /* 0, or the negative CAD_E* a CALC failed with (then CANCELLED) */
+	__u32 ndone;  /* nodes completed */
+};
+
+struct kacc_issue {
+	__u64 graph;		    /* in: the block's address */
+	__u64 bytes;		    /* in: its size (cad_graph.bytes) */
+	__u32 flags;		    /* in: KACC_ISSUE_* */
+	__u32 slot;		    /* out: the graph's slot */
+	__s32 err_node;		    /* out on EINVAL: the node concerned, -1 for the graph */
+	__s32 err_code;		    /* out on EINVAL: CAD_E* or KACC_ENEEDO2G */
+	char err_msg[KACC_MSG_LEN]; /* out on EINVAL: the validator's message */
+};
+
+/* Counters of the whole module (KACC_IOC_STATS), like O2G_IOC_STATS. */
+struct kacc_stats {
+	__u64 graphs; /* graphs alive (issued, not released) */
+	__u64 pinned; /* pages pinned */
+	__u64 issued, refused, finished, cancelled;
+	__u64 calc;   /* CALC nodes run */
+	__u64 local;  /* progress runs on a CPU other than the home CPU */
+	__u64 ipi;    /* IPIs sent to a graph's home CPU */
+	__u64 home;   /* progress runs on the home CPU without an IPI */
+	__u64 polled; /* progress runs by KACC_IOC_PROGRESS */
+	__u64 slices; /* CALC slices run (a node is cut into 64 KiB slices) */
+};
+
+#define KACC_IOC_MAGIC 'k'
+#define KACC_IOC_ISSUE _IOWR(KACC_IOC_MAGIC, 1, struct kacc_issue)
+#define KACC_IOC_CANCEL _IO(KACC_IOC_MAGIC, 2)	/* arg: slot */
+#define KACC_IOC_RELEASE _IO(KACC_IOC_MAGIC, 3) /* arg: slot; EBUSY while running */
+/* KACC_IOC_PROGRESS arg: slices (64 KiB of a CALC) per graph to run, 0: all there is */
+#define KACC_IOC_PROGRESS _IO(KACC_IOC_MAGIC, 4) /* run the file's graphs here, now */
+#define KACC_IOC_KICK _IO(KACC_IOC_MAGIC, 5)	 /* arg: slot; an event on this CPU */
+#define KACC_IOC_STATS _IOR(KACC_IOC_MAGIC, 6, struct kacc_stats)
+
+#endif

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# tests/kmod/kacc.sh [kacc | kacc/CASE...]: host-kmod/kacc's tests, in a Debian guest under
+# QEMU/TCG (tests/kmod/run.sh hands kacc's names here). One line per case, then
+# "N passed, N failed"; exit status 1 on a failure.
+#
+# The guest: Debian's kernel (tests/bench/linux-kernel.sh) with an initramfs made here:
+# busybox-static, kacc.ko, tests/kmod/kacctest (static, with mpi/cad's builder) and
+# tests/kmod/kacc-init as /init. Two CPUs: the ipi case needs a second one. The console
+# goes to $B/kmod/kacc.log.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${B:-build}
+out=$B/kmod
+CASES="refuse calc status cancel ipi poll stress killed memlock rmmod"
+
+cases=()
+for n in "${@:-kacc}"; do
+    case $n in
+    kacc) for c in $CASES; do cases+=("$c"); done ;;
+    kacc/*) cases+=("${n#kacc/}") ;;
+    *) echo "FAIL $n: not a kacc test (run kacc and o2g tests separately)"
+       echo "0 passed, 1 failed"; exit 1 ;;
+    esac
+done
+# dmesg always closes a run: every case's kernel log is checked
+[[ " ${cases[*]} " == *" dmesg "* ]] || cases+=(dmesg)
+
+if ! mk=$(make -s kacc 2>&1); then
+    echo "$mk" >&2
+    for c in "${cases[@]}"; do echo "FAIL kacc/$c: the module does not build"; done
+    echo "0 passed, ${#cases[@]} failed"
+    exit 1
+fi
+mkdir -p "$out"
+gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -o "$out/kacctest" \
+    tests/kmod/kacctest.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
+    mpi/cad/cad_calc.c mpi/cad/cad_err.c mpi/cad/cad_types.c
+kdir=$(tests/bench/linux-kernel.sh)
+# the module must be built for the guest's kernel (vermagic from the .modinfo section)
+objcopy -O binary -j .modinfo "$out/kacc/kacc.ko" "$out/kacc.modinfo"
+kver=$(tr '\0' '\n' <"$out/kacc.modinfo" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
+if [ "$kver" != "$(basename "$kdir")" ]; then
+    for c in "${cases[@]}"; do echo "FAIL kacc/$c: kacc.ko is for $kver, the guest runs $(basename "$kdir")"; done
+    echo "0 passed, ${#cases[@]} failed"
+    exit 1
+fi
+r=$out/kacc-root
+rm -rf "$r" && mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
+cp /bin/busybox "$r/bin/busybox" # busybox-static's (mk/deps.d/60-kmod.sh)
+ln -s busybox "$r/bin/sh"
+cp tests/kmod/kacc-init "$r/init"
+cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
+cp "$out/kacc/kacc.ko" "$r/kacc.ko"
+cp "$out/kacctest" "$r/"
+(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/kacc-initrd.cpio"
+
+log=$out/kacc.log
+list=$(IFS=,; echo "${cases[*]}")
+start=$SECONDS
+rc=0
+qemu/ukboot --smp 2 --mem 512M --timeout 120 --initrd "$out/kacc-initrd.cpio" \
+    --append "console=ttyS0 quiet panic=-1 kmod_cases=$list" "$kdir/vmlinuz" \
+    >"$log" 2>&1 || rc=$?
+pass=0 failn=0
+for c in "${cases[@]}"; do
+    line=$(grep -E "^(ok|FAIL) $c(:|$)" "$log" | head -n1 || true)
+    if [ "${line%% *}" = ok ]; then
+        echo "ok kacc/$c"
+        pass=$((pass + 1))
+    else
+        [ -n "$line" ] || line="FAIL $c: no result (guest exit $rc; see $log)"
+        echo "FAIL kacc/${line#FAIL }"
+        failn=$((failn + 1))
+    fi
+done
+grep -E '^kmod: ' "$log" | sed 's/^/# /' || true
+echo "# guest run: $((SECONDS - start)) s"
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]

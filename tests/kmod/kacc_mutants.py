@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""tests/kmod/kacc_mutants.py [MUTANT...]: shows that each kacc guest test fails when the
+behaviour it guards breaks (tests/kmod/mutants.py does the same for o2g). For each mutant,
+one edit of host-kmod/kacc breaks a behaviour; the case guarding it is run against the
+mutant (tests/kmod/run.sh kacc/CASE) and must fail. The source is restored afterwards,
+whatever happens. Not part of `make test` (one guest boot and one module build per
+mutant, ~20 s each); run it after changing a test or the module.
+Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
+"""
+import os
+import subprocess
+import sys
+
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+
+MAIN = 'host-kmod/kacc/kacc_main.c'
+RUN = 'host-kmod/kacc/kacc_run.c'
+# mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
+M = {
+ 'novalidate': ('refuse', MAIN, 'ret = cad_validate(gr->g, a.bytes, &cerr);',
+                'gr->g->flags |= CAD_F_VALID;\n\tret = 0;'),
+ 'nopin': ('refuse', MAIN, '\t\tif (ret == -EFAULT)\n', '\t\tif (ret == -EFAULT && 0)\n'),
+ 'x87double': ('calc', 'host-kmod/kacc/Kbuild',
+               '-msse -msse2 -m80387\nCFLAGS_REMOVE_cad_calc.o := -mno-sse -mno-mmx -mno-sse2',
+               '-msse -m80387\nCFLAGS_REMOVE_cad_calc.o := -mno-sse -mno-mmx'),
+ 'offset': ('calc', MAIN, '*kaddr = (u64)(uintptr_t)b->map + offset_in_page(addr);',
+            '*kaddr = (u64)(uintptr_t)b->map;'),
+ 'publish': ('status', RUN, '\tsmp_store_release(&s->run, run);',
+             '\tif (run < CAD_Q_DONE)\n\t\tsmp_store_release(&s->run, run);'),
+ 'pollwake': ('status', MAIN, '\t\t\treturn EPOLLIN | EPOLLRDNORM;', '\t\t\treturn 0;'),
+ 'cancel': ('cancel', RUN, '\tcad_cancel(gr->g);\n\tif (gr->partial >= 0)', '\tif (gr->partial >= 0)'),
+ 'partial': ('cancel', RUN, '\tif (gr->partial >= 0)\n\t\tcad_complete(gr->g, gr->partial);', ''),
+ 'noslice': ('calc', RUN, '(64ULL << 10)', '(64ULL << 30)'),
+ 'nohome': ('ipi', RUN, 'target = policy == KACC_IPI && cpu_online(gr->home) ? gr->home : me;', 'target = me;'),
+ 'nopoll': ('poll', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', ''),
+ 'leak': ('killed', MAIN, '\t\tkacc_cancel(f->slots[i]);\n\t\tkacc_release_slot(f, i);',
+          '\t\tkacc_cancel(f->slots[i]);'),
+ 'memlock': ('memlock', MAIN, 'err = account_locked_vm(f->mm, n, true);', 'err = 0;'),
+ 'owner': ('rmmod', MAIN, '.owner = THIS_MODULE,', '.owner = NULL,'),
+ 'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
+          '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
+}
+# Cases that need another case to run first (dmesg checks what the others logged).
+BEFORE = {'dmesg': ['kacc/status']}
+
+
+def run(name):
+    case, path, a, b = M[name]
+    orig = open(path).read()
+    if orig.count(a) != 1:
+        return False, 'mutant does not apply (source changed?)'
+    open(path, 'w').write(orig.replace(a, b))
+    try:
+        r = subprocess.run(['tests/kmod/run.sh'] + BEFORE.get(case, []) + ['kacc/' + case],
+                           capture_output=True, text=True, timeout=600)
+    finally:
+        open(path, 'w').write(orig)
+    case = 'kacc/' + case
+    line = next((l for l in r.stdout.splitlines() if l.startswith(('ok ' + case, 'FAIL ' + case))),
+                'no result')
+    return line.startswith('FAIL'), line
+
+
+def main():
+    names = sys.argv[1:] or list(M)
+    caught = missed = 0
+    for n in names:
+        ok, line = run(n)
+        print(('ok mutant %s: caught: %s' if ok else 'FAIL mutant %s: not caught: %s') % (n, line))
+        caught += ok
+        missed += not ok
+    print('%d passed, %d failed' % (caught, missed))
+    return 1 if missed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,824 @@
+/*
+ * kacctest: the guest-side tests of host-kmod/kacc (run by tests/kmod/kacc.sh inside a
+ * Debian guest, never on the host). `kacctest NAME...` runs the named cases, each in a
+ * child process, prints "ok NAME" or "FAIL NAME: why", and after each case checks that the
+ * module holds nothing of it any more (no graph, no page pinned). Exit status: the number
+ * of failed cases. `kacctest stats` prints the module's counters; `kacctest hold SECONDS`
+ * keeps graphs issued (the rmmod case's load).
+ *
+ * Graphs are built with mpi/cad's builder in user space; the expected results are what
+ * mpi/cad's own kernels (cad_calc_apply) compute here, in user space, on copies.
+ */
+#define _GNU_SOURCE
+#include "../../host-kmod/kacc/kacc_uapi.h"
+#include "cad.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAIT_MS    5000 /* longest wait for anything under TCG */
+#define NODES      512
+#define EDGES      1024
+#define PAGE       4096
+#define ARENA      (64 * PAGE)           /* the buffers of one case */
+#define USER_TOP4  0x7ffffffff000ull     /* TASK_SIZE with 4-level paging: the partition */
+#define USER_TOP5  0xfffffffffff000ull   /* ... with 5-level paging (a CPU with la57) */
+#define KERNEL_PTR 0xffff888000000000ull /* the direct map: never a user buffer */
+#define PARAM      "/sys/module/kacc/parameters/progress"
+
+static char why[256];
+
+/* Record why the case fails; returns 1 so that `return fail(...)` fails the case. */
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+/* A file of /dev/kacc with its status page mapped. */
+struct kacc {
+    int fd;
+    volatile struct kacc_status *st;
+};
+
+/* Case context: open the device and map the status page; exits on failure. */
+static struct kacc kopen(void)
+{
+    struct kacc k;
+    k.fd = open(KACC_DEV, O_RDWR);
+    if (k.fd < 0) {
+        perror("open " KACC_DEV);
+        exit(1);
+    }
+    k.st = mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, k.fd, 0);
+    if (k.st == MAP_FAILED) {
+        perror("mmap status");
+        exit(1);
+    }
+    return k;
+}
+
+static struct kacc_stats stats(void)
+{
+    struct kacc_stats s = {0};
+    int fd = open(KACC_DEV, O_RDWR);
+    if (fd < 0 || ioctl(fd, KACC_IOC_STATS, &s) < 0)
+        perror("KACC_IOC_STATS");
+    if (fd >= 0)
+        close(fd);
+    return s;
+}
+
+static void set_progress(const char *policy)
+{
+    FILE *f = fopen(PARAM, "w");
+    if (!f || fputs(policy, f) < 0 || fclose(f)) {
+        perror(PARAM);
+        exit(1);
+    }
+}
+
+static void on_cpu(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set)) {
+        perror("sched_setaffinity");
+        exit(1);
+    }
+}
+
+static long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The module gives a graph the whole user address space as its partition: TASK_SIZE,
+ * which depends on the paging mode the guest's CPU offers. */
+static uint64_t user_top(void)
+{
+    char line[4096];
+    int la57 = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "flags", 5) && strstr(line, " la57"))
+            la57 = 1;
+    if (f)
+        fclose(f);
+    return la57 ? USER_TOP5 : USER_TOP4;
+}
+
+/* The graph block of a case: room for NODES nodes. */
+static void *block;
+static size_t block_bytes;
+
+static struct cad_graph *new_graph(void)
+{
+    static struct cad_owner own = {.rank = 0, .comm_size = 1, .part_base = 0};
+    if (!own.part_size)
+        own.part_size = user_top();
+    block_bytes = cad_bytes(NODES, EDGES);
+    if (!block)
+        block = aligned_alloc(64, block_bytes);
+    return cad_init(block, block_bytes, NODES, EDGES, &own);
+}
+
+/* Issue the current block; the ioctl's result, with *a filled. */
+static int issue(struct kacc *k, struct kacc_issue *a, unsigned flags)
+{
+    memset(a, 0, sizeof *a);
+    a->graph = (uintptr_t)block;
+    a->bytes = block_bytes;
+    a->flags = flags;
+    return ioctl(k->fd, KACC_IOC_ISSUE, a);
+}
+
+/* Spin on the status page (no system call) until the slot's graph finished. */
+static int wait_done(struct kacc *k, unsigned slot)
+{
+    long end = now_ms() + WAIT_MS;
+    uint32_t run;
+    while ((run = __atomic_load_n(&k->st[slot].run, __ATOMIC_ACQUIRE)) < KACC_Q_DONE &&
+           now_ms() < end)
+        ;
+    return (int)run;
+}
+
+/* Deterministic data: doubles of mixed magnitude (the sum's rounding depends on the
+ * order of operations, so a wrong order shows), ints with wrap-around. */
+static void fill(void *p, size_t bytes, unsigned seed)
+{
+    unsigned char *b = p;
+    for (size_t i = 0; i < bytes; i++) {
+        seed = seed * 1103515245u + 12345u;
+        b[i] = (unsigned char)(seed >> 16);
+    }
+}
+
+static void fill_doubles(double *d, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        d[i] = (double)(int)(seed >> 8) * ((seed & 7) ? 1e-7 : 1e9);
+    }
+}
+
+/* Case "refuse": invalid graphs refused with the validator's message (the same bytes
+ * validated in user space give the same message), nothing pinned. */
+static int c_refuse(void)
+{
+    struct kacc k = kopen();
+    struct kacc_issue a;
+    struct cad_error e;
+    char *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int32_t *x = (int32_t *)buf, *y = (int32_t *)(buf + PAGE);
+
+    /* a cycle: 2 -> 3 -> 2 (sealed without validation, as a hostile process would) */
+    struct cad_graph *g = new_graph();
+    int n2 = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, x, y, 16);
+    int n3 = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, x, y, 16);
+    cad_connect(g, CAD_NODE_START, n2);
+    cad_connect(g, n2, n3);
+    cad_connect(g, n3, n2);
+    cad_connect(g, n3, CAD_NODE_END);
+    if (cad_seal(g, &e))
+        return fail("cycle: seal: %s", e.msg);
+    memset(&e, 0, sizeof e);
+    cad_validate(g, block_bytes, &e);
+    if (issue(&k, &a, 0) == 0 || errno != EINVAL)
+        return fail("cycle: issued (errno %d)", errno);
+    if (a.err_code != CAD_ECYCLE || strcmp(a.err_msg, e.msg))
+        return fail("cycle: code %d \"%s\", validator: %d \"%s\"", a.err_code, a.err_msg, e.code,
+                    e.msg);
+
+    /* an unknown op, written into a finalized graph */
+    g = new_graph();
+    n2 = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, x, y, 4);
+    cad_connect(g, CAD_NODE_START, n2);
+    cad_connect(g, n2, CAD_NODE_END);
+    if (cad_finalize(g, &e))
+        return fail("op: finalize: %s", e.msg);
+    cad_nodes(g)[n2].u.c.op = CAD_OP_COUNT + 7;
+    memset(&e, 0, sizeof e);
+    cad_validate(g, block_bytes, &e);
+    if (issue(&k, &a, 0) == 0 || errno != EINVAL)
+        return fail("op: issued (errno %d)", errno);
+    if (a.err_code != CAD_EOP || strcmp(a.err_msg, e.msg))
+        return fail("op: code %d \"%s\", validator: %d \"%s\"", a.err_code, a.err_msg, e.code,
+                    e.msg);
+
+    /* a kernel address: outside the process's partition, the validator's message */
+    g = new_graph();
+    n2 = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, x, (void *)(uintptr_t)KERNEL_PTR, 16);
+    cad_connect(g, CAD_NODE_START, n2);
+    cad_connect(g, n2, CAD_NODE_END);
+    cad_seal(g, &e);
+    memset(&e, 0, sizeof e);
+    cad_validate(g, block_bytes, &e);
+    if (issue(&k, &a, 0) == 0 || errno != EINVAL)
+        return fail("kernel buffer: issued (errno %d)", errno);
+    if (a.err_code != CAD_EBUF || e.code != CAD_EBUF || strcmp(a.err_msg, e.msg))
+        return fail("kernel buffer: code %d \"%s\", validator: %d \"%s\"", a.err_code, a.err_msg,
+                    e.code, e.msg);
+
+    /* a user address with nothing mapped (a hole made here), and a read-only inout */
+    const char *ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *hole = mmap(NULL, 3 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    hole += PAGE;
+    munmap(hole, PAGE); /* mapped on both sides, so no later mmap lands in it */
+    const void *bad_in[2] = {hole, x};
+    void *bad_inout[2] = {y, (void *)ro};
+    for (int t = 0; t < 2; t++) {
+        g = new_graph();
+        n2 = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, x, y, 16);
+        n3 = cad_calc(g, CAD_OP_MAX, CAD_T_INT32, bad_in[t], bad_inout[t], 16);
+        cad_connect(g, CAD_NODE_START, n2);
+        cad_connect(g, n2, n3);
+        cad_connect(g, n3, CAD_NODE_END);
+        if (cad_finalize(g, &e))
+            return fail("unmapped: finalize: %s", e.msg);
+        if (issue(&k, &a, 0) == 0 || errno != EINVAL)
+            return fail("unmapped %d: issued (errno %d)", t, errno);
+        if (a.err_code != CAD_EBUF || a.err_node != n3 || !strstr(a.err_msg, "not mapped"))
+            return fail("unmapped %d: node %d code %d \"%s\"", t, a.err_node, a.err_code,
+                        a.err_msg);
+    }
+
+    /* SEND/RECV need o2g */
+    g = new_graph();
+    n2 = cad_send(g, x, 64, 0, 5, 1);
+    cad_connect(g, CAD_NODE_START, n2);
+    cad_connect(g, n2, CAD_NODE_END);
+    if (cad_finalize(g, &e))
+        return fail("send: finalize: %s", e.msg);
+    if (issue(&k, &a, 0) == 0 || errno != EINVAL)
+        return fail("send: issued (errno %d)", errno);
+    if (a.err_code != KACC_ENEEDO2G || !strstr(a.err_msg, "needs o2g: not yet"))
+        return fail("send: code %d \"%s\"", a.err_code, a.err_msg);
+    struct kacc_stats s = stats();
+    if (s.pinned || s.graphs)
+        return fail("after refusals: %llu pages pinned, %llu graphs", (unsigned long long)s.pinned,
+                    (unsigned long long)s.graphs);
+    return 0;
+}
+
+/* The reduction graph of the calc cases in `arena`: four double buffers summed into a
+ * fifth by a chain of dependent CALCs, five int32 ones likewise (parallel to it), then
+ * MAX of int64 and PROD of floats, unaligned and across pages. Fills the inputs. */
+static void reduction(char *arena)
+{
+    enum { ND = 3000, NI = 2500, NL = 700, NF = 900 };
+    struct cad_graph *g = new_graph();
+    double *d[5];
+    int32_t *in[6];
+    for (int i = 0; i < 5; i++) {
+        d[i] = (double *)(arena + i * ND * sizeof(double) + 8);
+        fill_doubles(d[i], ND, 100 + i);
+    }
+    char *p = arena + 5 * ND * sizeof(double) + 64 + 3; /* unaligned */
+    for (int i = 0; i < 6; i++) {
+        in[i] = (int32_t *)(p + i * NI * 4);
+        fill(in[i], NI * 4, 200 + i);
+    }
+    p += 6 * NI * 4 + 5;
+    char *l0 = p, *l1 = p + NL * 8, *f0 = p + 2 * NL * 8 + 1, *f1 = f0 + NF * 4;
+    fill(l0, 2 * NL * 8, 300);
+    for (int i = 0; i < 2 * NF; i++) {
+        float v = 1.0f + (float)(i % 13) / 64;
+        memcpy(f0 + i * 4, &v, 4);
+    }
+    int prev_d = CAD_NODE_START, prev_i = CAD_NODE_START;
+    for (int i = 1; i < 5; i++) {
+        int n = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, d[i], d[0], ND);
+        cad_connect(g, prev_d, n);
+        prev_d = n;
+    }
+    for (int i = 1; i < 6; i++) {
+        int n = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, in[i], in[0], NI);
+        cad_connect(g, prev_i, n);
+        prev_i = n;
+    }
+    int m = cad_calc(g, CAD_OP_MAX, CAD_T_INT64, l1, l0, NL);
+    int f = cad_calc(g, CAD_OP_PROD, CAD_T_FLOAT, f1, f0, NF);
+    cad_connect(g, CAD_NODE_START, m);
+    cad_connect(g, m, f);
+    cad_connect(g, prev_d, CAD_NODE_END);
+    cad_connect(g, prev_i, CAD_NODE_END);
+    cad_connect(g, f, CAD_NODE_END);
+}
+
+/* What the graph in `block` computes, run here by mpi/cad's executor and kernels. */
+static void run_in_user_space(void)
+{
+    struct cad_graph *g = (struct cad_graph *)block;
+    int i;
+    cad_issue(g);
+    while ((i = cad_next_ready(g)) >= 0) {
+        cad_calc_run(&cad_nodes(g)[i]);
+        cad_complete(g, i);
+    }
+}
+
+/* Build the case's graph twice (kernel arena, expected arena), issue one, wait, compare. */
+static int run_and_compare_n(struct kacc *k, void (*build)(char *), const char *name, size_t arena)
+{
+    char *got = mmap(NULL, arena, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *want = mmap(NULL, arena, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct kacc_issue a;
+    struct cad_error e;
+    build(want);
+    if (cad_finalize((struct cad_graph *)block, &e))
+        return fail("%s: finalize: %s", name, e.msg);
+    run_in_user_space();
+    build(got);
+    if (cad_finalize((struct cad_graph *)block, &e))
+        return fail("%s: finalize: %s", name, e.msg);
+    if (issue(k, &a, 0))
+        return fail("%s: issue: %s (%s)", name, strerror(errno), a.err_msg);
+    int run = wait_done(k, a.slot);
+    if (run != KACC_Q_DONE)
+        return fail("%s: state %d after %d ms (error %d)", name, run, WAIT_MS, k->st[a.slot].error);
+    if (ioctl(k->fd, KACC_IOC_RELEASE, a.slot))
+        return fail("%s: release: %s", name, strerror(errno));
+    if (memcmp(got, want, arena)) {
+        size_t i = 0;
+        while (got[i] == want[i])
+            i++;
+        return fail("%s: results differ from user space's cad_calc at byte %zu", name, i);
+    }
+    munmap(got, arena);
+    munmap(want, arena);
+    return 0;
+}
+
+static int run_and_compare(struct kacc *k, void (*build)(char *), const char *name)
+{
+    return run_and_compare_n(k, build, name, ARENA);
+}
+
+/* Big CALCs, cut into slices by the module: 1 MiB of doubles summed twice (two dependent
+ * nodes), MINLOC on 64K double-int pairs, uneven sizes. */
+#define BIG_ARENA (8u << 20)
+#define BIG_N     (128 * 1024 + 3)
+static void big(char *arena)
+{
+    struct cad_graph *g = new_graph();
+    double *a = (double *)arena, *b = a + BIG_N, *c = b + BIG_N;
+    char *pairs = (char *)(c + BIG_N);
+    fill_doubles(a, 3 * BIG_N, 77);
+    fill(pairs, 2 * 16 * 65536, 78);
+    int n1 = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, a, b, BIG_N);
+    int n2 = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, b, c, BIG_N);
+    int n3 = cad_calc(g, CAD_OP_MINLOC, CAD_T_DOUBLE_INT, pairs, pairs + 16 * 65536, 65536);
+    cad_connect(g, CAD_NODE_START, n1);
+    cad_connect(g, n1, n2);
+    cad_connect(g, CAD_NODE_START, n3);
+    cad_connect(g, n2, CAD_NODE_END);
+    cad_connect(g, n3, CAD_NODE_END);
+}
+
+/* A chain of 300 dependent CALCs (more than a tasklet run's budget): acc = acc * 3 + v. */
+static void chain(char *arena)
+{
+    struct cad_graph *g = new_graph();
+    uint64_t *acc = (uint64_t *)arena, *three = acc + 64, *v = acc + 128;
+    for (int i = 0; i < 64; i++) {
+        acc[i] = (uint64_t)i;
+        three[i] = 3;
+        v[i] = (uint64_t)i * 7 + 1;
+    }
+    int prev = CAD_NODE_START;
+    for (int i = 0; i < 150; i++) {
+        int a = cad_calc(g, CAD_OP_PROD, CAD_T_UINT64, three, acc, 64);
+        int b = cad_calc(g, CAD_OP_SUM, CAD_T_UINT64, v, acc, 64);
+        cad_connect(g, prev, a);
+        cad_connect(g, a, b);
+        prev = b;
+    }
+    cad_connect(g, prev, CAD_NODE_END);
+}
+
+/* Case "calc": reductions and a dependent chain give exactly user space's results; the
+ * completion is seen on the status page (wait_done makes no system call). */
+static int c_calc(void)
+{
+    struct kacc k = kopen();
+    if (run_and_compare(&k, reduction, "reduction") || run_and_compare(&k, chain, "chain"))
+        return 1;
+    struct kacc_stats s0 = stats();
+    if (run_and_compare_n(&k, big, "big", BIG_ARENA))
+        return 1;
+    struct kacc_stats s1 = stats();
+    if (s1.calc - s0.calc != 3 || s1.slices - s0.slices < 3 * 16)
+        return fail("big: %llu nodes in %llu slices (the module should cut them)",
+                    (unsigned long long)(s1.calc - s0.calc),
+                    (unsigned long long)(s1.slices - s0.slices));
+    return 0;
+}
+
+/* A one-node graph on `buf` (int32 SUM of 256 elements). */
+static void small(char *buf)
+{
+    struct cad_graph *g = new_graph();
+    int n = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, buf, buf + PAGE, 256);
+    cad_connect(g, CAD_NODE_START, n);
+    cad_connect(g, n, CAD_NODE_END);
+    struct cad_error e;
+    cad_finalize(g, &e);
+}
+
+/* Case "status": a held graph shows RUNNING on the status page and poll() reports
+ * nothing; after KICK the page shows DONE without a system call and poll() wakes. */
+static int c_status(void)
+{
+    struct kacc k = kopen();
+    char *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct kacc_issue a;
+    struct pollfd p = {.fd = k.fd, .events = POLLIN};
+    small(buf);
+    if (issue(&k, &a, KACC_ISSUE_HOLD))
+        return fail("issue: %s", strerror(errno));
+    usleep(100 * 1000);
+    if (k.st[a.slot].run != KACC_Q_RUNNING || k.st[a.slot].issues != 1)
+        return fail("held graph: state %u issues %u", k.st[a.slot].run, k.st[a.slot].issues);
+    if (poll(&p, 1, 0) != 0)
+        return fail("poll reports a held graph finished");
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot) == 0 || errno != EBUSY)
+        return fail("release of a running graph: %s", strerror(errno));
+    if (ioctl(k.fd, KACC_IOC_KICK, a.slot))
+        return fail("kick: %s", strerror(errno));
+    if (poll(&p, 1, WAIT_MS) != 1 || !(p.revents & POLLIN))
+        return fail("poll did not wake (revents %x)", p.revents);
+    if (wait_done(&k, a.slot) != KACC_Q_DONE || k.st[a.slot].ndone != 3)
+        return fail("state %u ndone %u", k.st[a.slot].run, k.st[a.slot].ndone);
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+        return fail("release: %s", strerror(errno));
+    if (k.st[a.slot].run != KACC_Q_FREE)
+        return fail("released slot shows %u", k.st[a.slot].run);
+    return 0;
+}
+
+/* Case "cancel": a held graph cancelled runs nothing, its buffers stay as they were. */
+static int c_cancel(void)
+{
+    struct kacc k = kopen();
+    char *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct kacc_issue a;
+    fill(buf, 2 * PAGE, 9);
+    char before[2 * PAGE];
+    memcpy(before, buf, sizeof before);
+    small(buf);
+    if (issue(&k, &a, KACC_ISSUE_HOLD))
+        return fail("issue: %s", strerror(errno));
+    if (ioctl(k.fd, KACC_IOC_CANCEL, a.slot))
+        return fail("cancel: %s", strerror(errno));
+    if (k.st[a.slot].run != KACC_Q_CANCELLED)
+        return fail("state %u after cancel", k.st[a.slot].run);
+    if (ioctl(k.fd, KACC_IOC_KICK, a.slot) || wait_done(&k, a.slot) != KACC_Q_CANCELLED)
+        return fail("kick after cancel: state %u", k.st[a.slot].run);
+    if (memcmp(before, buf, sizeof before))
+        return fail("a cancelled graph wrote its buffer");
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+        return fail("release: %s", strerror(errno));
+    /* cancelled inside a CALC cut into slices (progress=poll, 5 slices run): settled */
+    char *arena = mmap(NULL, BIG_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct cad_error e;
+    big(arena);
+    cad_finalize((struct cad_graph *)block, &e);
+    set_progress("poll");
+    int r = issue(&k, &a, 0);
+    set_progress("tasklet");
+    if (r)
+        return fail("big: issue: %s", strerror(errno));
+    if (ioctl(k.fd, KACC_IOC_PROGRESS, 5) || k.st[a.slot].run != KACC_Q_RUNNING ||
+        k.st[a.slot].ndone != 1)
+        return fail("big: after 5 slices: state %u, %u nodes done", k.st[a.slot].run,
+                    k.st[a.slot].ndone);
+    if (ioctl(k.fd, KACC_IOC_CANCEL, a.slot) || k.st[a.slot].run != KACC_Q_CANCELLED)
+        return fail("big: state %u after cancel (%s)", k.st[a.slot].run, strerror(errno));
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+        return fail("big: release: %s", strerror(errno));
+    return 0;
+}
+
+/* Issue a held graph on CPU 0, kick it from CPU 1; the counter that moved. */
+static int kick_from_other_cpu(struct kacc *k, char *buf, const char *policy,
+                               unsigned long long *counter_delta, size_t field)
+{
+    struct kacc_issue a;
+    set_progress(policy);
+    small(buf);
+    on_cpu(0);
+    if (issue(k, &a, KACC_ISSUE_HOLD))
+        return fail("%s: issue: %s", policy, strerror(errno));
+    struct kacc_stats s0 = stats();
+    on_cpu(1);
+    if (ioctl(k->fd, KACC_IOC_KICK, a.slot))
+        return fail("%s: kick: %s", policy, strerror(errno));
+    if (wait_done(k, a.slot) != KACC_Q_DONE)
+        return fail("%s: not done after a kick from CPU 1", policy);
+    struct kacc_stats s1 = stats();
+    *counter_delta = *(__u64 *)((char *)&s1 + field) - *(__u64 *)((char *)&s0 + field);
+    ioctl(k->fd, KACC_IOC_RELEASE, a.slot);
+    return 0;
+}
+
+/* Case "ipi": an event on another CPU than the home CPU runs the graph there (tasklet:
+ * "local") or sends an IPI to the home CPU (ipi); an issue runs it at home ("home"). */
+static int c_ipi(void)
+{
+    struct kacc k = kopen();
+    char *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned long long d;
+    int r = kick_from_other_cpu(&k, buf, "ipi", &d, offsetof(struct kacc_stats, ipi));
+    if (r || d != 1) {
+        set_progress("tasklet");
+        return r ? r : fail("ipi: ipi counter moved by %llu, not 1", d);
+    }
+    r = kick_from_other_cpu(&k, buf, "tasklet", &d, offsetof(struct kacc_stats, local));
+    if (r || d != 1)
+        return r ? r : fail("tasklet: local counter moved by %llu, not 1", d);
+    struct kacc_stats s0 = stats();
+    if (run_and_compare(&k, small, "home"))
+        return 1;
+    struct kacc_stats s1 = stats();
+    if (s1.home - s0.home < 1 || s1.ipi != s0.ipi)
+        return fail("issue: home +%llu ipi +%llu", (unsigned long long)(s1.home - s0.home),
+                    (unsigned long long)(s1.ipi - s0.ipi));
+    return 0;
+}
+
+/* Case "poll": with progress=poll a graph waits for KACC_IOC_PROGRESS. */
+static int c_poll(void)
+{
+    struct kacc k = kopen();
+    char *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct kacc_issue a;
+    struct cad_error e;
+    set_progress("poll");
+    reduction(buf);
+    cad_finalize((struct cad_graph *)block, &e);
+    int r = issue(&k, &a, 0);
+    usleep(300 * 1000);
+    uint32_t before = k.st[a.slot].run;
+    if (ioctl(k.fd, KACC_IOC_KICK, a.slot) == 0) /* an event changes nothing either */
+        usleep(100 * 1000);
+    uint32_t kicked = k.st[a.slot].run;
+    int p = ioctl(k.fd, KACC_IOC_PROGRESS);
+    uint32_t after = k.st[a.slot].run;
+    set_progress("tasklet");
+    if (r)
+        return fail("issue: %s", strerror(errno));
+    if (before != KACC_Q_RUNNING || kicked != KACC_Q_RUNNING)
+        return fail("progress=poll: state %u (%u after a kick) before PROGRESS", before, kicked);
+    if (p || after != KACC_Q_DONE)
+        return fail("after PROGRESS: state %u (%s)", after, p ? strerror(errno) : "ok");
+    ioctl(k.fd, KACC_IOC_RELEASE, a.slot);
+    return 0;
+}
+
+/* Case "memlock": pinned pages are charged to RLIMIT_MEMLOCK: a process without
+ * CAP_IPC_LOCK cannot pin beyond it (ENOMEM), and gets its charge back on release. */
+static int c_memlock(void)
+{
+    struct rlimit lim = {16 * PAGE, 16 * PAGE};
+    char *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct kacc_issue a;
+    struct cad_error e;
+    if (setrlimit(RLIMIT_MEMLOCK, &lim) || setuid(65534))
+        return fail("dropping the privilege: %s", strerror(errno));
+    struct kacc k = kopen();
+    struct cad_graph *g = new_graph(); /* 2 x 16 pages: beyond the limit */
+    int n = cad_calc(g, CAD_OP_BXOR, CAD_T_BYTE, buf, buf + ARENA / 2, 16 * PAGE);
+    cad_connect(g, CAD_NODE_START, n);
+    cad_connect(g, n, CAD_NODE_END);
+    cad_finalize(g, &e);
+    if (issue(&k, &a, 0) == 0 || errno != ENOMEM)
+        return fail("32 pages pinned under a 16-page limit (errno %d)", errno);
+    for (int i = 0; i < 3; i++) { /* 2 x 4 pages, three times: the charge comes back */
+        small(buf);
+        if (issue(&k, &a, 0))
+            return fail("8 pages under a 16-page limit, try %d: %s", i, strerror(errno));
+        if (wait_done(&k, a.slot) != KACC_Q_DONE || ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+            return fail("small graph %d did not finish", i);
+    }
+    return 0;
+}
+
+/* One process of the stress case, on `cpu`: rounds of STRESS_GRAPHS chains issued at
+ * once, every other one held and kicked from the other CPU; every result checked. */
+#define STRESS_GRAPHS 4
+#define STRESS_ROUNDS 10
+static int stress_one(int cpu)
+{
+    struct kacc k = kopen();
+    struct kacc_issue a;
+    struct cad_error e;
+    char *want = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *got[STRESS_GRAPHS];
+    unsigned slot[STRESS_GRAPHS];
+    chain(want);
+    cad_finalize((struct cad_graph *)block, &e);
+    run_in_user_space();
+    for (int j = 0; j < STRESS_GRAPHS; j++)
+        got[j] = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    on_cpu(cpu);
+    for (int r = 0; r < STRESS_ROUNDS; r++) {
+        for (int j = 0; j < STRESS_GRAPHS; j++) {
+            chain(got[j]);
+            cad_finalize((struct cad_graph *)block, &e);
+            if (issue(&k, &a, j % 2 ? KACC_ISSUE_HOLD : 0))
+                return fail("CPU %d round %d: issue: %s", cpu, r, strerror(errno));
+            slot[j] = a.slot;
+        }
+        on_cpu(1 - cpu);
+        for (int j = 1; j < STRESS_GRAPHS; j += 2)
+            ioctl(k.fd, KACC_IOC_KICK, slot[j]);
+        on_cpu(cpu);
+        for (int j = 0; j < STRESS_GRAPHS; j++) {
+            if (wait_done(&k, slot[j]) != KACC_Q_DONE)
+                return fail("CPU %d round %d graph %d: state %u", cpu, r, j, k.st[slot[j]].run);
+            if (ioctl(k.fd, KACC_IOC_RELEASE, slot[j]))
+                return fail("CPU %d: release: %s", cpu, strerror(errno));
+            if (memcmp(got[j], want, ARENA))
+                return fail("CPU %d round %d graph %d: wrong result", cpu, r, j);
+        }
+    }
+    return 0;
+}
+
+/* Case "stress": two processes, one per CPU, issue and kick graphs concurrently, under
+ * progress=ipi then progress=tasklet (long chains: requeued past the budget). */
+static int c_stress(void)
+{
+    static const char *const policies[] = {"ipi", "tasklet"};
+    char *why_of =
+        mmap(NULL, 2 * sizeof why, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    for (int p = 0; p < 2; p++) {
+        set_progress(policies[p]);
+        pid_t pid[2];
+        for (int cpu = 0; cpu < 2; cpu++) {
+            pid[cpu] = fork();
+            if (pid[cpu] == 0) {
+                int r = stress_one(cpu);
+                memcpy(why_of + cpu * sizeof why, why, sizeof why);
+                _exit(r);
+            }
+        }
+        for (int cpu = 0; cpu < 2; cpu++) {
+            int st;
+            waitpid(pid[cpu], &st, 0);
+            if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+                set_progress("tasklet");
+                return fail("%s: %s", policies[p],
+                            why_of[cpu * sizeof why] ? why_of + cpu * sizeof why : "crashed");
+            }
+        }
+    }
+    return 0;
+}
+
+/* Issue `n` held graphs and, unless hold, as many running ones; print "running". */
+static void load(struct kacc *k, char *buf, int n)
+{
+    struct kacc_issue a;
+    struct cad_error e;
+    for (int i = 0; i < n; i++) {
+        reduction(buf + (i % 4) * (ARENA / 4) / PAGE * PAGE);
+        cad_finalize((struct cad_graph *)block, &e);
+        if (issue(k, &a, i % 2 ? KACC_ISSUE_HOLD : 0))
+            fprintf(stderr, "load: issue %d: %s\n", i, strerror(errno));
+    }
+}
+
+/* Case "killed": a process killed with graphs issued (held and running) leaves no graph
+ * and no pinned page. */
+static int c_killed(void)
+{
+    int pipefd[2];
+    if (pipe(pipefd))
+        return fail("pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct kacc k = kopen();
+        char *buf =
+            mmap(NULL, 4 * ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        load(&k, buf, 24);
+        if (write(pipefd[1], "x", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    char c;
+    if (read(pipefd[0], &c, 1) != 1)
+        return fail("child died before issuing");
+    struct kacc_stats s = stats();
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    if (s.graphs < 12 || s.pinned == 0)
+        return fail("before the kill: %llu graphs, %llu pages pinned", (unsigned long long)s.graphs,
+                    (unsigned long long)s.pinned);
+    return 0; /* the check after every case tests that nothing is left */
+}
+
+/* `kacctest hold SECONDS`: graphs issued and held until killed (the rmmod case). */
+static int hold(int seconds)
+{
+    struct kacc k = kopen();
+    char *buf = mmap(NULL, 4 * ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    load(&k, buf, 8);
+    printf("running\n");
+    fflush(stdout);
+    sleep((unsigned)seconds);
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    int (*fn)(void);
+} cases[] = {
+    {"refuse", c_refuse}, {"calc", c_calc},       {"status", c_status},
+    {"cancel", c_cancel}, {"ipi", c_ipi},         {"poll", c_poll},
+    {"killed", c_killed}, {"memlock", c_memlock}, {"stress", c_stress},
+};
+
+/* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
+static int run_case(const char *name, int (*fn)(void))
+{
+    int pipefd[2];
+    if (pipe(pipefd))
+        return 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipefd[0]);
+        int r = fn();
+        if (r && write(pipefd[1], why, strlen(why)) < 0)
+            _exit(2);
+        _exit(r);
+    }
+    close(pipefd[1]);
+    char msg[256] = "";
+    ssize_t got = read(pipefd[0], msg, sizeof msg - 1);
+    msg[got > 0 ? got : 0] = 0;
+    close(pipefd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+        printf("FAIL %s: %s\n", name, msg[0] ? msg : "crashed");
+        return 1;
+    }
+    struct kacc_stats s = stats();
+    if (s.graphs || s.pinned) {
+        printf("FAIL %s: left %llu graphs, %llu pages pinned\n", name, (unsigned long long)s.graphs,
+               (unsigned long long)s.pinned);
+        return 1;
+    }
+    printf("ok %s\n", name);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int failed = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc == 3 && !strcmp(argv[1], "hold"))
+        return hold(atoi(argv[2]));
+    if (argc == 2 && !strcmp(argv[1], "stats")) {
+        struct kacc_stats s = stats();
+        printf("graphs %llu pinned %llu issued %llu refused %llu finished %llu cancelled %llu "
+               "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu\n",
+               s.graphs, s.pinned, s.issued, s.refused, s.finished, s.cancelled, s.calc, s.local,
+               s.ipi, s.home, s.polled, s.slices);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        size_t c = 0;
+        while (c < sizeof cases / sizeof cases[0] && strcmp(cases[c].name, argv[i]))
+            c++;
+        if (c == sizeof cases / sizeof cases[0]) {
+            printf("FAIL %s: no such case\n", argv[i]);
+            failed++;
+            continue;
+        }
+        failed += run_case(cases[c].name, cases[c].fn);
+    }
+    return failed;
+}
