@@ -10,6 +10,11 @@
 
 struct acpi_info acpi;
 
+/* MADT entry types we read (ACPI 6.5, table 5.21). */
+#define MADT_LAPIC    0
+#define MADT_X2APIC   9
+#define XAPIC_ID_NONE 0xff /* a type-0 entry with id 0xff stands for no CPU */
+
 struct sdt_header {
     char sig[4];
     uint32_t length;
@@ -72,30 +77,37 @@ static const struct sdt_header *map_table(uint64_t phys)
     return sum_ok(h, h->length) ? h : 0;
 }
 
-static void add_cpu(uint32_t apic_id, uint32_t bsp)
+/* One enabled CPU of the MADT. Firmware may list a CPU twice (type 0 and type 9 for ids
+ * below 255): kept once. Ids above MAX_APIC_ID (the board's limit, sizing smp.c's
+ * table) or beyond MAX_CPUS CPUs are counted, not kept. */
+static void add_cpu(uint32_t apic_id)
 {
-    if (apic_id == bsp)
-        return; /* already [0] */
-    if (acpi.ncpus < MAX_CPUS)
-        acpi.cpu_apic_id[acpi.ncpus++] = apic_id;
-    else
+    for (int i = 0; i < acpi.ncpus; i++)
+        if (acpi.cpu_apic_id[i] == apic_id)
+            return; /* the boot CPU ([0]) or a second entry for one CPU */
+    if (acpi.ncpus >= MAX_CPUS || apic_id > MAX_APIC_ID) {
         acpi.cpus_ignored++;
+        return;
+    }
+    acpi.cpu_apic_id[acpi.ncpus++] = apic_id;
+    if (apic_id > acpi.max_apic_id)
+        acpi.max_apic_id = apic_id;
 }
 
-static void parse_madt(const struct sdt_header *h, uint32_t bsp)
+static void parse_madt(const struct sdt_header *h)
 {
     const uint8_t *p = (const uint8_t *)h;
     acpi.lapic_phys = *(const uint32_t *)(p + 36);
     for (uint32_t off = 44; off + 2 <= h->length && p[off + 1] >= 2; off += p[off + 1]) {
         const uint8_t *e = p + off;
         switch (e[0]) {
-        case 0: /* processor local APIC: flags bit 0 enabled, bit 1 online capable */
-            if (*(const uint32_t *)(e + 4) & 3)
-                add_cpu(e[3], bsp);
+        case MADT_LAPIC: /* flags bit 0 enabled, bit 1 online capable */
+            if ((*(const uint32_t *)(e + 4) & 3) && e[3] != XAPIC_ID_NONE)
+                add_cpu(e[3]);
             break;
-        case 9: /* processor local x2APIC */
+        case MADT_X2APIC: /* ids of 255 and above, or every CPU on x2APIC firmware */
             if (*(const uint32_t *)(e + 8) & 3)
-                add_cpu(*(const uint32_t *)(e + 4), bsp);
+                add_cpu(*(const uint32_t *)(e + 4));
             break;
         case 1: /* I/O APIC */
             if (!acpi.ioapic_phys) {
@@ -121,6 +133,7 @@ void acpi_init(uint32_t bsp_apic_id)
 {
     acpi.ncpus = 1;
     acpi.cpu_apic_id[0] = bsp_apic_id;
+    acpi.max_apic_id = bsp_apic_id;
     acpi.lapic_phys = 0xfee00000;
     for (int i = 0; i < 16; i++)
         acpi.isa_gsi[i] = (uint32_t)i;
@@ -153,7 +166,7 @@ void acpi_init(uint32_t bsp_apic_id)
             wide ? *(const uint64_t *)(ents + 8 * i) : *(const uint32_t *)(ents + 4 * i);
         const struct sdt_header *h = map_table(phys);
         if (h && sig_is(h->sig, "APIC", 4)) {
-            parse_madt(h, bsp_apic_id);
+            parse_madt(h);
             return;
         }
     }
