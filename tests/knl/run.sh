@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# tests/knl/run.sh [FILTER]: the knl board (boards/knl: x2APIC, hundreds of CPUs) under
+# the backports QEMU 10 (qemu/qemu-bpo), and the qemu board's xAPIC beside it.
+# Closing line: "knl: N passed, N failed".
+#
+#   x2apic_smpN   the knl test kernel booted by qemu/ukboot --board knl on N CPUs, KTEST
+#                 x2apic (tests/knl/x2apic_test.c): every CPU online and in x2APIC mode
+#                 with the APIC id the MADT lists, IPIs between sampled pairs across the id
+#                 range (above 255 on 288 CPUs, with the IOMMU ukboot adds there), the
+#                 periodic timer on the sampled CPUs; plus the SMT width from CPUID 0xB
+#                 (4 threads per core when N is a multiple of 4). Each line gives the time
+#                 of the whole QEMU run (boot, test, exit).
+#   xapic_qemu    the qemu board's test kernel on QEMU 7.2: the same KTEST, xAPIC mode.
+#   mpi/...       a conformance program (tests/mpi/progs/) with 4 ranks on one knl node,
+#                 through tests/mpi/run.sh (UKRUN_BOARD=knl): output identical to Open MPI's.
+#
+# KNL_CPUS (default "4 64 255 288") chooses the x2APIC CPU counts. Builds the knl board
+# first (make BOARD=knl, into build/knl/; incremental). Logs: build/knl/tests/.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+filter=${1:-}
+cpus=${KNL_CPUS:-4 64 255 288}
+K=build/knl
+logdir=$K/tests
+mkdir -p "$logdir"
+pass=0 fail=0
+
+ok() {
+    echo "PASS $1"
+    pass=$((pass + 1))
+}
+bad() { # NAME REASON [LOG]
+    echo "FAIL $1: $2"
+    [ $# -ge 3 ] && [ -s "$3" ] && grep -E 'WRONG|NO PONG|FAIL|PANIC|\*\*\*|ukboot:' "$3" |
+        head -n 15 | sed 's/^/    | /'
+    fail=$((fail + 1))
+}
+want() { [ -z "$filter" ] || [[ $1 == *$filter* ]]; }
+finish() {
+    echo "knl: $pass passed, $fail failed"
+    [ $fail = 0 ]
+    exit
+}
+
+if ! qemu/qemu-bpo --version >/dev/null 2>&1; then
+    bad "qemu-bpo" "the backports QEMU is missing: make deps (mk/deps.d/55-qemu-bpo.sh)"
+    finish
+fi
+if ! make -s BOARD=knl $K/uk/ukernel-test.elf $K/uk/ukernel.elf $K/app/ukmpicc.conf \
+    >"$logdir/build.log" 2>&1; then
+    bad "build" "make BOARD=knl failed" "$logdir/build.log"
+    tail -n 20 "$logdir/build.log" | sed 's/^/    | /'
+    finish
+fi
+
+# NAME LOG RC EXPECT...: the run exited 0 and every EXPECT regex matches some line.
+check() {
+    local name=$1 log=$2 rc=$3 secs=$4
+    shift 4
+    if [ "$rc" != 0 ]; then
+        bad "$name" "exit code $rc (${secs}s)" "$log"
+        return
+    fi
+    for re in "$@"; do
+        grep -qE -e "$re" "$log" || { bad "$name" "no line matches '$re' (${secs}s)" "$log"; return; }
+    done
+    ok "$name (${secs}s)"
+}
+
+# Elapsed seconds since $1 (date +%s%N), one decimal.
+since() { local d=$(($(date +%s%N) - $1)); printf '%d.%d' $((d / 1000000000)) $((d / 100000000 % 10)); }
+
+for n in $cpus; do
+    name=x2apic_smp$n
+    want "$name" || continue
+    log=$logdir/$name.log
+    threads=1
+    [ $((n % 4)) = 0 ] && threads=4 # ukboot --board knl gives 4 threads per core then
+    expects=("^cpus: $n online .*, x2APIC," "^topology: largest APIC id $((n - 1)), $threads thread"
+        "^x2apic: mode: $n CPUs online, x2APIC, ids match the MADT: ok$" "^x2apic: all ok$")
+    # Above 255 CPUs: an IPI to and from an APIC id above 255 must be among the sampled.
+    [ "$n" -gt 256 ] && expects+=("-> cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\): ok$"
+        "^x2apic: ipi cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\) -> .*: ok$")
+    # Memory: each CPU takes 5 kernel stacks of 64 KiB; 1 GiB leaves room at 288.
+    t0=$(date +%s%N)
+    qemu/ukboot --board knl --smp "$n" --mem 1G --timeout 150 "$K/uk/ukernel-test.elf" \
+        --append "test=x2apic targs=$n" >"$log" 2>&1
+    rc=$?
+    check "$name" "$log" $rc "$(since "$t0")" "${expects[@]}"
+done
+
+if want xapic_qemu; then
+    log=$logdir/xapic_qemu.log
+    t0=$(date +%s%N)
+    qemu/ukboot --smp 4 --timeout 60 build/uk/ukernel-test.elf \
+        --append "test=x2apic targs=4,xapic" >"$log" 2>&1
+    check "xapic_qemu (qemu board, QEMU 7.2, 4 CPUs)" "$log" $? "$(since "$t0")" \
+        "^cpus: 4 online .*, xAPIC," "^x2apic: mode: 4 CPUs online, xAPIC, .*: ok$" "^x2apic: all ok$"
+fi
+
+# An MPI conformance program, 4 ranks on one 4-CPU knl node, against Open MPI's output.
+if want mpi; then
+    out=$logdir/mpi.log
+    t0=$(date +%s%N)
+    B=$K UKRUN_BOARD=knl MPI_NP=4 MPI_UK_CONFIGS=1x4 MPI_UK_POLICY_PROGS=none \
+        tests/mpi/run.sh p2p_basic >"$out" 2>&1
+    secs=$(since "$t0")
+    while read -r verdict rest; do
+        case $verdict in
+        PASS) ok "mpi/$rest [knl]" ;;
+        FAIL) bad "mpi/$rest [knl]" "see $out" ;;
+        esac
+    done < <(grep -E '^(PASS|FAIL) ' "$out")
+    grep -qE '^(PASS|FAIL) ' "$out" || bad "mpi [knl]" "tests/mpi/run.sh ran nothing (${secs}s)" "$out"
+    echo "    (mpi part: ${secs}s)"
+fi
+finish
