@@ -10,3 +10,9 @@
 # `make BOARD=knl all` builds it into build/knl/; qemu/ukboot --board knl boots it.
 # The MPI engine keeps per-CPU state too (mpi/core/mpe_plat.h); mpe_uk.c asserts it fits.
 BOARD_DEFS := -DMAX_CPUS=288 -DMPE_MAX_CPUS=288 -DMAX_APIC_ID=1023
+
+# The bootable ISO (GRUB through the kernel's Multiboot header, boards/knl/mkiso.sh): the
+# job kernel alone (it runs the demo); a job's ISO adds its initrd (tests/knl/run.sh).
+$(B)/uk/ukernel.iso: $(B)/uk/ukernel-mb.bin boards/knl/mkiso.sh | deps
+	boards/knl/mkiso.sh $@ $<
+ALL_TARGETS += $(B)/uk/ukernel.iso

@@ -13,11 +13,13 @@
 #   xapic_qemu    the qemu board's test kernel on QEMU 7.2: the same KTEST, xAPIC mode.
 #   mpi/...       a conformance program (tests/mpi/progs/) with 4 ranks on one knl node,
 #                 through tests/mpi/run.sh (UKRUN_BOARD=knl): output identical to Open MPI's.
+#   grub_iso_mpi4 the same program as a job inside a GRUB ISO (boards/knl/mkiso.sh), booted
+#                 through the firmware from the CD drive (not -kernel): 4 ranks, exit 0.
 #
 # KNL_CPUS (default "4 64 255 288") chooses the x2APIC CPU counts. Builds the knl board
 # first (make BOARD=knl, into build/knl/; incremental). Logs: build/knl/tests/.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 filter=${1:-}
 cpus=${KNL_CPUS:-4 64 255 288}
 K=build/knl
@@ -46,7 +48,8 @@ if ! qemu/qemu-bpo --version >/dev/null 2>&1; then
     bad "qemu-bpo" "the backports QEMU is missing: make deps (mk/deps.d/55-qemu-bpo.sh)"
     finish
 fi
-if ! make -s BOARD=knl $K/uk/ukernel-test.elf $K/uk/ukernel.elf $K/app/ukmpicc.conf \
+if ! make -s BOARD=knl $K/uk/ukernel-test.elf $K/uk/ukernel.elf $K/uk/ukernel-mb.bin \
+    $K/app/ukmpicc.conf \
     >"$logdir/build.log" 2>&1; then
     bad "build" "make BOARD=knl failed" "$logdir/build.log"
     tail -n 20 "$logdir/build.log" | sed 's/^/    | /'
@@ -113,5 +116,31 @@ if want mpi; then
     done < <(grep -E '^(PASS|FAIL) ' "$out")
     grep -qE '^(PASS|FAIL) ' "$out" || bad "mpi [knl]" "tests/mpi/run.sh ran nothing (${secs}s)" "$out"
     echo "    (mpi part: ${secs}s)"
+fi
+
+# The same program as a job inside a GRUB ISO, booted through the firmware: the initrd
+# packed as qemu/ukrun packs it (job.conf, the image, the file tree fs/: empty here).
+if want grub_iso; then
+    log=$logdir/grub_iso_mpi4.log work=$logdir/iso
+    img=$K/mpi-uk/bin/p2p_basic
+    rm -rf "$work" && mkdir -p "$work/fs"
+    if [ ! -f "$img" ]; then
+        bad "grub_iso_mpi4" "no $img (the mpi part builds it)"
+    else
+        cp "$img" "$work/p2p_basic"
+        printf 'image=p2p_basic\nsize=4\nnodes=1\n' >"$work/job.conf"
+        (cd "$work" && printf '%s\n' job.conf p2p_basic | cpio -o -H newc --quiet >initrd.cpio)
+        t0=$(date +%s%N)
+        if boards/knl/mkiso.sh "$work/job.iso" "$K/uk/ukernel-mb.bin" "$work/initrd.cpio" \
+            -- node=0 nodes=1 >"$log" 2>&1; then
+            qemu/ukboot --board knl --smp 4 --timeout 90 "$work/job.iso" >"$log" 2>&1
+            check "grub_iso_mpi4 (GRUB ISO from the CD drive, 4 ranks)" "$log" $? "$(since "$t0")" \
+                "^ukmpi unikernel, booted by Multiboot;" "^cpus: 4 online .*, x2APIC," \
+                "^\[0\] # conformance p2p_basic: [0-9]+ checks, 0 failed$" \
+                "^job: 4 ranks on node 0 finished, exit code 0"
+        else
+            bad "grub_iso_mpi4" "boards/knl/mkiso.sh failed" "$log"
+        fi
+    fi
 fi
 finish
