@@ -14,7 +14,10 @@
 #   mpi/...       a conformance program (tests/mpi/progs/) with 4 ranks on one knl node,
 #                 through tests/mpi/run.sh (UKRUN_BOARD=knl): output identical to Open MPI's.
 #   grub_iso_mpi4 the same program as a job inside a GRUB ISO (boards/knl/mkiso.sh), booted
-#                 through the firmware from the CD drive (not -kernel): 4 ranks, exit 0.
+#                 through the firmware from the CD drive (not -kernel): GRUB's multiboot2
+#                 (the kernel takes the memory map, command line, initrd and RSDP from its
+#                 Multiboot2 tags), 4 ranks, exit 0.
+#   grub_iso_mb1  the test kernel through GRUB's multiboot (Multiboot1), KTEST x2apic.
 #
 # KNL_CPUS (default "4 64 255 288") chooses the x2APIC CPU counts. Builds the knl board
 # first (make BOARD=knl, into build/knl/; incremental). Logs: build/knl/tests/.
@@ -49,6 +52,7 @@ if ! qemu/qemu-bpo --version >/dev/null 2>&1; then
     finish
 fi
 if ! make -s BOARD=knl $K/uk/ukernel-test.elf $K/uk/ukernel.elf $K/uk/ukernel-mb.bin \
+    $K/uk/ukernel-test-mb.bin \
     $K/app/ukmpicc.conf \
     >"$logdir/build.log" 2>&1; then
     bad "build" "make BOARD=knl failed" "$logdir/build.log"
@@ -82,8 +86,8 @@ for n in $cpus; do
     expects=("^cpus: $n online .*, x2APIC," "^topology: largest APIC id $((n - 1)), $threads thread"
         "^x2apic: mode: $n CPUs online, x2APIC, ids match the MADT: ok$" "^x2apic: all ok$")
     # Above 255 CPUs: an IPI to and from an APIC id above 255 must be among the sampled.
-    [ "$n" -gt 256 ] && expects+=("-> cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\): ok$"
-        "^x2apic: ipi cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\) -> .*: ok$")
+    [ "$n" -gt 256 ] && expects+=("-> cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\): ok"
+        "^x2apic: ipi cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\) -> .*: ok")
     # Memory: each CPU takes 5 kernel stacks of 64 KiB; 1 GiB leaves room at 288.
     t0=$(date +%s%N)
     qemu/ukboot --board knl --smp "$n" --mem 1G --timeout 150 "$K/uk/ukernel-test.elf" \
@@ -135,12 +139,22 @@ if want grub_iso; then
             -- node=0 nodes=1 >"$log" 2>&1; then
             qemu/ukboot --board knl --smp 4 --timeout 90 "$work/job.iso" >"$log" 2>&1
             check "grub_iso_mpi4 (GRUB ISO from the CD drive, 4 ranks)" "$log" $? "$(since "$t0")" \
-                "^ukmpi unikernel, booted by Multiboot;" "^cpus: 4 online .*, x2APIC," \
+                "^ukmpi unikernel, booted by Multiboot2;" "^cpus: 4 online .*, x2APIC," \
                 "^\[0\] # conformance p2p_basic: [0-9]+ checks, 0 failed$" \
                 "^job: 4 ranks on node 0 finished, exit code 0"
         else
             bad "grub_iso_mpi4" "boards/knl/mkiso.sh failed" "$log"
         fi
+    fi
+    log=$logdir/grub_iso_mb1.log
+    t0=$(date +%s%N)
+    if MKISO_MULTIBOOT=1 boards/knl/mkiso.sh "$work/mb1.iso" "$K/uk/ukernel-test-mb.bin" \
+        -- test=x2apic targs=4 >"$log" 2>&1; then
+        qemu/ukboot --board knl --smp 4 --timeout 90 "$work/mb1.iso" >"$log" 2>&1
+        check "grub_iso_mb1 (GRUB ISO, Multiboot1, KTEST x2apic)" "$log" $? "$(since "$t0")" \
+            "^ukmpi unikernel, booted by Multiboot;" "^x2apic: all ok$"
+    else
+        bad "grub_iso_mb1" "boards/knl/mkiso.sh failed" "$log"
     fi
 fi
 finish

@@ -97,6 +97,12 @@ static void x2apic_write(uint32_t reg, uint32_t v)
 /* Any context: one MSR write is atomic, so no interrupt masking and nothing to wait on. */
 static void x2apic_send(uint32_t dest, uint32_t lo)
 {
+    /* HAZARD: a WRMSR to an x2APIC register is not serializing (Intel SDM 10.12.3), and
+     * wrmsr() has no memory clobber: without the fence, what the sender stored for the
+     * target (a mailbox, ipi.c's ping_from) may not be visible when the IPI lands. The
+     * xAPIC's MMIO ICR write is ordered after earlier stores by itself. Seen under TCG:
+     * about one run in two lost a pong between two APs. */
+    __asm__ volatile("mfence; lfence" ::: "memory");
     wrmsr(X2APIC_MSR_ICR, ((uint64_t)dest << 32) | lo);
 }
 
