@@ -47,6 +47,7 @@ struct run_job {
     volatile int done;
 };
 
+/* On the target CPU (mailbox, task context): the job, then say it is done. */
 static void run_job(void *arg)
 {
     struct run_job *j = arg;
@@ -89,6 +90,7 @@ static void read_mode(void *arg)
     r->id_reg = lapic_id();
 }
 
+/* BSP: "NCPUS,MODE" from targs. */
 static int parse_args(const char *s, int *want_x2)
 {
     int n = 0;
@@ -125,8 +127,8 @@ static int check_mode(int n, int want_x2)
     return bad + (lapic_x2apic() != want_x2);
 }
 
-/* The sample: first, second, middle, last, and the first and last CPU with an APIC id
- * above 255 (only an x2APIC machine has them); no CPU twice. */
+/* BSP. The sample: first, second, middle, last, and the first and last CPU with an APIC
+ * id above 255 (only an x2APIC machine has them); no CPU twice. Fills s, returns its size. */
 static int pick_sample(int n, int *s)
 {
     int cand[6] = {0, 1, n / 2, n - 1, -1, -1}, k = 0;
@@ -203,6 +205,7 @@ static void timer_on(void *arg)
     r->count_moving = r->count0 != r->count1;
 }
 
+/* On each sampled CPU, through run_on(). */
 static void timer_off(void *arg)
 {
     timer_stop();

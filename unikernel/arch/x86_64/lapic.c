@@ -58,6 +58,7 @@ struct lapic_ops {
 
 static volatile uint32_t *mmio; /* xAPIC only */
 
+/* Any context on this CPU (the MMIO page is per CPU): xAPIC register access. */
 static uint32_t xapic_read(uint32_t reg)
 {
     return mmio[reg / 4];
@@ -79,11 +80,13 @@ static void xapic_send(uint32_t dest, uint32_t lo)
     irq_restore(f);
 }
 
+/* Any context: this CPU's 8-bit xAPIC id. */
 static uint32_t xapic_id(void)
 {
     return xapic_read(REG_ID) >> XAPIC_ID_SHIFT;
 }
 
+/* Any context on this CPU: x2APIC register access (MSRs are per CPU). */
 static uint32_t x2apic_read(uint32_t reg)
 {
     return (uint32_t)rdmsr(X2APIC_MSR_BASE + reg / 16);
@@ -106,6 +109,7 @@ static void x2apic_send(uint32_t dest, uint32_t lo)
     wrmsr(X2APIC_MSR_ICR, ((uint64_t)dest << 32) | lo);
 }
 
+/* Any context: this CPU's 32-bit x2APIC id. */
 static uint32_t x2apic_id(void)
 {
     return x2apic_read(REG_ID); /* the full 32-bit id */
