@@ -11,6 +11,8 @@
 #                 (4 threads per core when N is a multiple of 4). Each line gives the time
 #                 of the whole QEMU run (boot, test, exit).
 #   xapic_qemu    the qemu board's test kernel on QEMU 7.2: the same KTEST, xAPIC mode.
+#   numa          8 NUMA nodes (-numa: 4 DDR with CPUs, 4 CPU-less MCDRAM-like, SLIT
+#                 distances): the kernel's report from SRAT and SLIT matches.
 #   mpi/...       a conformance program (tests/mpi/progs/) with 4 ranks on one knl node,
 #                 through tests/mpi/run.sh (UKRUN_BOARD=knl): output identical to Open MPI's.
 #   grub_iso_mpi4 the same program as a job inside a GRUB ISO (boards/knl/mkiso.sh), booted
@@ -93,8 +95,8 @@ for n in $cpus; do
         "^x2apic: ipi cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\) -> .*: ok")
     # Memory: each CPU takes 5 kernel stacks of 64 KiB; 1 GiB leaves room at 288.
     t0=$(date +%s%N)
-    qemu/ukboot --board knl --smp "$n" --mem 1G --timeout 150 "$K/uk/ukernel-test.elf" \
-        --append "test=x2apic targs=$n" >"$log" 2>&1
+    qemu/ukboot --board knl --smp "$n" --mem 1G --timeout 150 --append "test=x2apic targs=$n" \
+        "$K/uk/ukernel-test.elf" >"$log" 2>&1
     rc=$?
     check "$name" "$log" $rc "$(since "$t0")" "${expects[@]}"
 done
@@ -102,10 +104,40 @@ done
 if want xapic_qemu; then
     log=$logdir/xapic_qemu.log
     t0=$(date +%s%N)
-    qemu/ukboot --smp 4 --timeout 60 build/uk/ukernel-test.elf \
-        --append "test=x2apic targs=4,xapic" >"$log" 2>&1
+    qemu/ukboot --smp 4 --timeout 60 --append "test=x2apic targs=4,xapic" \
+        build/uk/ukernel-test.elf >"$log" 2>&1
     check "xapic_qemu (qemu board, QEMU 7.2, 4 CPUs)" "$log" $? "$(since "$t0")" \
         "^cpus: 4 online .*, xAPIC," "^x2apic: mode: 4 CPUs online, xAPIC, .*: ok$" "^x2apic: all ok$"
+fi
+
+# NUMA as a KNL in SNC-4 flat mode shows it: 4 DDR nodes with a CPU each, 4 CPU-less
+# MCDRAM nodes; SLIT distances 10 local, 21 DDR-DDR, 31 DDR to its own quadrant's MCDRAM,
+# 41 otherwise. The kernel's report (SRAT, SLIT) must match.
+if want numa; then
+    log=$logdir/numa.log
+    qargs=()
+    for i in 0 1 2 3; do
+        qargs+=(-object "memory-backend-ram,id=ddr$i,size=256M" -numa "node,nodeid=$i,cpus=$i,memdev=ddr$i")
+    done
+    for i in 4 5 6 7; do
+        qargs+=(-object "memory-backend-ram,id=hbm$i,size=128M" -numa "node,nodeid=$i,memdev=hbm$i")
+    done
+    dist() { # I J: the distance of the layout above, I < J
+        if [ "$2" -lt 4 ]; then echo 21; elif [ "$1" -lt 4 ] && [ "$2" = $(($1 + 4)) ]; then echo 31; else echo 41; fi
+    }
+    for i in 0 1 2 3 4 5 6 7; do
+        for j in 0 1 2 3 4 5 6 7; do
+            [ "$j" -gt "$i" ] && qargs+=(-numa "dist,src=$i,dst=$j,val=$(dist "$i" "$j")")
+        done
+    done
+    t0=$(date +%s%N)
+    qemu/ukboot --board knl --smp 4 --mem 1536M --timeout 90 --append "test=x2apic targs=4" \
+        "$K/uk/ukernel-test.elf" -- "${qargs[@]}" >"$log" 2>&1
+    check "numa (8 nodes: 4 DDR with CPUs, 4 CPU-less, SLIT)" "$log" $? "$(since "$t0")" \
+        "^numa: 8 nodes$" "^numa: node 0: 1 CPUs, 25[56] MiB$" "^numa: node 3: 1 CPUs, 256 MiB$" \
+        "^numa: node 4: 0 CPUs, 128 MiB, CPU-less" "^numa: node 7: 0 CPUs, 128 MiB, CPU-less" \
+        "^numa: distances from node 0: 10 21 21 21 31 41 41 41$" \
+        "^numa: distances from node 5: 41 31 41 41 41 10 41 41$" "^x2apic: all ok$"
 fi
 
 # An MPI conformance program, 4 ranks on one 4-CPU knl node, against Open MPI's output.

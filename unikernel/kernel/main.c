@@ -19,6 +19,7 @@
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/numa.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/trap.h"
@@ -72,6 +73,7 @@ static void report(void)
             lapic_timer_hz / 1000 % 1000);
     kprintf("topology: largest APIC id %u, %d thread(s) per core\n", acpi.max_apic_id,
             smp_threads_per_core());
+    numa_report();
     kprintf("memory: %lu MiB usable, %lu MiB free, %d regions in the map\n", usable >> 20,
             free >> 20, bootinfo.nregions);
     if (bootinfo.initrd_size)

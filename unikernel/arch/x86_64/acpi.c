@@ -1,9 +1,10 @@
 /*
  * acpi.c: find the RSDP (from the boot loader, else the BIOS areas), walk the RSDT/XSDT to
  * the MADT and collect local APICs (type 0 and x2APIC type 9), the first I/O APIC and the
- * ISA interrupt source overrides. Checksums are verified; a bad table is ignored loudly.
+ * ISA interrupt source overrides; hand the SRAT and SLIT to numa.c. Checksums are verified; a bad table is ignored loudly.
  */
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/numa.h"
 #include "kernel/bootinfo.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
@@ -149,6 +150,7 @@ void acpi_init(uint32_t bsp_apic_id)
     if (!rsdp_phys) {
         kprintf("acpi: no RSDP found: running on the boot CPU only\n");
         acpi.ioapic_phys = 0xfec00000;
+        numa_finish();
         return;
     }
     const struct rsdp *r = acpi_ptr(rsdp_phys, sizeof *r);
@@ -157,18 +159,26 @@ void acpi_init(uint32_t bsp_apic_id)
     root = map_table(wide ? r->xsdt : r->rsdt);
     if (!root) {
         kprintf("acpi: bad root table: running on the boot CPU only\n");
+        numa_finish();
         return;
     }
     int n = (int)((root->length - sizeof *root) / (wide ? 8 : 4));
     const uint8_t *ents = (const uint8_t *)(root + 1);
+    const struct sdt_header *madt = 0;
     for (int i = 0; i < n; i++) {
         uint64_t phys =
             wide ? *(const uint64_t *)(ents + 8 * i) : *(const uint32_t *)(ents + 4 * i);
         const struct sdt_header *h = map_table(phys);
-        if (h && sig_is(h->sig, "APIC", 4)) {
-            parse_madt(h);
-            return;
-        }
+        if (h && sig_is(h->sig, "APIC", 4))
+            madt = h;
+        else if (h && sig_is(h->sig, "SRAT", 4))
+            numa_parse_srat((const uint8_t *)h, h->length);
+        else if (h && sig_is(h->sig, "SLIT", 4))
+            numa_parse_slit((const uint8_t *)h, h->length);
     }
-    kprintf("acpi: no MADT: running on the boot CPU only\n");
+    if (madt)
+        parse_madt(madt);
+    else
+        kprintf("acpi: no MADT: running on the boot CPU only\n");
+    numa_finish();
 }
