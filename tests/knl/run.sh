@@ -89,6 +89,7 @@ for n in $cpus; do
     threads=1
     [ $((n % 4)) = 0 ] && threads=4 # ukboot --board knl gives 4 threads per core then
     expects=("^cpus: $n online .*, x2APIC," "^topology: largest APIC id $((n - 1)), $threads thread"
+        "^x2apic: topology: $((n / threads)) cores x $threads threads$"
         "^x2apic: mode: $n CPUs online, x2APIC, ids match the MADT: ok$" "^x2apic: all ok$")
     # Above 255 CPUs: an IPI to and from an APIC id above 255 must be among the sampled.
     [ "$n" -gt 256 ] && expects+=("-> cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\): ok"

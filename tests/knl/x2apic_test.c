@@ -244,6 +244,19 @@ static int check_timer(const int *s, int k)
     return bad;
 }
 
+/* BSP: cores (CPUs told apart by smp_core_of(), CPUID 0xB's SMT width) and threads. */
+static void report_topology(int n)
+{
+    int cores = 0;
+    for (int i = 0; i < n; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = smp_core_of(j) != smp_core_of(i);
+        cores += first;
+    }
+    kprintf("x2apic: topology: %d cores x %d threads\n", cores, smp_threads_per_core());
+}
+
 KTEST(x2apic)
 {
     int want_x2, want = parse_args(args, &want_x2), n = smp_ncpus(), s[MAX_SAMPLE];
@@ -251,6 +264,7 @@ KTEST(x2apic)
     if (bad)
         kprintf("x2apic: %d CPUs online, %d wanted: WRONG\n", n, want);
     int k = pick_sample(n, s), r;
+    report_topology(n);
     if ((r = check_mode(n, want_x2)) < 0 || (bad += r, r = check_ipis(s, k)) < 0 ||
         (bad += r, r = check_timer(s, k)) < 0) {
         kprintf("x2apic: stopped: a CPU did not answer: FAILED\n");

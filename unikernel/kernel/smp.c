@@ -13,6 +13,7 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 #include "uk/console.h"
+#include "uk/power.h"
 #include "uk/time.h"
 #include "uk/cpu.h"
 #include "arch/x86_64/io.h"
@@ -102,6 +103,9 @@ int smp_boot(void)
 {
     for (uint32_t a = 0; a <= MAX_APIC_ID; a++)
         cpu_of_apic[a] = -1;
+    if (percpu[0].apic_id > MAX_APIC_ID) /* the other CPUs' ids acpi.c already checked */
+        panic("boot CPU: APIC id %u above MAX_APIC_ID %d (boards/*/board.mk)", percpu[0].apic_id,
+              MAX_APIC_ID);
     cpu_of_apic[percpu[0].apic_id] = 0;
     topology_init();
     for (int i = 1; i < acpi.ncpus; i++) {
