@@ -31,6 +31,7 @@ include tests/fuzz/fuzz.mk
 include qemu/ukfiles/ukfiles.mk
 include mpi/waitio/waitio.mk
 include tests/mpi/mpi.mk
+include tests/knl/knl.mk
 include tests/bench/bench.mk
 include net/net.mk
 include host-kmod/o2g/o2g.mk

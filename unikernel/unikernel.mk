@@ -12,7 +12,7 @@ UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers unikernel/pv
            unikernel/mpi mpi/core mpi/cad mpi/impi
 UK_SRCS := $(foreach d,$(UK_DIRS),$(wildcard $(d)/*.c $(d)/*.S))
 UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS))
-UK_TEST_SRCS := $(wildcard tests/uk/*.c)
+UK_TEST_SRCS := $(wildcard tests/uk/*.c tests/knl/*.c)
 
 # newlib's headers come with KERNEL_CFLAGS (mk/newlib.mk); without it, freestanding only.
 KERNEL_CFLAGS ?= $(KERNEL_ARCH_FLAGS) -nostdinc -idirafter $(GCC_INC) -Iunikernel/include \

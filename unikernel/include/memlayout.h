@@ -39,20 +39,29 @@
 #define DIRECT_MAP_BASE 0xffff800000000000
 #define DIRECT_MAP_MAX  0x0000400000000000 /* 64 TiB of physical address space */
 
-#define KSTACK_BASE  0xffffc00000000000
-#define KSTACK_SIZE  0x10000                   /* 64 KiB per kernel stack */
-#define KSTACK_SLOT  (KSTACK_SIZE + PAGE_SIZE) /* a stack plus its guard page below it */
-#define KSTACK_SLOTS 1024
+#ifndef MAX_CPUS /* a board may raise it (boards/knl) */
+#define MAX_CPUS 64
+#endif
+/* The largest APIC id the kernel accepts (smp.c's APIC id -> CPU table has one entry per
+ * id). 255 fits xAPIC's 8-bit ids; an x2APIC board raises it (boards/knl). */
+#ifndef MAX_APIC_ID
+#define MAX_APIC_ID 255
+#endif
+
+#define KSTACK_BASE     0xffffc00000000000
+#define KSTACK_SIZE     0x10000                   /* 64 KiB per kernel stack */
+#define KSTACK_SLOT     (KSTACK_SIZE + PAGE_SIZE) /* a stack plus its guard page below it */
+/* Each CPU takes KSTACKS_PER_CPU stacks (its scheduler stack and 4 interrupt stacks,
+ * smp.c); tasks take the rest. 1024 slots on the qemu board, more with the board's CPUs. */
+#define KSTACKS_PER_CPU 5
+#define KSTACK_TASKS    704
+#define KSTACK_SLOTS    (KSTACK_TASKS + KSTACKS_PER_CPU * MAX_CPUS)
 
 #define KHEAP_BASE 0xffffc80000000000
 #define KHEAP_MAX  0x0000000100000000 /* 4 GiB of kernel heap at most */
 
 #define MMIO_BASE 0xffffd00000000000
 #define MMIO_MAX  0x0000001000000000
-
-#ifndef MAX_CPUS /* a board may raise it (boards/knl) */
-#define MAX_CPUS 64
-#endif
 
 /* PVAS partitions (unikernel/pvas/). The board may shrink PART_SIZE (e.g. for a small
  * guest) but not below what one rank needs. Layout inside partition i, from its base:

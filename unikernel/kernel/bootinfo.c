@@ -1,10 +1,12 @@
 /*
- * bootinfo.c: read the PVH start info or the Multiboot1 information into struct bootinfo,
+ * bootinfo.c: read the PVH start info or the Multiboot1 or Multiboot2 information into
+ * struct bootinfo,
  * and parse the kernel command line (space-separated key=value words).
  */
 #include "kernel/bootinfo.h"
 #include "uk/power.h"
 #include "uk/console.h"
+#include "memlayout.h"
 
 struct bootinfo bootinfo;
 
@@ -37,6 +39,45 @@ struct mb_mmap {
     uint32_t type;
 } __attribute__((packed));
 
+/* Multiboot's mem_upper counts KiB from 1 MiB up (when there is no memory map). */
+#define UPPER_MEM_BASE 0x100000
+
+#define MB2_BOOT_MAGIC 0x36d76289
+/* Multiboot2 information: a header, then tags, each 8-byte aligned. */
+struct mb2_tag {
+    uint32_t type, size;
+};
+#define MB2_TAG_END      0
+#define MB2_TAG_CMDLINE  1
+#define MB2_TAG_MODULE   3
+#define MB2_TAG_MEMINFO  4
+#define MB2_TAG_MMAP     6
+#define MB2_TAG_ACPI_OLD 14 /* a copy of the ACPI 1.0 RSDP */
+#define MB2_TAG_ACPI_NEW 15 /* a copy of the ACPI 2.0+ RSDP (with the XSDT) */
+#define MB2_TAG_ALIGN    8
+struct mb2_module {
+    struct mb2_tag tag;
+    uint32_t start, end;
+};
+struct mb2_mmap {
+    struct mb2_tag tag;
+    uint32_t entry_size, entry_version;
+};
+struct mb2_mmap_entry {
+    uint64_t addr, len;
+    uint32_t type, reserved;
+};
+struct mb2_meminfo {
+    struct mb2_tag tag;
+    uint32_t mem_lower, mem_upper;
+};
+
+/* The RSDP copy a Multiboot2 loader hands over lives in its information, which the frame
+ * allocator may reuse: kept here, in the kernel image (acpi.c reads it by physical
+ * address: the image is in the direct map). */
+#define RSDP_COPY_MAX 64
+static uint8_t rsdp_copy[RSDP_COPY_MAX] __attribute__((aligned(16)));
+
 static void copy_cmdline(uint64_t phys)
 {
     const char *s = (const char *)phys;
@@ -51,6 +92,67 @@ static void add_region(uint64_t base, uint64_t size, uint32_t type)
 {
     if (bootinfo.nregions < BOOTINFO_MAX_REGIONS)
         bootinfo.region[bootinfo.nregions++] = (struct memregion){base, size, type};
+}
+
+/* Boot only: keep the loader's RSDP copy (a tag's payload of `len` bytes). */
+static void keep_rsdp(const void *p, uint32_t len)
+{
+    if (len > RSDP_COPY_MAX)
+        len = RSDP_COPY_MAX;
+    for (uint32_t i = 0; i < len; i++)
+        rsdp_copy[i] = ((const uint8_t *)p)[i];
+    bootinfo.rsdp_phys = KIMG_V2P(rsdp_copy);
+}
+
+/* Boot only: the Multiboot2 information at `phys`. The ACPI 2.0 RSDP wins over 1.0's. */
+static void parse_mb2(uint64_t phys)
+{
+    uint32_t total = *(const uint32_t *)phys;
+    int have_mmap = 0, have_new_rsdp = 0;
+    uint32_t mem_upper_kib = 0;
+    bootinfo.loader = "Multiboot2";
+    copy_cmdline(0);
+    for (uint64_t p = phys + 8; p + sizeof(struct mb2_tag) <= phys + total;) {
+        const struct mb2_tag *t = (const void *)p;
+        if (t->type == MB2_TAG_END || t->size < sizeof *t)
+            break;
+        switch (t->type) {
+        case MB2_TAG_CMDLINE:
+            copy_cmdline(p + sizeof *t);
+            break;
+        case MB2_TAG_MODULE:
+            if (!bootinfo.initrd_size) { /* the first module is the initrd */
+                const struct mb2_module *m = (const void *)t;
+                bootinfo.initrd_phys = m->start;
+                bootinfo.initrd_size = m->end - m->start;
+            }
+            break;
+        case MB2_TAG_MEMINFO:
+            mem_upper_kib = ((const struct mb2_meminfo *)t)->mem_upper;
+            break;
+        case MB2_TAG_MMAP: {
+            const struct mb2_mmap *mm = (const void *)t;
+            for (uint64_t e = p + sizeof *mm; mm->entry_size && e + mm->entry_size <= p + t->size;
+                 e += mm->entry_size) {
+                const struct mb2_mmap_entry *me = (const void *)e;
+                add_region(me->addr, me->len, me->type);
+            }
+            have_mmap = 1;
+            break;
+        }
+        case MB2_TAG_ACPI_OLD:
+            if (!have_new_rsdp)
+                keep_rsdp((const void *)(p + sizeof *t), t->size - sizeof *t);
+            break;
+        case MB2_TAG_ACPI_NEW:
+            keep_rsdp((const void *)(p + sizeof *t), t->size - sizeof *t);
+            have_new_rsdp = 1;
+            break;
+        }
+        p += (t->size + MB2_TAG_ALIGN - 1) & ~(uint64_t)(MB2_TAG_ALIGN - 1);
+    }
+    if (!have_mmap && mem_upper_kib)
+        add_region(UPPER_MEM_BASE, (uint64_t)mem_upper_kib * 1024, MEM_USABLE);
 }
 
 /* Boot only (identity map of low memory still present). */
@@ -73,6 +175,8 @@ void bootinfo_parse(uint32_t kind, uint64_t info_phys, uint32_t mb_magic)
             for (uint32_t i = 0; i < si->memmap_entries; i++)
                 add_region(mm[i].addr, mm[i].size, mm[i].type);
         }
+    } else if (kind == BOOT_KIND_MB && mb_magic == MB2_BOOT_MAGIC) {
+        parse_mb2(info_phys);
     } else if (kind == BOOT_KIND_MB) {
         if (mb_magic != MB_BOOT_MAGIC)
             panic("Multiboot loader passed bad magic 0x%x", mb_magic);
@@ -92,7 +196,7 @@ void bootinfo_parse(uint32_t kind, uint64_t info_phys, uint32_t mb_magic)
                 p += e->size + 4;
             }
         } else if (mi->flags & 1) {
-            add_region(0x100000, (uint64_t)mi->mem_upper * 1024, MEM_USABLE);
+            add_region(UPPER_MEM_BASE, (uint64_t)mi->mem_upper * 1024, MEM_USABLE);
         }
     } else {
         panic("unknown boot path %u", kind);

@@ -19,7 +19,7 @@ struct memregion {
 #define BOOTINFO_MAX_REGIONS 64
 
 struct bootinfo {
-    const char *loader; /* "PVH" or "Multiboot" */
+    const char *loader; /* "PVH", "Multiboot" or "Multiboot2" */
     char cmdline[1024];
     int nregions;
     struct memregion region[BOOTINFO_MAX_REGIONS];

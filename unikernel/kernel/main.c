@@ -19,6 +19,7 @@
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/ioapic.h"
 #include "arch/x86_64/lapic.h"
+#include "arch/x86_64/numa.h"
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/pic.h"
 #include "arch/x86_64/trap.h"
@@ -67,9 +68,12 @@ static void report(void)
     for (int i = 0; i < MAX_CPUS; i++)
         if (percpu[i].online)
             kprintf(i ? " %u" : "APIC ids %u", percpu[i].apic_id);
-    kprintf("), %s, TSC %lu.%03lu MHz, LAPIC timer %lu.%03lu MHz\n",
-            lapic_x2apic() ? "x2APIC" : "xAPIC", tsc_hz / 1000000, tsc_hz / 1000 % 1000,
-            lapic_timer_hz / 1000000, lapic_timer_hz / 1000 % 1000);
+    kprintf("), %s, TSC %lu.%03lu MHz, LAPIC timer %lu.%03lu MHz\n", lapic_mode_name(),
+            tsc_hz / 1000000, tsc_hz / 1000 % 1000, lapic_timer_hz / 1000000,
+            lapic_timer_hz / 1000 % 1000);
+    kprintf("topology: largest APIC id %u, %d thread(s) per core\n", acpi.max_apic_id,
+            smp_threads_per_core());
+    numa_report();
     kprintf("memory: %lu MiB usable, %lu MiB free, %d regions in the map\n", usable >> 20,
             free >> 20, bootinfo.nregions);
     if (bootinfo.initrd_size)
@@ -90,11 +94,11 @@ static void init_main(void *arg)
 static void kmain_on_kstack(void)
 {
     pic_disable();
-    uint32_t r[4];
-    cpuid(1, 0, r);
-    acpi_init(r[1] >> 24);
+    acpi_init(lapic_cpuid_id());
     lapic_init_bsp(acpi.lapic_phys);
     percpu[0].apic_id = lapic_id();
+    if (percpu[0].apic_id != acpi.cpu_apic_id[0])
+        panic("boot CPU: APIC id %u, CPUID said %u", percpu[0].apic_id, acpi.cpu_apic_id[0]);
     ioapic_init();
     tsc_calibrate();
     timer_calibrate();

@@ -13,8 +13,11 @@
 #include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 #include "uk/console.h"
+#include "uk/power.h"
 #include "uk/time.h"
 #include "uk/cpu.h"
+#include "arch/x86_64/io.h"
+#include "arch/x86_64/x86.h"
 
 struct ap_params { /* the block at the end of the trampoline (ap_boot.S) */
     uint64_t boot_cr3, entry, cr3, stack, cpu;
@@ -24,7 +27,16 @@ extern const char ap_tramp_start[], ap_tramp_end[], ap_tramp_params[];
 extern char boot_pml4[];
 extern void ap_entry64(void);
 
-static uint64_t ap_ist[MAX_CPUS][4];
+static uint64_t ap_ist[MAX_CPUS][KSTACKS_PER_CPU - 1];
+
+/* APIC id -> CPU index (-1: none), one entry per id the board allows; filled by
+ * smp_boot() before any AP starts, read-only after. */
+static int16_t cpu_of_apic[MAX_APIC_ID + 1];
+_Static_assert(MAX_CPUS <= 32767, "cpu_of_apic holds CPU indices in 16 bits");
+
+/* Bits of the APIC id below the core id (CPUID leaf 0xB, SMT level): threads of one core
+ * differ only there. 0 when the CPU does not say (every CPU its own core). */
+static int smt_shift;
 
 void ap_main(int cpu);
 
@@ -43,9 +55,9 @@ void ap_main(int cpu)
 static int start_ap(int cpu, uint32_t apic_id)
 {
     uint64_t stack = kstack_alloc();
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < KSTACKS_PER_CPU - 1; i++)
         ap_ist[cpu][i] = kstack_alloc();
-    if (!stack || !ap_ist[cpu][3])
+    if (!stack || !ap_ist[cpu][KSTACKS_PER_CPU - 2])
         return -1;
     percpu[cpu].apic_id = apic_id;
     percpu[cpu].kstack_top = stack;
@@ -74,15 +86,55 @@ static int start_ap(int cpu, uint32_t apic_id)
     return percpu[cpu].online ? 0 : -1;
 }
 
+/* Boot only (BSP): the SMT width from CPUID leaf 0xB sub-leaf 0, if it is the SMT level. */
+static void topology_init(void)
+{
+    uint32_t r[4];
+    cpuid(0, 0, r);
+    if (r[0] < CPUID_LEAF_TOPO)
+        return;
+    cpuid(CPUID_LEAF_TOPO, 0, r);
+    if (r[1] && ((r[2] >> 8) & 0xff) == CPUID_TOPO_LEVEL_SMT)
+        smt_shift = (int)(r[0] & 0x1f);
+}
+
 /* Boot only (BSP). */
 int smp_boot(void)
 {
-    for (int i = 1; i < acpi.ncpus; i++)
+    for (uint32_t a = 0; a <= MAX_APIC_ID; a++)
+        cpu_of_apic[a] = -1;
+    if (percpu[0].apic_id > MAX_APIC_ID) /* the other CPUs' ids acpi.c already checked */
+        panic("boot CPU: APIC id %u above MAX_APIC_ID %d (boards/*/board.mk)", percpu[0].apic_id,
+              MAX_APIC_ID);
+    cpu_of_apic[percpu[0].apic_id] = 0;
+    topology_init();
+    for (int i = 1; i < acpi.ncpus; i++) {
+        cpu_of_apic[acpi.cpu_apic_id[i]] = (int16_t)i;
         if (start_ap(i, acpi.cpu_apic_id[i]))
             kprintf("smp: cpu %d (APIC id %u) did not come up\n", i, acpi.cpu_apic_id[i]);
+    }
     if (acpi.cpus_ignored)
-        kprintf("smp: %d more CPUs ignored (MAX_CPUS is %d)\n", acpi.cpus_ignored, MAX_CPUS);
+        kprintf("smp: %d more CPUs ignored (MAX_CPUS is %d, MAX_APIC_ID %d)\n", acpi.cpus_ignored,
+                MAX_CPUS, MAX_APIC_ID);
     return ncpus_online;
+}
+
+/* Any context. */
+int smp_cpu_of_apic(uint32_t apic_id)
+{
+    return apic_id <= MAX_APIC_ID ? cpu_of_apic[apic_id] : -1;
+}
+
+/* Any context, after smp_boot(). */
+uint32_t smp_core_of(int cpu)
+{
+    return percpu[cpu].apic_id >> smt_shift;
+}
+
+/* Any context, after smp_boot(). */
+int smp_threads_per_core(void)
+{
+    return 1 << smt_shift;
 }
 
 int smp_ncpus(void)

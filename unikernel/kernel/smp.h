@@ -7,6 +7,12 @@
 int smp_boot(void);
 /* CPUs online: indices 0..ncpus_online-1. */
 int smp_ncpus(void);
+/* Any context: the CPU index with this APIC id, or -1. */
+int smp_cpu_of_apic(uint32_t apic_id);
+/* Any context, after smp_boot(): the core a CPU belongs to (its APIC id without the SMT
+ * bits of CPUID leaf 0xB: hardware threads of one core share it), and threads per core. */
+uint32_t smp_core_of(int cpu);
+int smp_threads_per_core(void);
 
 /* Task context, not on `cpu` itself. Runs fn(arg) on `cpu` in its scheduler context
  * (interrupts on, between tasks) and waits for it to return. Returns 0, or -1 if `cpu` is

@@ -1,14 +1,20 @@
 /*
  * acpi.c: find the RSDP (from the boot loader, else the BIOS areas), walk the RSDT/XSDT to
  * the MADT and collect local APICs (type 0 and x2APIC type 9), the first I/O APIC and the
- * ISA interrupt source overrides. Checksums are verified; a bad table is ignored loudly.
+ * ISA interrupt source overrides; hand the SRAT and SLIT to numa.c. Checksums are verified; a bad table is ignored loudly.
  */
 #include "arch/x86_64/acpi.h"
+#include "arch/x86_64/numa.h"
 #include "kernel/bootinfo.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
 
 struct acpi_info acpi;
+
+/* MADT entry types we read (ACPI 6.5, table 5.21). */
+#define MADT_LAPIC    0
+#define MADT_X2APIC   9
+#define XAPIC_ID_NONE 0xff /* a type-0 entry with id 0xff stands for no CPU */
 
 struct sdt_header {
     char sig[4];
@@ -72,30 +78,37 @@ static const struct sdt_header *map_table(uint64_t phys)
     return sum_ok(h, h->length) ? h : 0;
 }
 
-static void add_cpu(uint32_t apic_id, uint32_t bsp)
+/* One enabled CPU of the MADT. Firmware may list a CPU twice (type 0 and type 9 for ids
+ * below 255): kept once. Ids above MAX_APIC_ID (the board's limit, sizing smp.c's
+ * table) or beyond MAX_CPUS CPUs are counted, not kept. */
+static void add_cpu(uint32_t apic_id)
 {
-    if (apic_id == bsp)
-        return; /* already [0] */
-    if (acpi.ncpus < MAX_CPUS)
-        acpi.cpu_apic_id[acpi.ncpus++] = apic_id;
-    else
+    for (int i = 0; i < acpi.ncpus; i++)
+        if (acpi.cpu_apic_id[i] == apic_id)
+            return; /* the boot CPU ([0]) or a second entry for one CPU */
+    if (acpi.ncpus >= MAX_CPUS || apic_id > MAX_APIC_ID) {
         acpi.cpus_ignored++;
+        return;
+    }
+    acpi.cpu_apic_id[acpi.ncpus++] = apic_id;
+    if (apic_id > acpi.max_apic_id)
+        acpi.max_apic_id = apic_id;
 }
 
-static void parse_madt(const struct sdt_header *h, uint32_t bsp)
+static void parse_madt(const struct sdt_header *h)
 {
     const uint8_t *p = (const uint8_t *)h;
     acpi.lapic_phys = *(const uint32_t *)(p + 36);
     for (uint32_t off = 44; off + 2 <= h->length && p[off + 1] >= 2; off += p[off + 1]) {
         const uint8_t *e = p + off;
         switch (e[0]) {
-        case 0: /* processor local APIC: flags bit 0 enabled, bit 1 online capable */
-            if (*(const uint32_t *)(e + 4) & 3)
-                add_cpu(e[3], bsp);
+        case MADT_LAPIC: /* flags bit 0 enabled, bit 1 online capable */
+            if ((*(const uint32_t *)(e + 4) & 3) && e[3] != XAPIC_ID_NONE)
+                add_cpu(e[3]);
             break;
-        case 9: /* processor local x2APIC */
+        case MADT_X2APIC: /* ids of 255 and above, or every CPU on x2APIC firmware */
             if (*(const uint32_t *)(e + 8) & 3)
-                add_cpu(*(const uint32_t *)(e + 4), bsp);
+                add_cpu(*(const uint32_t *)(e + 4));
             break;
         case 1: /* I/O APIC */
             if (!acpi.ioapic_phys) {
@@ -121,6 +134,7 @@ void acpi_init(uint32_t bsp_apic_id)
 {
     acpi.ncpus = 1;
     acpi.cpu_apic_id[0] = bsp_apic_id;
+    acpi.max_apic_id = bsp_apic_id;
     acpi.lapic_phys = 0xfee00000;
     for (int i = 0; i < 16; i++)
         acpi.isa_gsi[i] = (uint32_t)i;
@@ -136,6 +150,7 @@ void acpi_init(uint32_t bsp_apic_id)
     if (!rsdp_phys) {
         kprintf("acpi: no RSDP found: running on the boot CPU only\n");
         acpi.ioapic_phys = 0xfec00000;
+        numa_finish();
         return;
     }
     const struct rsdp *r = acpi_ptr(rsdp_phys, sizeof *r);
@@ -144,18 +159,26 @@ void acpi_init(uint32_t bsp_apic_id)
     root = map_table(wide ? r->xsdt : r->rsdt);
     if (!root) {
         kprintf("acpi: bad root table: running on the boot CPU only\n");
+        numa_finish();
         return;
     }
     int n = (int)((root->length - sizeof *root) / (wide ? 8 : 4));
     const uint8_t *ents = (const uint8_t *)(root + 1);
+    const struct sdt_header *madt = 0;
     for (int i = 0; i < n; i++) {
         uint64_t phys =
             wide ? *(const uint64_t *)(ents + 8 * i) : *(const uint32_t *)(ents + 4 * i);
         const struct sdt_header *h = map_table(phys);
-        if (h && sig_is(h->sig, "APIC", 4)) {
-            parse_madt(h, bsp_apic_id);
-            return;
-        }
+        if (h && sig_is(h->sig, "APIC", 4))
+            madt = h;
+        else if (h && sig_is(h->sig, "SRAT", 4))
+            numa_parse_srat((const uint8_t *)h, h->length);
+        else if (h && sig_is(h->sig, "SLIT", 4))
+            numa_parse_slit((const uint8_t *)h, h->length);
     }
-    kprintf("acpi: no MADT: running on the boot CPU only\n");
+    if (madt)
+        parse_madt(madt);
+    else
+        kprintf("acpi: no MADT: running on the boot CPU only\n");
+    numa_finish();
 }

@@ -8,7 +8,8 @@ struct acpi_info {
     uint64_t lapic_phys;
     int ncpus;
     uint32_t cpu_apic_id[MAX_CPUS]; /* [0] is the boot CPU */
-    int cpus_ignored;               /* enabled CPUs beyond MAX_CPUS */
+    int cpus_ignored;               /* enabled CPUs beyond MAX_CPUS or MAX_APIC_ID */
+    uint32_t max_apic_id;           /* the largest APIC id among the CPUs kept */
     uint64_t ioapic_phys;           /* the first I/O APIC (0 if none) */
     uint32_t ioapic_gsi_base;
     /* ISA IRQ -> GSI and polarity/trigger flags, from interrupt source overrides. */

@@ -4,8 +4,9 @@
  * Two ways in, one path after:
  *   pvh_start  QEMU `-kernel` (PVH: %ebx = physical address of struct hvm_start_info),
  *              announced by the XEN_ELFNOTE_PHYS32_ENTRY note below;
- *   mb_start   Multiboot1 loaders such as GRUB (%eax = 0x2BADB002, %ebx = info), used by
- *              the image that links multiboot.S in front (ukernel-mb.bin).
+ *   mb_start   Multiboot1 and Multiboot2 loaders such as GRUB (%eax = 0x2BADB002 or
+ *              0x36d76289, %ebx = info), used by the image that links multiboot.S in front
+ *              (ukernel-mb.bin); bootinfo.c tells the two apart by the magic.
  *
  * Both run with paging off, at the physical addresses this section is linked at. We build
  * the boot page tables (identity 0..4 GiB and the kernel's top-2-GiB alias of 0..2 GiB,

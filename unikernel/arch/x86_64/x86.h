@@ -26,6 +26,10 @@
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_DEADLINE   0x6e0
 
+/* CPUID leaf 0xB: extended topology (x2APIC id in EDX, SMT/core levels per sub-leaf). */
+#define CPUID_LEAF_TOPO      0xb
+#define CPUID_TOPO_LEVEL_SMT 1 /* leaf 0xB, ECX[15:8]: the level type of a sub-leaf */
+
 #define PTE_P   0x001
 #define PTE_W   0x002
 #define PTE_U   0x004

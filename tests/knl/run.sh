@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# tests/knl/run.sh [FILTER]: the knl board (boards/knl: x2APIC, hundreds of CPUs) under
+# the backports QEMU 10 (qemu/qemu-bpo), and the qemu board's xAPIC beside it.
+# Closing line: "knl: N passed, N failed".
+#
+#   x2apic_smpN   the knl test kernel booted by qemu/ukboot --board knl on N CPUs, KTEST
+#                 x2apic (tests/knl/x2apic_test.c): every CPU online and in x2APIC mode
+#                 with the APIC id the MADT lists, IPIs between sampled pairs across the id
+#                 range (above 255 on 288 CPUs, with the IOMMU ukboot adds there), the
+#                 periodic timer on the sampled CPUs; plus the SMT width from CPUID 0xB
+#                 (4 threads per core when N is a multiple of 4). Each line gives the time
+#                 of the whole QEMU run (boot, test, exit).
+#   xapic_qemu    the qemu board's test kernel on QEMU 7.2: the same KTEST, xAPIC mode.
+#   numa          8 NUMA nodes (-numa: 4 DDR with CPUs, 4 CPU-less MCDRAM-like, SLIT
+#                 distances): the kernel's report from SRAT and SLIT matches.
+#   mpi/...       a conformance program (tests/mpi/progs/) with 4 ranks on one knl node,
+#                 through tests/mpi/run.sh (UKRUN_BOARD=knl): output identical to Open MPI's.
+#   grub_iso_mpi4 the same program as a job inside a GRUB ISO (boards/knl/mkiso.sh), booted
+#                 through the firmware from the CD drive (not -kernel): GRUB's multiboot2
+#                 (the kernel takes the memory map, command line, initrd and RSDP from its
+#                 Multiboot2 tags), 4 ranks, exit 0.
+#   grub_iso_mb1  the test kernel through GRUB's multiboot (Multiboot1), KTEST x2apic.
+#
+#   mpi64/...     with KNL_MPI64=1 only (about 70 s more under TCG): colls with 64 ranks on
+#                 one 64-CPU knl node, against Open MPI's 64-process output.
+#
+# KNL_CPUS (default "4 64 255 288") chooses the x2APIC CPU counts. Builds the knl board
+# first (make BOARD=knl, into build/knl/; incremental). Logs: build/knl/tests/.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+filter=${1:-}
+cpus=${KNL_CPUS:-4 64 255 288}
+K=build/knl
+logdir=$K/tests
+mkdir -p "$logdir"
+pass=0 fail=0
+
+ok() {
+    echo "PASS $1"
+    pass=$((pass + 1))
+}
+bad() { # NAME REASON [LOG]
+    echo "FAIL $1: $2"
+    [ $# -ge 3 ] && [ -s "$3" ] && grep -E 'WRONG|NO PONG|FAIL|PANIC|\*\*\*|ukboot:' "$3" |
+        head -n 15 | sed 's/^/    | /'
+    fail=$((fail + 1))
+}
+want() { [ -z "$filter" ] || [[ $1 == *$filter* ]]; }
+finish() {
+    echo "knl: $pass passed, $fail failed"
+    [ $fail = 0 ]
+    exit
+}
+
+if ! qemu/qemu-bpo --version >/dev/null 2>&1; then
+    bad "qemu-bpo" "the backports QEMU is missing: make deps (mk/deps.d/55-qemu-bpo.sh)"
+    finish
+fi
+if ! make -s BOARD=knl $K/uk/ukernel-test.elf $K/uk/ukernel.elf $K/uk/ukernel-mb.bin \
+    $K/uk/ukernel-test-mb.bin \
+    $K/app/ukmpicc.conf \
+    >"$logdir/build.log" 2>&1; then
+    bad "build" "make BOARD=knl failed" "$logdir/build.log"
+    tail -n 20 "$logdir/build.log" | sed 's/^/    | /'
+    finish
+fi
+
+# NAME LOG RC EXPECT...: the run exited 0 and every EXPECT regex matches some line.
+check() {
+    local name=$1 log=$2 rc=$3 secs=$4
+    shift 4
+    if [ "$rc" != 0 ]; then
+        bad "$name" "exit code $rc (${secs}s)" "$log"
+        return
+    fi
+    for re in "$@"; do
+        grep -qE -e "$re" "$log" || { bad "$name" "no line matches '$re' (${secs}s)" "$log"; return; }
+    done
+    ok "$name (${secs}s)"
+}
+
+# Elapsed seconds since $1 (date +%s%N), one decimal.
+since() { local d=$(($(date +%s%N) - $1)); printf '%d.%d' $((d / 1000000000)) $((d / 100000000 % 10)); }
+
+for n in $cpus; do
+    name=x2apic_smp$n
+    want "$name" || continue
+    log=$logdir/$name.log
+    threads=1
+    [ $((n % 4)) = 0 ] && threads=4 # ukboot --board knl gives 4 threads per core then
+    expects=("^cpus: $n online .*, x2APIC," "^topology: largest APIC id $((n - 1)), $threads thread"
+        "^x2apic: topology: $((n / threads)) cores x $threads threads$"
+        "^x2apic: mode: $n CPUs online, x2APIC, ids match the MADT: ok$" "^x2apic: all ok$")
+    # Above 255 CPUs: an IPI to and from an APIC id above 255 must be among the sampled.
+    [ "$n" -gt 256 ] && expects+=("-> cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\): ok"
+        "^x2apic: ipi cpu [0-9]+ \(APIC id (2(5[6-9]|[6-9][0-9])|[3-9][0-9]{2})\) -> .*: ok")
+    # Memory: each CPU takes 5 kernel stacks of 64 KiB; 1 GiB leaves room at 288.
+    t0=$(date +%s%N)
+    qemu/ukboot --board knl --smp "$n" --mem 1G --timeout 150 --append "test=x2apic targs=$n" \
+        "$K/uk/ukernel-test.elf" >"$log" 2>&1
+    rc=$?
+    check "$name" "$log" $rc "$(since "$t0")" "${expects[@]}"
+done
+
+if want xapic_qemu; then
+    log=$logdir/xapic_qemu.log
+    t0=$(date +%s%N)
+    qemu/ukboot --smp 4 --timeout 60 --append "test=x2apic targs=4,xapic" \
+        build/uk/ukernel-test.elf >"$log" 2>&1
+    check "xapic_qemu (qemu board, QEMU 7.2, 4 CPUs)" "$log" $? "$(since "$t0")" \
+        "^cpus: 4 online .*, xAPIC," "^x2apic: mode: 4 CPUs online, xAPIC, .*: ok$" "^x2apic: all ok$"
+fi
+
+# NUMA as a KNL in SNC-4 flat mode shows it: 4 DDR nodes with a CPU each, 4 CPU-less
+# MCDRAM nodes; SLIT distances 10 local, 21 DDR-DDR, 31 DDR to its own quadrant's MCDRAM,
+# 41 otherwise. The kernel's report (SRAT, SLIT) must match.
+if want numa; then
+    log=$logdir/numa.log
+    qargs=()
+    for i in 0 1 2 3; do
+        qargs+=(-object "memory-backend-ram,id=ddr$i,size=256M" -numa "node,nodeid=$i,cpus=$i,memdev=ddr$i")
+    done
+    for i in 4 5 6 7; do
+        qargs+=(-object "memory-backend-ram,id=hbm$i,size=128M" -numa "node,nodeid=$i,memdev=hbm$i")
+    done
+    dist() { # I J: the distance of the layout above, I < J
+        if [ "$2" -lt 4 ]; then echo 21; elif [ "$1" -lt 4 ] && [ "$2" = $(($1 + 4)) ]; then echo 31; else echo 41; fi
+    }
+    for i in 0 1 2 3 4 5 6 7; do
+        for j in 0 1 2 3 4 5 6 7; do
+            [ "$j" -gt "$i" ] && qargs+=(-numa "dist,src=$i,dst=$j,val=$(dist "$i" "$j")")
+        done
+    done
+    t0=$(date +%s%N)
+    qemu/ukboot --board knl --smp 4 --mem 1536M --timeout 90 --append "test=x2apic targs=4" \
+        "$K/uk/ukernel-test.elf" -- "${qargs[@]}" >"$log" 2>&1
+    check "numa (8 nodes: 4 DDR with CPUs, 4 CPU-less, SLIT)" "$log" $? "$(since "$t0")" \
+        "^numa: 8 nodes$" "^numa: node 0: 1 CPUs, 25[56] MiB$" "^numa: node 3: 1 CPUs, 256 MiB$" \
+        "^numa: node 4: 0 CPUs, 128 MiB, CPU-less" "^numa: node 7: 0 CPUs, 128 MiB, CPU-less" \
+        "^numa: distances from node 0: 10 21 21 21 31 41 41 41$" \
+        "^numa: distances from node 5: 41 31 41 41 41 10 41 41$" "^x2apic: all ok$"
+fi
+
+# An MPI conformance program, 4 ranks on one 4-CPU knl node, against Open MPI's output.
+if want mpi; then
+    out=$logdir/mpi.log
+    t0=$(date +%s%N)
+    B=$K UKRUN_BOARD=knl MPI_NP=4 MPI_UK_CONFIGS=1x4 MPI_UK_POLICY_PROGS=none \
+        tests/mpi/run.sh p2p_basic >"$out" 2>&1
+    secs=$(since "$t0")
+    while read -r verdict rest; do
+        case $verdict in
+        PASS) ok "mpi/$rest [knl]" ;;
+        FAIL) bad "mpi/$rest [knl]" "see $out" ;;
+        esac
+    done < <(grep -E '^(PASS|FAIL) ' "$out")
+    grep -qE '^(PASS|FAIL) ' "$out" || bad "mpi [knl]" "tests/mpi/run.sh ran nothing (${secs}s)" "$out"
+    echo "    (mpi part: ${secs}s)"
+fi
+
+# 64 ranks on one 64-CPU node (opt-in: it alone doubles the suite's time). Not through
+# tests/mpi/run.sh: its filter matches every program with "colls" in the name, and its
+# ukrun gives a node 512 MiB, too little for 64 ranks of colls (malloc fails in rank 31).
+if [ "${KNL_MPI64:-0}" = 1 ] && want mpi64; then
+    name="mpi64/colls (-n 64 --smp 64 on one knl node)"
+    ref=$K/mpi-ref/colls.64.out out=$logdir/mpi64.out log=$logdir/mpi64.log
+    t0=$(date +%s%N)
+    mkdir -p "$K/mpi-ref/bin" "$K/mpi-uk/bin"
+    if [ ! -s "$ref" ] || [ tests/mpi/progs/colls.c -nt "$ref" ]; then
+        flags=(--oversubscribe --bind-to none --mca btl self,vader)
+        [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+        mpicc -std=c99 -O2 tests/mpi/progs/colls.c -o "$K/mpi-ref/bin/colls" >"$log" 2>&1 &&
+            timeout -k 5 300 mpirun "${flags[@]}" -np 64 "$K/mpi-ref/bin/colls" >"$ref" 2>>"$log" ||
+            rm -f "$ref"
+    fi
+    if [ ! -s "$ref" ]; then
+        bad "$name" "no Open MPI reference (mpirun -np 64 failed)" "$log"
+    elif ! UKMPI_BUILD=$PWD/$K mpi/bin/ukmpicc -O2 tests/mpi/progs/colls.c \
+        -o "$K/mpi-uk/bin/colls" >"$log" 2>&1; then
+        bad "$name" "ukmpicc failed" "$log"
+    else
+        qemu/ukrun --board knl -n 64 --smp 64 --mem 2G --timeout 300 "$K/mpi-uk/bin/colls" \
+            >"$log" 2>&1
+        rc=$?
+        sed -nE 's/^\[0\] //p' "$log" >"$out"
+        if [ $rc != 0 ]; then
+            bad "$name" "exit code $rc ($(since "$t0")s)" "$log"
+        elif ! diff -q "$ref" "$out" >/dev/null; then
+            bad "$name" "rank 0's output differs from Open MPI's"
+            diff -u "$ref" "$out" | head -n 20 | sed 's/^/    diff| /'
+        else
+            ok "$name ($(since "$t0")s)"
+        fi
+    fi
+fi
+
+# The same program as a job inside a GRUB ISO, booted through the firmware: the initrd
+# packed as qemu/ukrun packs it (job.conf, the image, the file tree fs/: empty here).
+if want grub_iso; then
+    log=$logdir/grub_iso_mpi4.log work=$logdir/iso
+    img=$K/mpi-uk/bin/p2p_basic
+    rm -rf "$work" && mkdir -p "$work/fs"
+    if [ ! -f "$img" ]; then
+        bad "grub_iso_mpi4" "no $img (the mpi part builds it)"
+    else
+        cp "$img" "$work/p2p_basic"
+        printf 'image=p2p_basic\nsize=4\nnodes=1\n' >"$work/job.conf"
+        (cd "$work" && printf '%s\n' job.conf p2p_basic | cpio -o -H newc --quiet >initrd.cpio)
+        t0=$(date +%s%N)
+        if boards/knl/mkiso.sh "$work/job.iso" "$K/uk/ukernel-mb.bin" "$work/initrd.cpio" \
+            -- node=0 nodes=1 >"$log" 2>&1; then
+            qemu/ukboot --board knl --smp 4 --timeout 90 "$work/job.iso" >"$log" 2>&1
+            check "grub_iso_mpi4 (GRUB ISO from the CD drive, 4 ranks)" "$log" $? "$(since "$t0")" \
+                "^ukmpi unikernel, booted by Multiboot2;" "^cpus: 4 online .*, x2APIC," \
+                "^\[0\] # conformance p2p_basic: [0-9]+ checks, 0 failed$" \
+                "^job: 4 ranks on node 0 finished, exit code 0"
+        else
+            bad "grub_iso_mpi4" "boards/knl/mkiso.sh failed" "$log"
+        fi
+    fi
+    log=$logdir/grub_iso_mb1.log
+    t0=$(date +%s%N)
+    if MKISO_MULTIBOOT=1 boards/knl/mkiso.sh "$work/mb1.iso" "$K/uk/ukernel-test-mb.bin" \
+        -- test=x2apic targs=4 >"$log" 2>&1; then
+        qemu/ukboot --board knl --smp 4 --timeout 90 "$work/mb1.iso" >"$log" 2>&1
+        check "grub_iso_mb1 (GRUB ISO, Multiboot1, KTEST x2apic)" "$log" $? "$(since "$t0")" \
+            "^ukmpi unikernel, booted by Multiboot;" "^x2apic: all ok$"
+    else
+        bad "grub_iso_mb1" "boards/knl/mkiso.sh failed" "$log"
+    fi
+fi
+finish
