@@ -53,10 +53,11 @@ enum o2g_msg_state { MSG_FREE, MSG_FILLING, MSG_READY };
 struct o2g_msg {
 	struct match_entry me;
 	struct o2g_req *claim; /* the DEFERRED receive that took it while filling */
-	u64 len;	       /* payload bytes */
+	u64 len;	       /* payload bytes; RTS: the message's bytes (no payload) */
 	u32 nchunks, conn;
 	enum o2g_msg_state state;
 	bool control;
+	bool rts; /* the record is an RTS header, a message for matching */
 };
 
 struct o2g_file;

@@ -188,15 +188,16 @@ void o2g_conn_fail(struct o2g_conn *c, int status)
 static bool o2g_place(struct o2g_conn *c)
 {
 	struct o2g_file *f = c->f;
-	bool control = c->w.type != MPE_W_EAGER;
-	u64 bytes = (control ? MPE_WIRE_HDR : 0) + o2g_payload(&c->w);
+	bool rts = c->w.type == MPE_W_RTS;
+	bool control = c->w.type != MPE_W_EAGER && !rts;
+	u64 bytes = (c->w.type != MPE_W_EAGER ? MPE_WIRE_HDR : 0) + o2g_payload(&c->w);
 	struct match_entry *me;
 	struct o2g_msg *m;
 
 	c->body_done = 0;
 	c->req = NULL;
 	c->msg = NULL;
-	if (!control) {
+	if (!control && !rts) {
 		/* A posted receive needs no room: try it first (the probe entry is queued
 		 * as unexpected if nothing matches, and taken back at once).
 		 */
@@ -224,12 +225,31 @@ static bool o2g_place(struct o2g_conn *c)
 	if (!m)
 		return false;
 	f->promised++; /* the record's UNEXP/CONTROL (or its claim's RECV) entry */
-	m->len = o2g_payload(&c->w);
+	m->len = rts ? c->w.len : o2g_payload(&c->w);
 	m->conn = c->id;
 	m->control = control;
-	if (control) {
+	m->rts = rts;
+	if (control || rts)
 		o2g_copy_to_pages(f->dump_pages, o2g_msg_pos(f, m), NULL, 0, c->hdr, MPE_WIRE_HDR);
+	if (control) {
 		o2g_stat_add(ST_CONTROL, 1);
+	} else if (rts) {
+		/* Matched only now that its record exists: the process needs the header
+		 * (handle, ranks) to answer CTS whether a receive waits or not. An RTS has
+		 * no payload, so o2g_finish follows at once, under this same lock.
+		 */
+		m->me.key.comm = c->w.ctx;
+		m->me.key.src = c->w.src;
+		m->me.key.tag = c->w.tag;
+		me = match_arrive(f->eng, &m->me);
+		if (me) {
+			c->req = container_of(me, struct o2g_req, me);
+			c->req->state = REQ_FILLING;
+			o2g_stat_add(ST_POSTED, -1);
+			o2g_stat_add(ST_MATCHED_SOFTIRQ, 1);
+		} else {
+			o2g_stat_add(ST_UNEXPECTED, 1);
+		}
 	} else {
 		m->me.key = c->probe.key;
 		/* Same engine state as the probe saw: this queues it as unexpected. */
@@ -250,7 +270,19 @@ static void o2g_finish(struct o2g_conn *c)
 		.len = c->w.len, .ctx = c->w.ctx, .src = c->w.src, .tag = c->w.tag, .conn = c->id
 	};
 
-	if (c->req) {
+	if (c->req && m) {
+		/* An RTS took a posted receive: one entry says both (the receive's promise
+		 * is used, the record's given back); the buffer was never written.
+		 */
+		e.kind = O2G_CQE_RTS;
+		e.cookie = c->req->cookie;
+		e.off = o2g_msg_pos(f, m);
+		c->req->state = REQ_DONE;
+		list_move_tail(&c->req->node, &f->reap);
+		m->state = MSG_READY;
+		f->promised--;
+		o2g_emit(f, &e);
+	} else if (c->req) {
 		o2g_req_complete(f, c->req, 0, &c->w, c->id);
 	} else if (m->claim) {
 		/* The race of the seed (O2G_POST_DEFERRED): the receive took this message
@@ -261,7 +293,7 @@ static void o2g_finish(struct o2g_conn *c)
 		o2g_req_complete(f, m->claim, 0, &c->w, c->id);
 		o2g_dump_free(f, m);
 	} else {
-		e.kind = m->control ? O2G_CQE_CONTROL : O2G_CQE_UNEXP;
+		e.kind = m->control ? O2G_CQE_CONTROL : m->rts ? O2G_CQE_UNEXP_RTS : O2G_CQE_UNEXP;
 		e.off = o2g_msg_pos(f, m);
 		if (m->control)
 			e.len = MPE_WIRE_HDR + m->len;

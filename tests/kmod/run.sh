@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
-O2G_CASES="eager unexp race order cancel backpressure ringfull trunc many control corrupt closed killed memlock double rmmod dmesg"
+O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double rmmod dmesg"
 
 cases=()
 for n in "${@:-o2g}"; do
