@@ -40,6 +40,10 @@
  *     process's engine runs that protocol. Control records of one connection appear in the
  *     ring in the order of the stream, interleaved in order with that connection's EAGER
  *     and RTS messages' completions.
+ * A DATA payload longer than O2G_DATA_PIECE comes in several records, so that no record
+ * outgrows the dump area: the first holds the header and the first O2G_DATA_PIECE bytes
+ * (CONTROL), each next one (O2G_CQE_MORE) the next bytes, at most O2G_DATA_PIECE; they
+ * follow one another in the ring with nothing of that connection between them.
  * A record belongs to the module until its completion entry is in the ring; then it is
  * the process's to read until it gives it back with O2G_IOC_FREE (offset of the record).
  * An UNEXP entry is a notice (for MPI_Probe and progress): the message is taken by a POST
@@ -57,10 +61,11 @@
 #include <linux/ioctl.h>
 
 #define O2G_DEV "/dev/o2g"
-#define O2G_DUMP_CHUNK 1024u /* dump allocation unit, bytes */
-#define O2G_MAX_CONNS 64     /* sockets attached per file */
-#define O2G_ANY_SOURCE (-1)  /* = MATCH_ANY_SOURCE of mpi/core/match.h */
-#define O2G_ANY_TAG (-2)     /* = MATCH_ANY_TAG */
+#define O2G_DUMP_CHUNK 1024u	   /* dump allocation unit, bytes */
+#define O2G_MAX_CONNS 64	   /* sockets attached per file */
+#define O2G_DATA_PIECE (64u << 10) /* DATA payload bytes per record at most */
+#define O2G_ANY_SOURCE (-1)	   /* = MATCH_ANY_SOURCE of mpi/core/match.h */
+#define O2G_ANY_TAG (-2)	   /* = MATCH_ANY_TAG */
 
 /*
  * The completion ring (mmap offset 0): a struct o2g_ring_hdr, then `entries` (a power of
@@ -110,6 +115,9 @@ enum o2g_cqe_kind {
 			    * buffer, which is unpinned
 			    */
 	O2G_CQE_UNEXP_RTS, /* an RTS without receive: its header at off (as UNEXP) */
+	O2G_CQE_MORE,	   /* the next bytes of the DATA payload of the last CONTROL
+			    * record of this connection (len: the record's bytes)
+			    */
 };
 
 /* One completion, 48 bytes. Fields not listed for a kind are 0. */

@@ -662,6 +662,29 @@ static int t_control(void)
         if (ioctl(o.fd, O2G_IOC_FREE, &off))
             return fail("free: %s", strerror(errno));
     }
+    /* A DATA payload longer than a piece: a CONTROL record, then MORE ones, in order. */
+    size_t big = 3 * O2G_DATA_PIECE + 100, got = 0;
+    unsigned char *p = malloc(big), *q = malloc(big);
+    fill(p, big, 6);
+    send_msg(tx, MPE_W_DATA, 0, p, big, big);
+    for (int i = 0; got < big; i++) {
+        struct o2g_cqe e;
+        size_t hdr = i ? 0 : MPE_WIRE_HDR,
+               want = big - got < O2G_DATA_PIECE ? big - got : O2G_DATA_PIECE;
+        if (!next_cqe(&o, &e, WAIT_MS))
+            return fail("DATA piece %d missing", i);
+        if (e.kind != (i ? O2G_CQE_MORE : O2G_CQE_CONTROL) || e.len != hdr + want)
+            return fail("DATA piece %d: kind %u len %llu", i, e.kind, (unsigned long long)e.len);
+        memcpy(q + got, o.dump + e.off + hdr, want);
+        got += want;
+        uint64_t off = e.off;
+        if (ioctl(o.fd, O2G_IOC_FREE, &off))
+            return fail("free: %s", strerror(errno));
+    }
+    if (memcmp(p, q, big))
+        return fail("the pieces of a long DATA payload differ from it");
+    free(p);
+    free(q);
     return 0;
 }
 
