@@ -74,7 +74,7 @@ void mlx_net_kick(int cpu);
 
 /* mlx_o2g.c. Task context (start-up): /dev/o2g's fd for the network thread's epoll, or
  * -1 when the sockets are read by mlx_net.c. */
-int mlx_o2g_start(int node);
+int mlx_o2g_start(const struct mlx_env *e);
 /* Under the network lock: hand socket `sock` of connection c (to node peer) to the module;
  * seq: the number of the stream's next header. 0, or -1: the caller reads it itself. */
 int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq);

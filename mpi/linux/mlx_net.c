@@ -403,7 +403,7 @@ int mlx_net_start(const struct mlx_env *e)
     }
     if (e->node < e->nodes - 1 && listen_higher(e) != 0)
         return -1;
-    o2g.fd = mlx_o2g_start(e->node);
+    o2g.fd = mlx_o2g_start(e);
     ev.data.ptr = &o2g;
     if (o2g.fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, o2g.fd, &ev) != 0) {
         fprintf(stderr, "mpi: node %d: cannot poll /dev/o2g: %s\n", e->node, strerror(errno));

@@ -16,7 +16,8 @@
  *     set (readable when the completion ring holds entries).
  *   - Every record the module writes is fed to the engine in ring order, which is the
  *     order of the connection's stream: CONTROL records (HELLO, CTS, DATA, CREDIT, BYE)
- *     as they came; an RTS (UNEXP_RTS) as its header; an EAGER message (UNEXP) as a
+ *     as they came (a long DATA payload in several records, O2G_CQE_MORE); an RTS
+ *     (UNEXP_RTS) as its header; an EAGER message (UNEXP) as a
  *     header rebuilt from the entry (ctx, src, tag, len; the sequence number the stream
  *     had there; the ranks of a one-rank node pair) followed by its payload. The record
  *     is then freed (O2G_IOC_FREE), which also takes the message out of the module's
@@ -55,7 +56,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define MLX_O2G_DUMP (4u << 20) /* dump area: room for many eager messages in flight */
+/* The dump area holds every message a peer may have in flight unmatched: its credits'
+ * worth (mpe_internal.h: a descriptor each, an eager slot for the larger ones) and a piece
+ * of DATA. Less would let one peer's unexpected messages fill it and stop another peer's
+ * stream, which the rank may be waiting for. (~3 MiB per peer, pinned: RLIMIT_MEMLOCK.) */
+#define MLX_O2G_PEER_DUMP                                                                          \
+    ((size_t)MPE_NET_DESCS * O2G_DUMP_CHUNK + (size_t)MPE_NET_SLOTS * MPE_NET_EAGER +              \
+     O2G_DATA_PIECE + O2G_DUMP_CHUNK)
+#define MLX_O2G_ALIGN (64u << 10) /* dump size: a multiple of the chunk and of any page */
+#define MLX_O2G_TAKEN 64          /* first size of the taken list, grown by doubling */
 
 static int fd = -1;
 static uint8_t *dump;
@@ -63,6 +72,22 @@ static struct o2g_ring_hdr *ring;
 static struct o2g_cqe *cqe;
 static uint32_t mask, tail;
 static int me;
+/* UKMPI_O2G_MATCH (default 1; 0: the module only reads): receives posted into the module. */
+static int matching;
+/* Remote unexpected messages the module holds for a POST, in arrival order, for probe
+ * (under the network lock): UNEXP and UNEXP_RTS notices not known taken yet. A POST that
+ * takes one whose notice is not read yet leaves its record offset in `taken`: the next
+ * notice at that offset (in ring order, the one of that message) is dropped. */
+struct notice {
+    struct notice *next;
+    uint64_t off, len;
+    uint32_t ctx;
+    int32_t src, tag;
+};
+static struct notice *notices, **notices_end = &notices;
+static uint64_t *taken;
+static size_t ntaken, taken_cap;
+static const struct mpe_rmatch rmatch; /* the engine's seam, at the end of the file */
 /* By the module's connection id (network thread only, after attach). */
 static struct {
     struct mpe_conn *c;
@@ -73,25 +98,28 @@ static struct {
 /* Task context (job start, before the network thread runs): UKMPI_O2G's choice. -1: not
  * used (off, or auto without a module); else /dev/o2g's fd for the network thread's epoll.
  * "on" without a working device ends the process with MLX_EXIT_FATAL. */
-int mlx_o2g_start(int node)
+int mlx_o2g_start(const struct mlx_env *env)
 {
+    int node = env->node;
+    size_t dump_len = (MLX_O2G_PEER_DUMP * (size_t)(env->nodes - 1) + MLX_O2G_ALIGN - 1) /
+                      MLX_O2G_ALIGN * MLX_O2G_ALIGN;
     const char *mode = getenv("UKMPI_O2G");
     if (!mode || !*mode)
         mode = "auto";
     int must = !strcmp(mode, "on");
-    if (!strcmp(mode, "off"))
+    if (!strcmp(mode, "off") || env->nodes < 2) /* one node: no connection to read */
         return -1;
     if (!must && strcmp(mode, "auto")) {
         fprintf(stderr, "mpi: node %d: UKMPI_O2G=%s: not auto, on or off\n", node, mode);
         exit(MLX_EXIT_FATAL);
     }
     me = node;
-    struct o2g_setup s = {.dump_len = MLX_O2G_DUMP, .max_eager = MPE_NET_EAGER};
+    struct o2g_setup s = {.dump_len = dump_len, .max_eager = MPE_NET_EAGER};
     const char *step = "open " O2G_DEV;
     fd = open(O2G_DEV, O_RDWR | O_CLOEXEC);
     if (fd >= 0) {
         step = "dump area";
-        dump = mmap(NULL, MLX_O2G_DUMP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        dump = mmap(NULL, dump_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         s.dump_addr = (uintptr_t)dump;
         if (dump != MAP_FAILED) {
             step = "O2G_IOC_SETUP";
@@ -101,6 +129,10 @@ int mlx_o2g_start(int node)
                 if (ring != MAP_FAILED) {
                     cqe = (struct o2g_cqe *)((uint8_t *)ring + O2G_RING_CQE_OFF);
                     mask = s.entries - 1;
+                    const char *m = getenv("UKMPI_O2G_MATCH");
+                    matching = !m || strcmp(m, "0") != 0;
+                    if (matching)
+                        mpe_node_set_rmatch(mlx_node, &rmatch);
                     return fd;
                 }
             }
@@ -136,24 +168,112 @@ int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq)
     return 0;
 }
 
+/* Under the network lock: c's connection id. */
+static struct mpe_conn *conn_of(uint32_t id)
+{
+    if (id >= O2G_MAX_CONNS || !conn[id].c)
+        plat_fatal("o2g: an entry for unknown connection %u", (unsigned)id);
+    return conn[id].c;
+}
+
+/* Any thread: collective contexts (mpi/lib's comm.c: ctx + 1, odd) are the engine's: CAD
+ * graphs post their receives in the engine from any context, so their messages must
+ * reach it; point-to-point contexts (even) are matched in the module. */
+static int engine_ctx(uint32_t ctx)
+{
+    return !matching || (ctx & 1);
+}
+
+/* Under the network lock: the notice of the message at `off` goes (a POST took it). */
+static void notice_taken(uint64_t off)
+{
+    for (struct notice **p = &notices; *p; p = &(*p)->next) {
+        if ((*p)->off == off) {
+            struct notice *n = *p;
+            *p = n->next;
+            if (notices_end == &n->next)
+                notices_end = p;
+            free(n);
+            return;
+        }
+    }
+    if (ntaken == taken_cap) { /* the rank ran ahead of the network thread */
+        taken_cap = taken_cap ? 2 * taken_cap : MLX_O2G_TAKEN;
+        taken = realloc(taken, taken_cap * sizeof *taken);
+        if (!taken)
+            plat_fatal("o2g: out of memory for taken messages");
+    }
+    taken[ntaken++] = off;
+}
+
+/* Under the network lock: an UNEXP or UNEXP_RTS notice of a point-to-point message. */
+static void notice_add(const struct o2g_cqe *e)
+{
+    for (size_t i = 0; i < ntaken; i++) {
+        if (taken[i] == e->off) { /* a POST took it already */
+            taken[i] = taken[--ntaken];
+            return;
+        }
+    }
+    struct notice *n = malloc(sizeof *n);
+    if (!n)
+        plat_fatal("o2g: out of memory for a notice");
+    *n = (struct notice){.off = e->off, .len = e->len, .ctx = e->ctx, .src = e->src, .tag = e->tag};
+    *notices_end = n;
+    notices_end = &n->next;
+    plat_wake(plat_task()); /* the rank's token (mlx_plat.c): it may wait in MPI_Probe */
+}
+
+/* Network thread, no lock held: RECV or RTS entry e finishes receive r. */
+static void finish(const struct o2g_cqe *e)
+{
+    struct mpe_req *r = (struct mpe_req *)(uintptr_t)e->cookie;
+    mpe_rmatch_took(mlx_node, r); /* out of the engine's queue first (its lock) */
+    int t = plat_net_lock();
+    struct mpe_conn *c = conn_of(e->conn);
+    mpe_rmatch_skip(c);
+    conn[e->conn].seq++;
+    if (e->kind == O2G_CQE_RTS)
+        mpe_rmatch_rts(c, r, dump + e->off);
+    else if (e->status && e->status != -EMSGSIZE) /* its connection failed (CONN follows) */
+        mpe_complete(r, MPE_EPEER);
+    else
+        mpe_rmatch_eager(c, r, e->src, e->tag, e->len);
+    plat_net_unlock(t);
+}
+
 /* Under the network lock: feed completion e (copied out of the ring) to the engine. 1 if
  * its record is to be freed. */
 static int feed(const struct o2g_cqe *e)
 {
-    if (e->conn >= O2G_MAX_CONNS || !conn[e->conn].c)
-        plat_fatal("o2g: an entry for unknown connection %u", (unsigned)e->conn);
-    struct mpe_conn *c = conn[e->conn].c;
+    struct mpe_conn *c = conn_of(e->conn);
     const uint8_t *rec = dump + e->off;
     struct mpe_wire w;
     switch (e->kind) {
-    case O2G_CQE_CONTROL:
+    case O2G_CQE_MORE: /* the next bytes of a long DATA payload: the stream goes on */
+        mpe_net_rx(c, rec, e->len);
+        return 1;
     case O2G_CQE_UNEXP_RTS:
+        if (!engine_ctx(e->ctx)) {
+            mpe_rmatch_skip(c);
+            conn[e->conn].seq++;
+            notice_add(e);
+            return 0;
+        }
+        __attribute__((fallthrough)); /* an engine context's RTS: its header as it came */
+    case O2G_CQE_CONTROL:
         /* The header as it came: the engine checks it, its sequence number included. */
         if (!mpe_wire_decode(rec, &w, MPE_NET_EAGER))
             conn[e->conn].seq = w.seq + 1;
         mpe_net_rx(c, rec, e->kind == O2G_CQE_CONTROL ? e->len : MPE_WIRE_HDR);
         return 1;
     case O2G_CQE_UNEXP: {
+        if (!engine_ctx(e->ctx)) {
+            mpe_rmatch_skip(c);
+            conn[e->conn].seq++;
+            notice_add(e);
+            return 0;
+        }
         /* The module keeps EAGER headers: rebuild it. One rank per Linux node: the
          * sender is world rank `peer`, the receiver us (mlx_job.c's layout). */
         uint8_t h[MPE_WIRE_HDR];
@@ -173,10 +293,81 @@ static int feed(const struct o2g_cqe *e)
     case O2G_CQE_CONN:
         mpe_net_failed(c, e->status ? strerror(-e->status) : "closed");
         return 0;
-    default: /* RECV, RTS: no receive is ever posted to the module */
+    default:
         plat_fatal("o2g: unexpected completion kind %u", (unsigned)e->kind);
     }
 }
+
+/* Any thread: give record `off` back to the module. */
+static void free_record(uint64_t off)
+{
+    if (ioctl(fd, O2G_IOC_FREE, &off) != 0)
+        plat_fatal("o2g: free of record %llu: %s", (unsigned long long)off, strerror(errno));
+}
+
+/* The rank's task context (mpe_irecv), no lock held: see struct mpe_rmatch. The cookie is
+ * the request's address. */
+static int rm_post(struct mpe_req *r)
+{
+    if (engine_ctx(r->m.key.comm))
+        return -1;
+    struct o2g_post p = {.cookie = (uintptr_t)r,
+                         .buf = (uintptr_t)r->buf,
+                         .len = r->len,
+                         .ctx = r->m.key.comm,
+                         .src = r->m.key.src,
+                         .tag = r->m.key.tag};
+    /* Hazard: a receive the module refuses (too long, RLIMIT_MEMLOCK) would never see
+     * the remote messages the module holds: the job cannot go on. */
+    if (ioctl(fd, O2G_IOC_POST, &p) != 0)
+        plat_fatal("o2g: cannot post a receive of %zu bytes: %s", r->len, strerror(errno));
+    if (p.result == O2G_POST_QUEUED)
+        return 0;
+    mpe_rmatch_took(mlx_node, r);
+    if (p.result == O2G_POST_DEFERRED)
+        return 0; /* bound to a message still arriving: its RECV entry finishes r */
+    if (p.result == O2G_POST_UNEXP)
+        memcpy(r->buf, dump + p.off, p.msg_len < r->len ? p.msg_len : r->len);
+    int t = plat_net_lock();
+    struct mpe_conn *c = conn_of(p.msg_conn);
+    notice_taken(p.off);
+    if (p.result == O2G_POST_RTS)
+        mpe_rmatch_rts(c, r, dump + p.off);
+    else
+        mpe_rmatch_eager(c, r, p.msg_src, p.msg_tag, p.msg_len);
+    plat_net_unlock(t);
+    free_record(p.off);
+    return 0;
+}
+
+/* Under the rank's engine lock, or its task: take r back from the module. 1: done; 0: the
+ * module has matched it (EBUSY: being filled, ENOENT: its completion is in the ring). */
+static int rm_cancel(struct mpe_req *r)
+{
+    uint64_t cookie = (uintptr_t)r;
+    return ioctl(fd, O2G_IOC_CANCEL, &cookie) == 0;
+}
+
+/* The rank's task context: the first notice a receive (ctx, src, tag) would take. */
+static int rm_probe(uint32_t ctx, int src, int tag, struct mpe_status *st)
+{
+    int found = 0;
+    int t = plat_net_lock();
+    for (struct notice *n = notices; n && !found; n = n->next) {
+        if (n->ctx == ctx && (src == MPE_ANY_SOURCE || src == n->src) &&
+            (tag == MPE_ANY_TAG || tag == n->tag)) {
+            st->src = n->src;
+            st->tag = n->tag;
+            st->len = n->len;
+            found = 1;
+        }
+    }
+    plat_net_unlock(t);
+    return found;
+}
+
+static const struct mpe_rmatch rmatch = {
+    .post = rm_post, .claim = rm_cancel, .cancel = rm_cancel, .probe = rm_probe};
 
 /* Network thread, no lock held: everything the ring holds, to the engine. Each entry is
  * copied out and the slot given back before the engine sees it; each record is freed
@@ -193,12 +384,17 @@ void mlx_o2g_run(void)
         struct o2g_cqe e = cqe[tail & mask];
         /* Release: our read of the slot is done before the module reuses it. */
         __atomic_store_n(&ring->tail, ++tail, __ATOMIC_RELEASE);
+        if (e.kind == O2G_CQE_RECV || e.kind == O2G_CQE_RTS) {
+            finish(&e);
+            if (e.kind == O2G_CQE_RTS)
+                free_record(e.off);
+            continue;
+        }
         int t = plat_net_lock();
         int rec = feed(&e);
         plat_net_unlock(t);
-        uint64_t off = e.off;
-        if (rec && ioctl(fd, O2G_IOC_FREE, &off) != 0)
-            plat_fatal("o2g: free of record %llu: %s", (unsigned long long)off, strerror(errno));
+        if (rec)
+            free_record(e.off);
     }
 }
 
