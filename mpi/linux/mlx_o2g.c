@@ -6,39 +6,41 @@
  *   on    /dev/o2g or the job fails at start.
  * Both paths are in every build, so the same program runs either way.
  *
- * Design. The engine (mpi/core) runs the native protocol unchanged on both paths; only
- * who reads the sockets differs:
- *   - After a node-pair connection's HELLO (the accepted side reads it to know the peer,
- *     mlx_net.c) the socket is attached to /dev/o2g; the connecting side attaches before
- *     its first read, so its peer's HELLO comes through the module. From then on the
- *     network thread never reads that socket: it sends on it as before (EPOLLOUT still
- *     comes from epoll) and waits for input on /dev/o2g, whose fd sits in the same epoll
- *     set (readable when the completion ring holds entries).
- *   - Every record the module writes is fed to the engine in ring order, which is the
- *     order of the connection's stream: CONTROL records (HELLO, CTS, DATA, CREDIT, BYE)
- *     as they came (a long DATA payload in several records, O2G_CQE_MORE); an RTS
- *     (UNEXP_RTS) as its header; an EAGER message (UNEXP) as a
- *     header rebuilt from the entry (ctx, src, tag, len; the sequence number the stream
- *     had there; the ranks of a one-rank node pair) followed by its payload. The record
- *     is then freed (O2G_IOC_FREE), which also takes the message out of the module's
- *     unexpected queue: the engine is the only matcher, so MPI's order, wildcards,
- *     probe, cancel, synchronous sends and CAD collectives behave exactly as on epoll.
- *   - A connection's end (O2G_CQE_CONN) is the engine's mpe_net_failed(), which is no
- *     error after the peer's BYE.
- * What this gives today: no read() loop and no per-socket epoll for input; one copy more
- * than epoll for EAGER payloads (dump area, then the engine's descriptor).
+ * UKMPI_O2G_MATCH=0 keeps the module to reading the sockets (the engine matches all).
  *
- * Next step (not built yet; the module already supports it, o2g_uapi.h): receives posted
- * into the module, matched and copied in softirq. It needs a seam in mpi/core through
- * which the engine hands "matching for remote sources" to the transport: a receive the
- * engine's own queues (self-messages) do not satisfy is posted to the module too; a self-
- * send that matches it first must cancel it there (O2G_IOC_CANCEL; EBUSY: the module has
- * it, the self-send stays unexpected); RECV/RTS completions finish the engine's request
- * (RTS: the library answers CTS as mpe_net_bind does) and give the sender its credits
- * back; probe looks at the UNEXP notices not yet taken. RTS must be matched by the
- * module too (it is, since o2g_uapi.h's O2G_CQE_RTS), or an EAGER message behind an RTS
- * of the same tag would overtake it. CAD receives (mpe_cad.c) would stay engine-only
- * until their interrupt-context posting can reach the module.
+ * Connections. After a node-pair connection's HELLO (the accepted side reads it itself
+ * to know the peer, mlx_net.c) the socket is attached to /dev/o2g; the connecting side
+ * attaches before its first read, so its peer's HELLO comes through the module. From then
+ * on the network thread never reads that socket: it sends on it as before (EPOLLOUT
+ * still comes from epoll) and waits for input on /dev/o2g, whose fd sits in the same
+ * epoll set (readable when the completion ring holds entries).
+ *
+ * Matching (mpi/core/mpe_rmatch.c is the engine's side). Point-to-point contexts are
+ * matched in the module: mpe_irecv posts a receive the engine's own queues do not
+ * satisfy (they still hold messages to oneself) into the module too (rm_post); the module
+ * matches EAGER and RTS messages against it in softirq and copies EAGER payloads straight
+ * into the pinned buffer. Whichever matcher takes the receive first takes it out of the
+ * other: a RECV/RTS completion (network thread) or a POST answered from the module's
+ * unexpected queue (rank thread) out of the engine (mpe_rmatch_took); a message to
+ * oneself out of the module (O2G_IOC_CANCEL; when the module has it already, the message
+ * goes on to the next receive or the engine's unexpected queue). MPI_ANY_SOURCE: the
+ * earliest of either kind wins, as the race between two sources allows. RTS answers (CTS)
+ * and the sender's credits are the engine's (mpe_rmatch_rts, mpe_rmatch_eager), its DATA
+ * comes through the dump area like every control record. Probe looks at the module's
+ * UNEXP notices not known taken (rm_probe); cancel asks the module first.
+ * Collective contexts (odd, mpi/lib's comm.c) stay with the engine: CAD graphs post their
+ * receives from interrupt-like contexts straight into the engine (mpe_cad.c), so their
+ * messages are fed to it, header rebuilt, in stream order.
+ *
+ * Order. The ring gives each connection's entries in stream order (o2g_uapi.h): control
+ * records are fed to the engine (mpe_net_rx, which checks their sequence numbers; the
+ * headers the module consumed count through mpe_rmatch_skip), and per source a message
+ * is matched by exactly one of the two matchers, so MPI's non-overtaking rule holds (the
+ * module matches RTS too for that: an EAGER message behind an RTS of the same tag must
+ * not take the receive the RTS is owed).
+ *
+ * The rank thread and the network thread both use the device (POST, CANCEL, FREE): the
+ * module serialises its ioctls; the notices are under the network lock.
  */
 #include "mlx.h"
 #include "mpe.h"
