@@ -22,7 +22,7 @@ M = {
  'backpressure': ('host-kmod/o2g/o2g_rx.c', '\tm = o2g_dump_alloc(f, bytes);\n\tif (!m)\n\t\treturn false;', '\tm = o2g_dump_alloc(f, bytes);\n\tif (!m) {\n\t\to2g_conn_fail(c, -ENOSPC);\n\t\treturn false;\n\t}'),
  'control': ('host-kmod/o2g/o2g_rx.c', 'return w->type == MPE_W_EAGER || w->type == MPE_W_DATA ? w->len : 0;', 'return w->type == MPE_W_EAGER ? w->len : 0;'),
  'rts': ('host-kmod/o2g/o2g_rx.c', '\t\tme = match_arrive(f->eng, &m->me);\n\t\tif (me) {', '\t\tme = NULL;\n\t\tmatch_arrive(f->eng, &m->me);\n\t\tif (me) {'),
- 'pieces': ('host-kmod/o2g/o2g_rx.c', '\t\t\tn = min_t(u64, n, c->piece_base + O2G_DATA_PIECE - c->body_done);', '\t\t\tn = min_t(u64, n, c->piece_base + O2G_DATA_PIECE - c->body_done + 1);'),
+ 'pieces': ('host-kmod/o2g/o2g_rx.c', '\tc->piece_base = c->body_done;\n\tc->more = true;', '\tc->more = true;'),
  'trunc': ('host-kmod/o2g/o2g_rx.c', 'e.status = -EMSGSIZE; /* MPI_ERR_TRUNCATE */', 'e.status = 0;'),
  'many': ('mpi/core/match.c', 'wild = x;\n            break;', 'wild = x;'),
  'ringfull': ('host-kmod/o2g/o2g_rx.c', '\tif (!o2g_ring_free(f))\n\t\treturn false;\n\tm = o2g_dump_alloc', '\tm = o2g_dump_alloc'),
