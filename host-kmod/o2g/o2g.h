@@ -53,10 +53,12 @@ enum o2g_msg_state { MSG_FREE, MSG_FILLING, MSG_READY };
 struct o2g_msg {
 	struct match_entry me;
 	struct o2g_req *claim; /* the DEFERRED receive that took it while filling */
-	u64 len;	       /* payload bytes */
+	u64 len;	       /* payload bytes; RTS: the message's bytes (no payload) */
 	u32 nchunks, conn;
 	enum o2g_msg_state state;
 	bool control;
+	bool rts;   /* the record is an RTS header, a message for matching */
+	bool piece; /* the record continues a DATA payload (O2G_CQE_MORE) */
 };
 
 struct o2g_file;
@@ -77,6 +79,8 @@ struct o2g_conn {
 	struct mpe_wire w;
 	bool placed;		  /* the current message has its destination */
 	u64 body_done;		  /* payload bytes consumed */
+	u64 piece_base;		  /* payload offset of the current record's first byte */
+	bool more;		  /* the next piece of a DATA payload needs a record */
 	struct o2g_req *req;	  /* destination: a receive matched on arrival, or */
 	struct o2g_msg *msg;	  /* a dump record */
 	struct match_entry probe; /* the arriving message's key while matching */

@@ -351,7 +351,7 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 			o2g_stat_add(ST_DEFERRED, 1);
 			r = NULL;
 		} else {
-			p.result = O2G_POST_UNEXP;
+			p.result = m->rts ? O2G_POST_RTS : O2G_POST_UNEXP;
 			p.off = o2g_msg_pos(f, m);
 			p.msg_len = m->len;
 			p.msg_src = m->me.key.src;

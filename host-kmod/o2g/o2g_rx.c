@@ -188,15 +188,19 @@ void o2g_conn_fail(struct o2g_conn *c, int status)
 static bool o2g_place(struct o2g_conn *c)
 {
 	struct o2g_file *f = c->f;
-	bool control = c->w.type != MPE_W_EAGER;
-	u64 bytes = (control ? MPE_WIRE_HDR : 0) + o2g_payload(&c->w);
+	bool rts = c->w.type == MPE_W_RTS;
+	bool control = c->w.type != MPE_W_EAGER && !rts;
+	u64 bytes = (c->w.type != MPE_W_EAGER ? MPE_WIRE_HDR : 0) +
+		    (control ? min_t(u64, o2g_payload(&c->w), O2G_DATA_PIECE) : o2g_payload(&c->w));
 	struct match_entry *me;
 	struct o2g_msg *m;
 
 	c->body_done = 0;
+	c->piece_base = 0;
+	c->more = false;
 	c->req = NULL;
 	c->msg = NULL;
-	if (!control) {
+	if (!control && !rts) {
 		/* A posted receive needs no room: try it first (the probe entry is queued
 		 * as unexpected if nothing matches, and taken back at once).
 		 */
@@ -224,12 +228,31 @@ static bool o2g_place(struct o2g_conn *c)
 	if (!m)
 		return false;
 	f->promised++; /* the record's UNEXP/CONTROL (or its claim's RECV) entry */
-	m->len = o2g_payload(&c->w);
+	m->len = rts ? c->w.len : o2g_payload(&c->w);
 	m->conn = c->id;
 	m->control = control;
-	if (control) {
+	m->rts = rts;
+	if (control || rts)
 		o2g_copy_to_pages(f->dump_pages, o2g_msg_pos(f, m), NULL, 0, c->hdr, MPE_WIRE_HDR);
+	if (control) {
 		o2g_stat_add(ST_CONTROL, 1);
+	} else if (rts) {
+		/* Matched only now that its record exists: the process needs the header
+		 * (handle, ranks) to answer CTS whether a receive waits or not. An RTS has
+		 * no payload, so o2g_finish follows at once, under this same lock.
+		 */
+		m->me.key.comm = c->w.ctx;
+		m->me.key.src = c->w.src;
+		m->me.key.tag = c->w.tag;
+		me = match_arrive(f->eng, &m->me);
+		if (me) {
+			c->req = container_of(me, struct o2g_req, me);
+			c->req->state = REQ_FILLING;
+			o2g_stat_add(ST_POSTED, -1);
+			o2g_stat_add(ST_MATCHED_SOFTIRQ, 1);
+		} else {
+			o2g_stat_add(ST_UNEXPECTED, 1);
+		}
 	} else {
 		m->me.key = c->probe.key;
 		/* Same engine state as the probe saw: this queues it as unexpected. */
@@ -250,7 +273,19 @@ static void o2g_finish(struct o2g_conn *c)
 		.len = c->w.len, .ctx = c->w.ctx, .src = c->w.src, .tag = c->w.tag, .conn = c->id
 	};
 
-	if (c->req) {
+	if (c->req && m) {
+		/* An RTS took a posted receive: one entry says both (the receive's promise
+		 * is used, the record's given back); the buffer was never written.
+		 */
+		e.kind = O2G_CQE_RTS;
+		e.cookie = c->req->cookie;
+		e.off = o2g_msg_pos(f, m);
+		c->req->state = REQ_DONE;
+		list_move_tail(&c->req->node, &f->reap);
+		m->state = MSG_READY;
+		f->promised--;
+		o2g_emit(f, &e);
+	} else if (c->req) {
 		o2g_req_complete(f, c->req, 0, &c->w, c->id);
 	} else if (m->claim) {
 		/* The race of the seed (O2G_POST_DEFERRED): the receive took this message
@@ -261,10 +296,17 @@ static void o2g_finish(struct o2g_conn *c)
 		o2g_req_complete(f, m->claim, 0, &c->w, c->id);
 		o2g_dump_free(f, m);
 	} else {
-		e.kind = m->control ? O2G_CQE_CONTROL : O2G_CQE_UNEXP;
+		e.kind = m->control ? O2G_CQE_CONTROL : m->rts ? O2G_CQE_UNEXP_RTS : O2G_CQE_UNEXP;
 		e.off = o2g_msg_pos(f, m);
-		if (m->control)
-			e.len = MPE_WIRE_HDR + m->len;
+		if (m->control) /* the last (or only) piece of the payload */
+			e.len = MPE_WIRE_HDR + c->body_done - c->piece_base;
+		if (m->piece) {
+			e.kind = O2G_CQE_MORE;
+			e.len -= MPE_WIRE_HDR;
+			e.ctx = 0;
+			e.src = 0;
+			e.tag = 0;
+		}
 		m->state = MSG_READY; /* the process's from the emit on */
 		o2g_emit(f, &e);
 	}
@@ -272,6 +314,58 @@ static void o2g_finish(struct o2g_conn *c)
 	c->msg = NULL;
 	c->placed = false;
 	c->hdr_got = 0;
+}
+
+/* Softirq or process context, under f->lock: the current record of a DATA payload is
+ * full: publish it, the next bytes need a new record (o2g_next_piece).
+ */
+static void o2g_piece_done(struct o2g_conn *c)
+{
+	struct o2g_file *f = c->f;
+	struct o2g_msg *m = c->msg;
+	struct o2g_cqe e = {
+		.kind = m->piece ? O2G_CQE_MORE : O2G_CQE_CONTROL,
+		.len = (m->piece ? 0 : MPE_WIRE_HDR) + c->body_done - c->piece_base,
+		.off = o2g_msg_pos(f, m),
+		.conn = c->id,
+	};
+
+	m->state = MSG_READY;
+	o2g_emit(f, &e);
+	c->msg = NULL;
+	c->piece_base = c->body_done;
+	c->more = true;
+}
+
+/* Softirq or process context, under f->lock: a record for the next piece of the DATA
+ * payload. False: no room (dump area or ring) yet, stall.
+ */
+static bool o2g_next_piece(struct o2g_conn *c)
+{
+	struct o2g_file *f = c->f;
+	struct o2g_msg *m;
+
+	if (!o2g_ring_free(f))
+		return false;
+	m = o2g_dump_alloc(f, min_t(u64, o2g_payload(&c->w) - c->body_done, O2G_DATA_PIECE));
+	if (!m)
+		return false;
+	f->promised++; /* its MORE entry */
+	m->conn = c->id;
+	m->control = true;
+	m->piece = true;
+	c->msg = m;
+	c->more = false;
+	return true;
+}
+
+/* Any context, under f->lock: where the next payload byte goes in the dump area. */
+static u64 o2g_body_pos(struct o2g_conn *c)
+{
+	struct o2g_msg *m = c->msg;
+	u64 hdr = m->control && !m->piece ? MPE_WIRE_HDR : 0;
+
+	return o2g_msg_pos(c->f, m) + hdr + c->body_done - c->piece_base;
 }
 
 /* The tcp_read_sock actor: softirq (sk_data_ready) or process context (resume), socket
@@ -315,18 +409,22 @@ static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb, unsigned
 			}
 			break;
 		}
+		if (c->more && !o2g_next_piece(c)) {
+			c->stalled = true;
+			o2g_stat_add(ST_STALLS, 1);
+			break;
+		}
 		n = min_t(u64, len - used, o2g_payload(&c->w) - c->body_done);
+		if (c->msg && c->msg->control) /* a DATA record holds one piece */
+			n = min_t(u64, n, c->piece_base + O2G_DATA_PIECE - c->body_done);
 		err = 0;
 		if (n && c->req && c->body_done < c->req->len) /* else truncated: skip */
 			err = o2g_copy_to_pages(c->req->pages, c->req->first_off + c->body_done,
 						skb, off + used, NULL,
 						min_t(u64, n, c->req->len - c->body_done));
 		else if (n && c->msg)
-			err = o2g_copy_to_pages(f->dump_pages,
-						o2g_msg_pos(f, c->msg) +
-							(c->msg->control ? MPE_WIRE_HDR : 0) +
-							c->body_done,
-						skb, off + used, NULL, n);
+			err = o2g_copy_to_pages(f->dump_pages, o2g_body_pos(c), skb, off + used,
+						NULL, n);
 		if (err) {
 			o2g_conn_fail(c, -EIO);
 			break;
@@ -335,6 +433,9 @@ static int o2g_recv_actor(read_descriptor_t *desc, struct sk_buff *skb, unsigned
 		c->body_done += n;
 		if (c->body_done == o2g_payload(&c->w))
 			o2g_finish(c);
+		else if (c->msg && c->msg->control &&
+			 c->body_done == c->piece_base + O2G_DATA_PIECE)
+			o2g_piece_done(c);
 	}
 	return used;
 }

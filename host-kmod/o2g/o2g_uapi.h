@@ -30,11 +30,20 @@
  * dump area as a record of whole O2G_DUMP_CHUNK-byte chunks:
  *   - an EAGER message that matched no posted receive: its payload (O2G_CQE_UNEXP; the
  *     message also stays in the module's unexpected queue, where a later POST finds it);
- *   - any other header (HELLO, RTS, CTS, DATA, CREDIT, BYE): the 48 header bytes as they
+ *   - an RTS header (a large or synchronous message announced without its payload): the
+ *     48 header bytes. An RTS is a message for matching like EAGER (MPI's order covers
+ *     both): it takes a posted receive on arrival (O2G_CQE_RTS: the receive is done with
+ *     in the module, the process answers CTS) or waits in the unexpected queue
+ *     (O2G_CQE_UNEXP_RTS, then O2G_POST_RTS or O2G_IOC_FREE, as UNEXP);
+ *   - any other header (HELLO, CTS, DATA, CREDIT, BYE): the 48 header bytes as they
  *     came, then DATA's payload (O2G_CQE_CONTROL). The module does not interpret them: the
  *     process's engine runs that protocol. Control records of one connection appear in the
  *     ring in the order of the stream, interleaved in order with that connection's EAGER
- *     messages' completions.
+ *     and RTS messages' completions.
+ * A DATA payload longer than O2G_DATA_PIECE comes in several records, so that no record
+ * outgrows the dump area: the first holds the header and the first O2G_DATA_PIECE bytes
+ * (CONTROL), each next one (O2G_CQE_MORE) the next bytes, at most O2G_DATA_PIECE; they
+ * follow one another in the ring with nothing of that connection between them.
  * A record belongs to the module until its completion entry is in the ring; then it is
  * the process's to read until it gives it back with O2G_IOC_FREE (offset of the record).
  * An UNEXP entry is a notice (for MPI_Probe and progress): the message is taken by a POST
@@ -52,10 +61,11 @@
 #include <linux/ioctl.h>
 
 #define O2G_DEV "/dev/o2g"
-#define O2G_DUMP_CHUNK 1024u /* dump allocation unit, bytes */
-#define O2G_MAX_CONNS 64     /* sockets attached per file */
-#define O2G_ANY_SOURCE (-1)  /* = MATCH_ANY_SOURCE of mpi/core/match.h */
-#define O2G_ANY_TAG (-2)     /* = MATCH_ANY_TAG */
+#define O2G_DUMP_CHUNK 1024u	   /* dump allocation unit, bytes */
+#define O2G_MAX_CONNS 64	   /* sockets attached per file */
+#define O2G_DATA_PIECE (64u << 10) /* DATA payload bytes per record at most */
+#define O2G_ANY_SOURCE (-1)	   /* = MATCH_ANY_SOURCE of mpi/core/match.h */
+#define O2G_ANY_TAG (-2)	   /* = MATCH_ANY_TAG */
 
 /*
  * The completion ring (mmap offset 0): a struct o2g_ring_hdr, then `entries` (a power of
@@ -93,28 +103,36 @@ struct o2g_ring_hdr {
 #define O2G_RING_CQE_OFF 128
 
 enum o2g_cqe_kind {
-	O2G_CQE_RECV = 1, /* a POSTed receive completed (or failed: status) */
-	O2G_CQE_UNEXP,	  /* an EAGER message without receive is in the dump area */
-	O2G_CQE_CONTROL,  /* a non-EAGER header (and payload) is in the dump area */
-	O2G_CQE_CONN,	  /* a connection ended (status: -ECONNRESET closed, -EPROTO
-			   * corrupt header, -EMSGSIZE message larger than the dump
-			   * area); its posted receives naming its peer failed too
-			   */
+	O2G_CQE_RECV = 1,  /* a POSTed receive completed (or failed: status) */
+	O2G_CQE_UNEXP,	   /* an EAGER message without receive is in the dump area */
+	O2G_CQE_CONTROL,   /* another header (and payload) is in the dump area */
+	O2G_CQE_CONN,	   /* a connection ended (status: -ECONNRESET closed, -EPROTO
+			    * corrupt header, -EMSGSIZE message larger than the dump
+			    * area); its posted receives naming its peer failed too
+			    */
+	O2G_CQE_RTS,	   /* a POSTed receive took an RTS on arrival: the RTS header is
+			    * the record at off (free it); nothing was written to the
+			    * buffer, which is unpinned
+			    */
+	O2G_CQE_UNEXP_RTS, /* an RTS without receive: its header at off (as UNEXP) */
+	O2G_CQE_MORE,	   /* the next bytes of the DATA payload of the last CONTROL
+			    * record of this connection (len: the record's bytes)
+			    */
 };
 
 /* One completion, 48 bytes. Fields not listed for a kind are 0. */
 struct o2g_cqe {
-	__u64 cookie; /* RECV: the POST's cookie */
-	__u64 len;    /* RECV/UNEXP: message bytes as sent (RECV: may exceed the buffer,
-		       * then status is -EMSGSIZE and the buffer holds its first bytes);
-		       * CONTROL: record bytes (48 + payload)
+	__u64 cookie; /* RECV/RTS: the POST's cookie */
+	__u64 len;    /* RECV/UNEXP/RTS/UNEXP_RTS: message bytes as sent (RECV: may exceed
+		       * the buffer, then status is -EMSGSIZE and the buffer holds its first
+		       * bytes); CONTROL: record bytes (48 + payload)
 		       */
-	__u64 off;    /* UNEXP/CONTROL: the record's offset in the dump area */
+	__u64 off;    /* UNEXP/CONTROL/RTS/UNEXP_RTS: the record's offset in the dump area */
 	__u32 kind;   /* enum o2g_cqe_kind */
 	__s32 status; /* 0, or a negative errno */
-	__u32 ctx;    /* RECV/UNEXP: the message's context id */
-	__s32 src;    /* RECV/UNEXP: source rank; CONN: the peer given to ATTACH */
-	__s32 tag;    /* RECV/UNEXP: tag */
+	__u32 ctx;    /* RECV/UNEXP/RTS/UNEXP_RTS: the message's context id */
+	__s32 src;    /* ... source rank; CONN: the peer given to ATTACH */
+	__s32 tag;    /* ... tag */
 	__u32 conn;   /* the connection the message came on (RECV: if any) */
 };
 
@@ -147,7 +165,7 @@ struct o2g_post {
 	__s32 src;    /* in: source rank or O2G_ANY_SOURCE */
 	__s32 tag;    /* in: tag or O2G_ANY_TAG */
 	__u32 result; /* out: enum o2g_post_result */
-	/* out, O2G_POST_UNEXP only: the matched unexpected message */
+	/* out, O2G_POST_UNEXP and O2G_POST_RTS only: the matched unexpected message */
 	__u64 off;     /* its record in the dump area: copy it out, then O2G_IOC_FREE */
 	__u64 msg_len; /* its length */
 	__s32 msg_src;
@@ -170,6 +188,10 @@ enum o2g_post_result {
 	 * matching message, finished or not, never a newer one that happens to be complete.
 	 */
 	O2G_POST_DEFERRED,
+	/* Matched an unexpected RTS: off is its 48-byte header record (copy, then
+	 * O2G_IOC_FREE), msg_* describe it; nothing is pinned and no completion follows.
+	 */
+	O2G_POST_RTS,
 };
 
 /* O2G_IOC_STATS: the module's counters, over every file (so a test can see that a
@@ -178,9 +200,9 @@ enum o2g_post_result {
 struct o2g_stats {
 	__u64 pinned_pages;    /* pages pinned now (dump areas and receive buffers) */
 	__u64 posted;	       /* receives queued in the module now */
-	__u64 matched_softirq; /* EAGER messages matched to a posted receive on arrival */
-	__u64 unexpected;      /* EAGER messages dumped */
-	__u64 matched_post;    /* POSTs answered with O2G_POST_UNEXP */
+	__u64 matched_softirq; /* EAGER/RTS messages matched to a posted receive on arrival */
+	__u64 unexpected;      /* EAGER/RTS messages dumped unmatched */
+	__u64 matched_post;    /* POSTs answered with O2G_POST_UNEXP or _RTS */
 	__u64 deferred;	       /* POSTs answered with O2G_POST_DEFERRED */
 	__u64 control;	       /* control records dumped */
 	__u64 stalls;	       /* times a connection stopped reading (dump or ring full) */

@@ -50,7 +50,8 @@ struct mpe_req {
     uint8_t kind;
     uint8_t flags;
     uint8_t cancelled;
-    int32_t err; /* MPE_OK or MPE_E* */
+    uint8_t remote; /* receive: also posted to the transport's matcher (mpe_rmatch) */
+    int32_t err;    /* MPE_OK or MPE_E* */
     void *buf;
     size_t len;           /* send: bytes; receive: capacity */
     size_t count;         /* receive: bytes stored */

@@ -110,7 +110,8 @@ struct mpe_node {
     /* IMPI (mpe_impi.c): the job's clients; ours holds world ranks [base, base + size). */
     int nclients, client, base;
     int32_t client_first[MPE_MAX_CLIENTS + 1];
-    struct mpe_impi *impi; /* NULL unless nclients > 1 */
+    struct mpe_impi *impi;           /* NULL unless nclients > 1 */
+    const struct mpe_rmatch *rmatch; /* remote matching by the transport, or NULL */
 };
 
 /* Any context: MPI_COMM_WORLD's size (our client's ranks and every other IMPI client's). */
@@ -179,6 +180,14 @@ struct mpe_conn *mpe_conn_create(struct mpe_node *n, int peer);
 int mpe_net_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r);
 /* Under the receiver's engine lock: receive r matched net message m. */
 void mpe_net_bind(struct mpe_msg *m, struct mpe_req *r);
+/* Under the network lock: one message of c consumed (slot: it held an eager slot): its
+ * credits go back to the sender (a CREDIT header once enough came back). */
+void mpe_net_credit(struct mpe_conn *c, int slot);
+/* Under the network lock: r takes an RTS (handle: the sender's): queue the CTS. */
+void mpe_net_cts(struct mpe_conn *c, struct mpe_req *r, uint32_t handle);
+/* mpe_rmatch.c: under the rank's engine lock (deliver): may local message msg take recv,
+ * which the transport has too? 0: no, msg went on to another receive or the queue. */
+int mpe_rmatch_claim(struct match_rank *mr, struct match_entry *recv, struct match_entry *msg);
 /* Task context: queue a header with no payload (BYE; HELLO is queued by mpe_conn_create). */
 void mpe_net_control(struct mpe_conn *c, int type, uint32_t aux, uint32_t aux2);
 /* Any context: has the peer said HELLO? */

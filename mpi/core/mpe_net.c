@@ -270,6 +270,13 @@ void mpe_desc_put(struct mpe_conn *c, struct mpe_msg *m)
     }
     m->free_next = c->free_descs;
     c->free_descs = m;
+    mpe_net_credit(c, 0);
+}
+
+/* Under the network lock; see mpe_internal.h. */
+void mpe_net_credit(struct mpe_conn *c, int slot)
+{
+    c->ret_slots += slot ? 1u : 0u;
     c->ret_descs++;
     if (c->ret_descs >= MPE_NET_DESCS / 8 || c->ret_slots >= MPE_NET_SLOTS / 4) {
         struct mpe_wire w = {.type = MPE_W_CREDIT, .aux = c->ret_descs, .aux2 = c->ret_slots};
@@ -279,6 +286,16 @@ void mpe_desc_put(struct mpe_conn *c, struct mpe_msg *m)
     }
 }
 
+/* Under the network lock; see mpe_internal.h. r->count: the bytes wanted. */
+void mpe_net_cts(struct mpe_conn *c, struct mpe_req *r, uint32_t handle)
+{
+    uint32_t h = mpe_handle_new(&c->rdv_in, r);
+    if (!h)
+        plat_fatal("connection to node %d: too many rendezvous receives", c->peer);
+    struct mpe_wire w = {.type = MPE_W_CTS, .handle = handle, .aux = h, .len = r->count};
+    mpe_ctl_push(c, &w);
+}
+
 /* Under the receiver's engine lock, any context: receive r takes net message m. */
 void mpe_net_bind(struct mpe_msg *m, struct mpe_req *r)
 {
@@ -286,11 +303,7 @@ void mpe_net_bind(struct mpe_msg *m, struct mpe_req *r)
     mpe_recv_status(r, m);
     int t = plat_net_lock();
     if (m->type == MSG_NET_RTS) {
-        uint32_t h = mpe_handle_new(&c->rdv_in, r);
-        if (!h)
-            plat_fatal("connection to node %d: too many rendezvous receives", c->peer);
-        struct mpe_wire w = {.type = MPE_W_CTS, .handle = m->handle, .aux = h, .len = r->count};
-        mpe_ctl_push(c, &w);
+        mpe_net_cts(c, r, m->handle);
         mpe_desc_put(c, m);
         mpe_tx_pump(c);
     } else {

@@ -178,9 +178,10 @@ static void msg_put(struct mpe_msg *m)
  * in its graph's run, which may be freed as soon as the send completes. */
 static void deliver(struct match_rank *mr, struct match_entry *recv, struct match_entry *msg)
 {
-    (void)mr;
     struct mpe_req *r = container_of(recv, struct mpe_req, m);
     struct mpe_msg *m = container_of(msg, struct mpe_msg, m);
+    if (r->remote && !mpe_rmatch_claim(mr, recv, msg))
+        return; /* the transport's matcher had taken r: msg went on without it */
     if (m->type == MSG_IMPI) {
         mpe_impi_bind(m, r);
         return;
@@ -313,7 +314,14 @@ int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, i
     struct mpe_rank *self = mpe_self();
     req_init(r, MPE_REQ_RECV, buf, len, ctx, src, tag);
     r->owner = self->task;
-    match_rank_post(&self->mr, &r->m);
+    const struct mpe_rmatch *rm = self->node->rmatch;
+    /* Not matched here: the transport may match it with a remote message (mpe_rmatch.c).
+     * remote is set first: a local message meeting r from now on asks the transport. */
+    if (!match_rank_post(&self->mr, &r->m) && rm) {
+        r->remote = 1;
+        if (rm->post(r) != 0)
+            r->remote = 0;
+    }
     return 0;
 }
 
@@ -324,7 +332,7 @@ int mpe_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
     /* Only this rank takes messages out of its unexpected queue, so m stays valid. */
     struct match_entry *e = match_rank_probe(&self->mr, &k);
     if (!e)
-        return 0;
+        return self->node->rmatch ? self->node->rmatch->probe(ctx, src, tag, st) : 0;
     struct mpe_msg *m = container_of(e, struct mpe_msg, m);
     st->src = m->m.key.src;
     st->tag = m->m.key.tag;
@@ -335,8 +343,11 @@ int mpe_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
 int mpe_cancel(struct mpe_req *r)
 {
     struct mpe_rank *self = mpe_self();
-    if (r->kind != MPE_REQ_RECV || !match_rank_cancel(&self->mr, &r->m))
+    if (r->kind != MPE_REQ_RECV || (r->remote && !self->node->rmatch->cancel(r)))
         return 0;
+    if (!match_rank_cancel(&self->mr, &r->m))
+        return 0;
+    r->remote = 0;
     r->cancelled = 1;
     mpe_complete(r, 0);
     return 1;

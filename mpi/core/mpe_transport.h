@@ -83,6 +83,42 @@ void mpe_impi_finish(struct mpe_node *n);
 /* Any context: FINI went both ways on l and everything we queued was handed over. */
 int mpe_impi_done(const struct mpe_ilink *l);
 
+/* Remote matching (mpe_rmatch.c): a transport that matches the messages of its peer nodes
+ * itself (Linux's /dev/o2g, mpi/linux/mlx_o2g.c) takes over the engine's matching for
+ * them. The engine keeps matching what it sees: intra-node messages, and whatever the
+ * transport feeds to mpe_net_rx (e.g. the contexts it leaves to the engine). Only for a
+ * node of one rank (a receive meets a local message only in its own task, no race with
+ * the transport's post). Set before any rank runs; NULL: no remote matching. */
+struct mpe_req;
+struct mpe_status;
+struct mpe_rmatch {
+    /* Task context of the receiving rank, no lock held: r, just posted in the engine
+     * (no local message matched it), is offered to the transport. 0: the transport has it
+     * too (or took a message for it and called mpe_rmatch_took); -1: engine only. */
+    int (*post)(struct mpe_req *r);
+    /* Under the rank's engine lock: a local message matched r, which the transport has
+     * too. 1: the transport let it go; 0: it took a remote message for r (completes it). */
+    int (*claim)(struct mpe_req *r);
+    /* Task context: MPI_Cancel of r (which the transport has). 1: cancelled there. */
+    int (*cancel)(struct mpe_req *r);
+    /* Task context: a remote unexpected message a receive (ctx, src, tag) would take. */
+    int (*probe)(uint32_t ctx, int src, int tag, struct mpe_status *st);
+};
+void mpe_node_set_rmatch(struct mpe_node *n, const struct mpe_rmatch *rm);
+/* Any thread but under no lock: the transport took a message for r: r leaves the
+ * engine's posted queue (the transport completes it). */
+void mpe_rmatch_took(struct mpe_node *n, struct mpe_req *r);
+/* Under the network lock, in the order of c's stream: the transport consumed an EAGER or
+ * RTS header of c that the engine never saw (its sequence number is used up). */
+void mpe_rmatch_skip(struct mpe_conn *c);
+/* Under the network lock: r (mpe_rmatch_took) got EAGER message (src, tag, len), its
+ * payload already in r->buf (the first r->len bytes): status, the sender's credits back
+ * (slot: it used an eager slot), complete. */
+void mpe_rmatch_eager(struct mpe_conn *c, struct mpe_req *r, int src, int tag, uint64_t len);
+/* Under the network lock: r (mpe_rmatch_took) took the RTS whose header is hdr: CTS, as
+ * the engine does; the DATA then comes through mpe_net_rx. */
+void mpe_rmatch_rts(struct mpe_conn *c, struct mpe_req *r, const uint8_t *hdr);
+
 /* Task context, after every local rank ended well: queue BYE to every peer; connections
  * may close from now on without that being an error. */
 void mpe_node_finish(struct mpe_node *n);

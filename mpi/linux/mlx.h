@@ -14,11 +14,13 @@
  *   mlx_net.c   the network thread, the node-pair sockets, plat_net_send
  *   mlx_job.c   job start (listen, connect, HELLOs) and end (BYE, flush)
  *   mlx_abi.c   the uk_abi table mpi/lib calls, filled with Linux functions
+ *   mlx_o2g.c   the receive path through /dev/o2g when the module is there (UKMPI_O2G)
  */
 #ifndef MPI_LINUX_MLX_H
 #define MPI_LINUX_MLX_H
 #include <stdint.h>
 
+struct mpe_conn;
 struct mpe_node;
 
 /* The "CPUs" of mpe_plat.h: the network thread and the rank's thread. */
@@ -69,6 +71,17 @@ void mlx_net_stop(void);
 void mlx_net_uncork(void);
 /* Any thread: interrupt "CPU" cpu: the network thread runs mpe_cad_flush(1) for it. */
 void mlx_net_kick(int cpu);
+
+/* mlx_o2g.c. Task context (start-up): /dev/o2g's fd for the network thread's epoll, or
+ * -1 when the sockets are read by mlx_net.c. */
+int mlx_o2g_start(const struct mlx_env *e);
+/* Under the network lock: hand socket `sock` of connection c (to node peer) to the module;
+ * seq: the number of the stream's next header. 0, or -1: the caller reads it itself. */
+int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq);
+/* Network thread, no lock held: feed what the module has to the engine. */
+void mlx_o2g_run(void);
+/* Task context (job end): let go of the device and the sockets. */
+void mlx_o2g_stop(void);
 
 /* mlx_job.c. Task context, from MPI_Init (mpe_ops.init): create the engine, connect the
  * job, wait for every HELLO. 0, or -MPE_EPEER. */

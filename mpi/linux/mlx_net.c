@@ -42,7 +42,7 @@
 #define MLX_MS_PER_S     1000
 #define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
 
-enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN };
+enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN, EV_O2G };
 
 /* One node-pair socket: the engine's transport handle (mpe_conn_attach). */
 struct mlx_conn {
@@ -54,13 +54,14 @@ struct mlx_conn {
     int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
     int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send) */
     int dead;     /* under the network lock: closed or failed, out of epoll */
+    int o2g;      /* attached to /dev/o2g (mlx_o2g.c): never read here, output only */
 };
 
 static int ep = -1;
 static struct {
     enum ev_kind kind;
     int fd;
-} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1};
+} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1}, o2g = {EV_O2G, -1};
 static uint32_t pending_ipi; /* bit per "CPU": mpe_cad_flush(1) wanted there */
 static volatile int stopping;
 static pthread_t thread;
@@ -69,10 +70,12 @@ static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
 static int nconns;
 static int corked_any; /* under the network lock: some conns[p]->corked */
 
-/* Any thread: epoll interest of k: input, and output while it waits for room. */
+/* Any thread: epoll interest of k: input (unless /dev/o2g reads it), and output while it
+ * waits for room. */
 static void interest(struct mlx_conn *k, int op)
 {
-    struct epoll_event ev = {.events = EPOLLIN | (k->want_out ? EPOLLOUT : 0), .data.ptr = k};
+    struct epoll_event ev = {.events = (k->o2g ? 0 : EPOLLIN) | (k->want_out ? EPOLLOUT : 0),
+                             .data.ptr = k};
     epoll_ctl(ep, op, k->fd, &ev);
 }
 
@@ -170,6 +173,11 @@ static void hello_done(struct mlx_conn *k)
     conns[peer] = k;
     mpe_conn_attach(c, k);
     mpe_net_rx(c, k->hello, sizeof k->hello);
+    /* Exactly the HELLO was read: the module takes the stream from the next header. */
+    if (mlx_o2g_attach(k->fd, peer, c, 1) == 0) {
+        k->o2g = 1;
+        interest(k, EPOLL_CTL_MOD);
+    }
 }
 
 /* Network thread: read what k has (bounded), into the engine. */
@@ -299,13 +307,21 @@ static void *net_thread(void *arg)
                     plat_fatal("eventfd: %s", strerror(errno));
             } else if (*kind == EV_LISTEN) {
                 accept_all();
+            } else if (*kind == EV_O2G) {
+                mlx_o2g_run();
             } else {
                 struct mlx_conn *k = (struct mlx_conn *)kind;
                 /* Output first: conn_read may free a refused socket. */
                 if (evs[i].events & EPOLLOUT)
                     conn_writable(k);
-                if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                if (k->o2g && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+                    /* The module reports the end (O2G_CQE_CONN) after the last byte,
+                     * which may still be on its way to the engine: only stop epoll
+                     * repeating it (a later EPOLL_CTL_MOD fails harmlessly). */
+                    epoll_ctl(ep, EPOLL_CTL_DEL, k->fd, NULL);
+                } else if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
                     conn_read(k);
+                }
             }
         }
         mlx_plat_set_irq_time(0);
@@ -352,6 +368,8 @@ static int connect_one(const struct mlx_env *e, int p, uint64_t deadline)
             int t = plat_net_lock();
             k->c = mpe_node_conn(mlx_node, p);
             conns[p] = k;
+            /* Before the first read: the peer's HELLO (header 0) comes through o2g. */
+            k->o2g = mlx_o2g_attach(fd, p, k->c, 0) == 0;
             interest(k, EPOLL_CTL_ADD);
             mpe_conn_attach(k->c, k);
             plat_net_unlock(t);
@@ -385,6 +403,12 @@ int mlx_net_start(const struct mlx_env *e)
     }
     if (e->node < e->nodes - 1 && listen_higher(e) != 0)
         return -1;
+    o2g.fd = mlx_o2g_start(e);
+    ev.data.ptr = &o2g;
+    if (o2g.fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, o2g.fd, &ev) != 0) {
+        fprintf(stderr, "mpi: node %d: cannot poll /dev/o2g: %s\n", e->node, strerror(errno));
+        return -1;
+    }
     if (pthread_create(&thread, NULL, net_thread, NULL) != 0) {
         fprintf(stderr, "mpi: node %d: cannot start the network thread\n", e->node);
         return -1;
@@ -425,4 +449,5 @@ void mlx_net_stop(void)
             close(conns[p]->fd);
     if (listener.fd >= 0)
         close(listener.fd);
+    mlx_o2g_stop();
 }

@@ -21,6 +21,8 @@ M = {
  'cancel': ('host-kmod/o2g/o2g_main.c', '\t\tlist_move_tail(&r->node, &f->reap);\n\t\tr->state = REQ_DONE;\n\t\tf->promised--;', '\t\tr->state = REQ_DONE;\n\t\tf->promised--;'),
  'backpressure': ('host-kmod/o2g/o2g_rx.c', '\tm = o2g_dump_alloc(f, bytes);\n\tif (!m)\n\t\treturn false;', '\tm = o2g_dump_alloc(f, bytes);\n\tif (!m) {\n\t\to2g_conn_fail(c, -ENOSPC);\n\t\treturn false;\n\t}'),
  'control': ('host-kmod/o2g/o2g_rx.c', 'return w->type == MPE_W_EAGER || w->type == MPE_W_DATA ? w->len : 0;', 'return w->type == MPE_W_EAGER ? w->len : 0;'),
+ 'rts': ('host-kmod/o2g/o2g_rx.c', '\t\tme = match_arrive(f->eng, &m->me);\n\t\tif (me) {', '\t\tme = NULL;\n\t\tmatch_arrive(f->eng, &m->me);\n\t\tif (me) {'),
+ 'pieces': ('host-kmod/o2g/o2g_rx.c', '\tc->piece_base = c->body_done;\n\tc->more = true;', '\tc->more = true;'),
  'trunc': ('host-kmod/o2g/o2g_rx.c', 'e.status = -EMSGSIZE; /* MPI_ERR_TRUNCATE */', 'e.status = 0;'),
  'many': ('mpi/core/match.c', 'wild = x;\n            break;', 'wild = x;'),
  'ringfull': ('host-kmod/o2g/o2g_rx.c', '\tif (!o2g_ring_free(f))\n\t\treturn false;\n\tm = o2g_dump_alloc', '\tm = o2g_dump_alloc'),
@@ -34,7 +36,7 @@ M = {
  'dmesg': ('host-kmod/o2g/o2g_main.c', '\tif (!f)\n\t\treturn -ENOMEM;\n\tspin_lock_init', '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tspin_lock_init'),
 }
 # The case that catches a mutant, when it is not the mutant's own name.
-CASE = {'poll': 'unexp'}
+CASE = {'poll': 'unexp', 'pieces': 'control'}
 # Cases that need another case to run first (dmesg checks what the others logged).
 BEFORE = {'dmesg': ['o2g/eager']}
 

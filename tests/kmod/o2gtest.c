@@ -619,8 +619,9 @@ static int t_closed(void)
     return 0;
 }
 
-/* control: non-EAGER headers reach the process as records in the dump area (header, then
- * DATA's payload), in stream order with the connection's EAGER messages. */
+/* control: headers other than EAGER and RTS reach the process as records in the dump
+ * area (header, then DATA's payload), in stream order with the connection's messages (an
+ * RTS that matched nothing: an UNEXP_RTS notice with its header). */
 static int t_control(void)
 {
     unsigned char data[500], b[100], m[100];
@@ -650,7 +651,8 @@ static int t_control(void)
             continue;
         }
         size_t payload = want[i] == MPE_W_DATA ? sizeof data : 0;
-        if (e.kind != O2G_CQE_CONTROL || e.len != MPE_WIRE_HDR + payload)
+        if (want[i] == MPE_W_RTS ? e.kind != O2G_CQE_UNEXP_RTS || e.len != 1 << 20
+                                 : e.kind != O2G_CQE_CONTROL || e.len != MPE_WIRE_HDR + payload)
             return fail("entry %d: kind %u len %llu", i, e.kind, (unsigned long long)e.len);
         if (mpe_wire_decode(o.dump + e.off, &w, MAX_EAGER) || w.type != want[i])
             return fail("entry %d: record holds the wrong header", i);
@@ -660,6 +662,74 @@ static int t_control(void)
         if (ioctl(o.fd, O2G_IOC_FREE, &off))
             return fail("free: %s", strerror(errno));
     }
+    /* A DATA payload longer than a piece: a CONTROL record, then MORE ones, in order. */
+    size_t big = 3 * O2G_DATA_PIECE + 100, got = 0;
+    unsigned char *p = malloc(big), *q = malloc(big);
+    fill(p, big, 6);
+    send_msg(tx, MPE_W_DATA, 0, p, big, big);
+    for (int i = 0; got < big; i++) {
+        struct o2g_cqe e;
+        size_t hdr = i ? 0 : MPE_WIRE_HDR,
+               want = big - got < O2G_DATA_PIECE ? big - got : O2G_DATA_PIECE;
+        if (!next_cqe(&o, &e, WAIT_MS))
+            return fail("DATA piece %d missing", i);
+        if (e.kind != (i ? O2G_CQE_MORE : O2G_CQE_CONTROL) || e.len != hdr + want)
+            return fail("DATA piece %d: kind %u len %llu", i, e.kind, (unsigned long long)e.len);
+        memcpy(q + got, o.dump + e.off + hdr, want);
+        got += want;
+        uint64_t off = e.off;
+        if (ioctl(o.fd, O2G_IOC_FREE, &off))
+            return fail("free: %s", strerror(errno));
+    }
+    if (memcmp(p, q, big))
+        return fail("the pieces of a long DATA payload differ from it");
+    free(p);
+    free(q);
+    return 0;
+}
+
+/* rts: an RTS is a message for matching, in MPI order with EAGER ones: of two receives
+ * posted for one tag, an RTS then an EAGER message take the first and the second; an RTS
+ * that arrives first waits in the unexpected queue for the POST that takes it. */
+static int t_rts(void)
+{
+    unsigned char b1[100], b2[100], m[100];
+    struct o2g_post p;
+    struct o2g_cqe e;
+    struct mpe_wire w;
+    struct o2g o;
+    int tx, rx;
+    if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    post(&o, 1, b1, sizeof b1, PEER, 4, NULL);
+    post(&o, 2, b2, sizeof b2, O2G_ANY_SOURCE, 4, NULL);
+    fill(m, sizeof m, 4);
+    send_msg(tx, MPE_W_RTS, 4, NULL, 1 << 20, 0);
+    send_msg(tx, MPE_W_EAGER, 4, m, sizeof m, sizeof m);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_RTS || e.cookie != 1 || e.len != 1 << 20)
+        return fail("the RTS did not take the first receive (kind %u cookie %llu)", e.kind,
+                    (unsigned long long)e.cookie);
+    if (mpe_wire_decode(o.dump + e.off, &w, MAX_EAGER) || w.type != MPE_W_RTS || w.tag != 4)
+        return fail("the RTS record holds the wrong header");
+    uint64_t off = e.off;
+    if (ioctl(o.fd, O2G_IOC_FREE, &off))
+        return fail("free: %s", strerror(errno));
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_RECV || e.cookie != 2 ||
+        check_fill(b2, sizeof b2, 4))
+        return fail("the EAGER message did not take the second receive (kind %u)", e.kind);
+    send_msg(tx, MPE_W_RTS, 6, NULL, 5000, 0);
+    if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP_RTS || e.len != 5000)
+        return fail("no UNEXP_RTS notice (kind %u)", e.kind);
+    if (post(&o, 3, b1, sizeof b1, PEER, 6, &p) != O2G_POST_RTS || p.off != e.off ||
+        p.msg_len != 5000)
+        return fail("POST did not take the unexpected RTS (result %u)", p.result);
+    if (mpe_wire_decode(o.dump + p.off, &w, MAX_EAGER) || w.type != MPE_W_RTS || w.tag != 6)
+        return fail("the unexpected RTS record holds the wrong header");
+    off = p.off;
+    if (ioctl(o.fd, O2G_IOC_FREE, &off))
+        return fail("free: %s", strerror(errno));
     return 0;
 }
 
@@ -957,6 +1027,7 @@ static const struct {
     {"ringfull", t_ringfull}, {"trunc", t_trunc},     {"many", t_many},
     {"control", t_control},   {"corrupt", t_corrupt}, {"closed", t_closed},
     {"killed", t_killed},     {"memlock", t_memlock}, {"double", t_double},
+    {"rts", t_rts},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the

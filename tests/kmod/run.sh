@@ -1,36 +1,54 @@
 #!/usr/bin/env bash
 # tests/kmod/run.sh [NAME...]: the kernel-module tests, in a Debian guest under QEMU/TCG
 # (never on the host's kernel). NAME: a module (o2g: every case of it) or one case
-# (o2g/race). One line per case, then "N passed, N failed"; exit status 1 on a failure.
-# kacc and kacc/CASE are host-kmod/kacc's: tests/kmod/kacc.sh runs them, in its own guest.
+# (o2g/race); o2g-mpi: the MPI conformance programs of tests/mpi/progs/ built by
+# `mpi/bin/ukmpicc --linux -static`, each run as a job of MPI_KMOD_NP (4) processes in one
+# guest over loopback TCP through /dev/o2g, with output identical to Open MPI's
+# (tests/mpi/run.sh's references, made here when missing), and o2g-mpi/module: the
+# module's counters show that it matched that traffic (it fails if the library read the
+# sockets itself); o2g-mpi/PROG: one program (and the counter check); o2g-mpi2 and
+# o2g-mpi2/PROG: the same on 2 guests (qemu/uknodes) of MPI_KMOD_NP/2 processes each.
+# Default: o2g, o2g-mpi, o2g-mpi2. One line per case, then "N passed, N failed"; exit
+# status 1 on a failure. kacc and kacc/CASE are host-kmod/kacc's: tests/kmod/kacc.sh runs
+# them, in its own guest.
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh, the version the module is built
 # for) with an initramfs made here: busybox-static, the module, tests/kmod/o2gtest
-# (static) and tests/kmod/guest/init, which runs the cases and ends the VM. The console
-# goes to $B/kmod/o2g.log.
+# (static), the MPI programs and tests/kmod/guest/ (init runs the cases and ends the VM).
+# One boot per group; the console goes to $B/kmod/o2g.log and $B/kmod/o2g-mpi.log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
-O2G_CASES="eager unexp race order cancel backpressure ringfull trunc many control corrupt closed killed memlock double rmmod dmesg"
+O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double rmmod dmesg"
+MPI_NP=${MPI_KMOD_NP:-4}
+MPI_PORT=7300 # loopback ports of the first job; each job takes the next MPI_NP
 
-cases=()
-for n in "${@:-o2g}"; do
+cases=() progs=() progs2=() names=("$@")
+[ $# -gt 0 ] || names=(o2g o2g-mpi o2g-mpi2)
+for n in "${names[@]}"; do
     case $n in
     o2g) for c in $O2G_CASES; do cases+=("$c"); done ;;
     o2g/*) cases+=("${n#o2g/}") ;;
     kacc | kacc/*) exec tests/kmod/kacc.sh "$@" ;; # host-kmod/kacc: its own guest
+    o2g-mpi) for f in tests/mpi/progs/*.c; do progs+=("$(basename "$f" .c)"); done ;;
+    o2g-mpi/module) ;;
+    o2g-mpi/*) progs+=("${n#o2g-mpi/}") ;;
+    o2g-mpi2) for f in tests/mpi/progs/*.c; do progs2+=("$(basename "$f" .c)"); done ;;
+    o2g-mpi2/module) ;;
+    o2g-mpi2/*) progs2+=("${n#o2g-mpi2/}") ;;
     *) echo "FAIL $n: no such module test"; echo "0 passed, 1 failed"; exit 1 ;;
     esac
 done
 # dmesg always closes a run: every case's kernel log is checked
-[[ " ${cases[*]} " == *" dmesg "* ]] || cases+=(dmesg)
+[ ${#cases[@]} = 0 ] || [[ " ${cases[*]} " == *" dmesg "* ]] || cases+=(dmesg)
+total=$((${#cases[@]} + ${#progs[@]} + (${#progs[@]} > 0 ? 2 : 0) + ${#progs2[@]} + (${#progs2[@]} > 0 ? 2 : 0)))
 
 # the module: its build output only on failure (Kbuild's BTF notice is noise)
 if ! mk=$(make -s o2g 2>&1); then
     echo "$mk" >&2
-    for c in "${cases[@]}"; do echo "FAIL o2g/$c: the module does not build"; done
-    echo "0 passed, ${#cases[@]} failed"
+    echo "FAIL kmod: the module does not build"
+    echo "0 passed, $total failed"
     exit 1
 fi
 mkdir -p "$out"
@@ -42,40 +60,142 @@ kdir=$(tests/bench/linux-kernel.sh)
 objcopy -O binary -j .modinfo "$out/o2g/o2g.ko" "$out/modinfo"
 kver=$(tr '\0' '\n' <"$out/modinfo" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
 if [ "$kver" != "$(basename "$kdir")" ]; then
-    for c in "${cases[@]}"; do echo "FAIL o2g/$c: o2g.ko is for $kver, the guest runs $(basename "$kdir")"; done
-    echo "0 passed, ${#cases[@]} failed"
+    echo "FAIL kmod: o2g.ko is for $kver, the guest runs $(basename "$kdir")"
+    echo "0 passed, $total failed"
     exit 1
 fi
 bb=/bin/busybox # busybox-static's (mk/deps.d/60-kmod.sh): the guest has no libc
-r=$out/root
-rm -rf "$r" && mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
-cp "$bb" "$r/bin/busybox"
-ln -s busybox "$r/bin/sh"
-cp tests/kmod/guest/init "$r/init"
-cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
-cp "$out/o2g/o2g.ko" "$out/o2gtest" "$r/"
-(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/initrd.cpio"
-
-log=$out/o2g.log
-list=$(IFS=,; echo "${cases[*]}")
-start=$SECONDS
-rc=0
-qemu/ukboot --smp 2 --mem 512M --timeout 170 --initrd "$out/initrd.cpio" \
-    --append "console=ttyS0 quiet panic=-1 kmod_cases=$list" "$kdir/vmlinuz" \
-    >"$log" 2>&1 || rc=$?
 pass=0 failn=0
-for c in "${cases[@]}"; do
-    line=$(grep -E "^(ok|FAIL) $c(:|$)" "$log" | head -n1 || true)
-    if [ "${line%% *}" = ok ]; then
-        echo "ok o2g/$c"
-        pass=$((pass + 1))
+ok() {
+    echo "ok $1"
+    pass=$((pass + 1))
+}
+bad() {
+    echo "FAIL $1"
+    failn=$((failn + 1))
+}
+
+# boot GROUP GUESTS CASES TIMEOUT [FILE...]: an initramfs with FILEs in /mpi, one run of
+# CASES (comma-separated, init's names) on GUESTS guests (more than one: qemu/uknodes,
+# joined by its hub); the consoles into $out/GROUP.log, guest after guest, unprefixed.
+boot() {
+    local group=$1 guests=$2 list=$3 limit=$4 r=$out/root rc=0
+    shift 4
+    rm -rf "$r" && mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp" "$r/mpi" "$r/m"
+    cp "$bb" "$r/bin/busybox"
+    ln -s busybox "$r/bin/sh"
+    cp tests/kmod/guest/init "$r/init"
+    cp tests/kmod/guest/mpirun "$r/bin/mpirun"
+    cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
+    cp "$out/o2g/o2g.ko" "$out/o2gtest" "$r/"
+    cp "$kdir"/m/*.ko "$kdir/m/order" "$r/m/" # virtio-net, for several guests
+    [ $# = 0 ] || cp "$@" "$r/mpi/"
+    (cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/initrd.cpio"
+    start=$SECONDS
+    local append="console=ttyS0 quiet panic=-1 kmod_cases=$list"
+    if [ "$guests" = 1 ]; then
+        qemu/ukboot --smp 2 --mem 512M --timeout "$limit" --initrd "$out/initrd.cpio" \
+            --append "$append" "$kdir/vmlinuz" >"$out/$group.log" 2>&1 || rc=$?
     else
-        [ -n "$line" ] || line="FAIL $c: no result (guest exit $rc; see $log)"
-        echo "FAIL o2g/${line#FAIL }"
-        failn=$((failn + 1))
+        qemu/uknodes --nodes "$guests" --smp 1 --mem 512M --timeout "$limit" \
+            --initrd "$out/initrd.cpio" --append "$append" "$kdir/vmlinuz" \
+            >"$out/$group.consoles" 2>&1 || rc=$?
+        for ((g = 0; g < guests; g++)); do
+            sed -n "s/^\[n$g\] //p" "$out/$group.consoles"
+        done >"$out/$group.log"
     fi
-done
-grep -E '^kmod: ' "$log" | sed 's/^/# /' || true
-echo "# guest run: $((SECONDS - start)) s"
+    grep -E '^kmod: ' "$out/$group.log" | sed 's/^/# /' || true
+    echo "# guest run ($group, $guests guest(s)): $((SECONDS - start)) s, exit $rc"
+}
+
+if [ ${#cases[@]} -gt 0 ]; then
+    boot o2g 1 "$(IFS=,; echo "${cases[*]}")" 170
+    for c in "${cases[@]}"; do
+        line=$(grep -E "^(ok|FAIL) $c(:|$)" "$out/o2g.log" | head -n1 || true)
+        if [ "${line%% *}" = ok ]; then
+            ok "o2g/$c"
+        else
+            [ -n "$line" ] || line="FAIL $c: no result (see $out/o2g.log)"
+            bad "o2g/${line#FAIL }"
+        fi
+    done
+fi
+
+# --- o2g-mpi: the MPI library's Linux build over /dev/o2g -----------------------------
+# mpi_group GROUP GUESTS: every program of progs as a job of MPI_NP processes on GUESTS
+# guests, then the module's counters and the guests' kernel logs.
+mpi_group() {
+    local group=$1 guests=$2 ref=$B/mpi-ref bins=() list=mpi-before port=$MPI_PORT
+    local log=$out/$1.log name p
+    mkdir -p "$out/mpi" "$ref/bin"
+    # shellcheck disable=SC2054 # the commas are in MCA values (tests/mpi/run.sh's flags)
+    mpirun_flags=(--oversubscribe --bind-to none --mca btl self,vader
+        --mca btl_vader_single_copy_mechanism none)
+    [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
+    for p in "${progs[@]}"; do
+        # Open MPI's output, as tests/mpi/run.sh makes it (and shares it) when missing
+        if [ ! -s "$ref/$p.$MPI_NP.out" ]; then
+            if ! mpicc -std=c99 -O2 "tests/mpi/progs/$p.c" -o "$ref/bin/$p" >/dev/null 2>&1 ||
+                ! OMPI_MCA_rmaps_base_oversubscribe=1 timeout -k 5 120 mpirun \
+                    "${mpirun_flags[@]}" -np "$MPI_NP" "$ref/bin/$p" >"$ref/$p.$MPI_NP.out" \
+                    2>/dev/null; then
+                rm -f "$ref/$p.$MPI_NP.out" # never compare against a failed reference
+            fi
+        fi
+        if mpi/bin/ukmpicc --linux -static -s -O2 "tests/mpi/progs/$p.c" -o "$out/mpi/$p" \
+            >"$out/mpi/$p.build.log" 2>&1; then
+            bins+=("$out/mpi/$p")
+            list+=",mpi:$p:$MPI_NP:$port:on"
+            port=$((port + MPI_NP))
+        fi
+    done
+    boot "$group" "$guests" "$list,mpi-after,dmesg" 300 "${bins[@]}"
+    for p in "${progs[@]}"; do
+        name="$group/$p ($guests guest(s), $MPI_NP processes)"
+        if [ ! -f "$out/mpi/$p" ]; then
+            bad "$name: ukmpicc --linux -static build (see $out/mpi/$p.build.log)"
+        elif [ ! -s "$ref/$p.$MPI_NP.out" ]; then
+            bad "$name: no Open MPI reference $ref/$p.$MPI_NP.out"
+        elif ! grep -q "^mpi $p rc=" "$log"; then
+            bad "$name: no result (see $log)"
+        elif [ "$(grep -c "^mpi $p rc=0" "$log")" != "$guests" ]; then
+            bad "$name: $(grep -m1 "^mpi $p rc=" "$log"): $(grep -m1 "^mpi $p| stderr" "$log" || true)"
+        elif ! sed -n "s/^mpi $p| //p" "$log" | grep -v '^stderr ' | diff -q "$ref/$p.$MPI_NP.out" - >/dev/null; then
+            bad "$name: output differs from Open MPI's (see $log)"
+        else
+            ok "$name"
+        fi
+    done
+    # The module matched the jobs' messages: receives posted into it took messages on
+    # arrival (softirq) and at posting (its unexpected queue), and control records went
+    # through it; a library that read the sockets itself, or did not post its receives
+    # (UKMPI_O2G_MATCH=0), would leave these counters where they were.
+    field() { # summed over the guests
+        sed -n "s/.*o2g counters $1 mpi: .*$2=\([0-9]*\).*/\1/p" "$log" | awk '{ n += $1 } END { print n }'
+    }
+    delta() { echo $(($(field after "$1") - $(field before "$1"))); }
+    if [ -z "$(field before control)" ] || [ -z "$(field after control)" ]; then
+        bad "$group/module: no counters (see $log)"
+    else
+        s=$(delta matched_softirq) p=$(delta matched_post) c=$(delta control)
+        if [ "$s" -lt ${#bins[@]} ] || [ "$p" -lt ${#bins[@]} ] || [ "$c" -lt ${#bins[@]} ]; then
+            bad "$group/module: the module matched too little for ${#bins[@]} jobs: $s on arrival, $p at posting, $c control records"
+        else
+            ok "$group/module ($s messages matched on arrival, $p at posting, $c control records)"
+        fi
+    fi
+    if [ "$(grep -c '^ok dmesg' "$log")" = "$guests" ]; then
+        ok "$group/dmesg"
+    else
+        bad "$group/dmesg: $(grep -m1 '^FAIL dmesg' "$log" || echo "no result")"
+    fi
+}
+[ ${#progs[@]} = 0 ] || mpi_group o2g-mpi 1
+if [ ${#progs2[@]} -gt 0 ]; then # 2 guests x MPI_NP/2 processes, over virtio-net
+    progs=("${progs2[@]}")
+    MPI_PORT=$((MPI_PORT + 1000))
+    mpi_group o2g-mpi2 2
+fi
+
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]
