@@ -5,7 +5,7 @@ KACC_DIR := $(B)/kmod/kacc
 KACC_KO := $(KACC_DIR)/kacc.ko
 KACC_CAD_SRCS := mpi/cad/cad_validate.c mpi/cad/cad_exec.c mpi/cad/cad_calc.c \
 	mpi/cad/cad_err.c mpi/cad/cad_types.c mpi/cad/cad_build.c
-KACC_SRCS := $(wildcard host-kmod/kacc/*.c host-kmod/kacc/*.h host-kmod/kacc/compat/*.h) \
+KACC_SRCS := $(wildcard host-kmod/kacc/*.c host-kmod/kacc/*.h host-kmod/compat/*.h) \
 	host-kmod/kacc/Kbuild $(KACC_CAD_SRCS) mpi/cad/cad.h mpi/cad/cad_internal.h
 
 ALL_TARGETS += $(KACC_KO)
@@ -15,12 +15,13 @@ $(KACC_DIR)/kver.$(O2G_KVER):
 
 $(KACC_KO): $(KACC_SRCS) $(KACC_DIR)/kver.$(O2G_KVER) | deps
 	@test -d $(O2G_KDIR) || { echo "kacc: no $(O2G_KDIR) (make deps)" >&2; exit 1; }
-	@mkdir -p $(KACC_DIR)/compat
+	@mkdir -p $(KACC_DIR)
 	@for s in host-kmod/kacc/*.c host-kmod/kacc/*.h host-kmod/kacc/Kbuild \
-		host-kmod/kacc/compat/*.h $(KACC_CAD_SRCS); do \
+		$(KACC_CAD_SRCS); do \
 		d=$(KACC_DIR)/$${s#host-kmod/kacc/}; d=$${d/mpi\/cad\//}; \
 		ln -sfn $(CURDIR)/$$s $$d; done
-	$(MAKE) -s -C $(O2G_KDIR) M=$(abspath $(KACC_DIR)) KACC_CAD=$(CURDIR)/mpi/cad modules
+	$(MAKE) -s -C $(O2G_KDIR) M=$(abspath $(KACC_DIR)) KACC_CAD=$(CURDIR)/mpi/cad \
+		KMOD_COMPAT=$(CURDIR)/host-kmod/compat modules
 
 .PHONY: kacc
 kacc: $(KACC_KO)

@@ -7,7 +7,7 @@ O2G_KVER := $(shell apt-cache depends linux-headers-amd64 2>/dev/null | \
 O2G_KDIR := /usr/src/linux-headers-$(O2G_KVER)
 O2G_DIR := $(B)/kmod/o2g
 O2G_KO := $(O2G_DIR)/o2g.ko
-O2G_SRCS := $(wildcard host-kmod/o2g/*.c host-kmod/o2g/*.h host-kmod/o2g/compat/*.h) \
+O2G_SRCS := $(wildcard host-kmod/o2g/*.c host-kmod/o2g/*.h host-kmod/compat/*.h) \
 	host-kmod/o2g/Kbuild mpi/core/match.c mpi/core/match.h mpi/core/mpe_wire.c \
 	mpi/core/mpe_wire.h mpi/core/lockfree.h mpi/core/mpe_plat.h
 
@@ -20,12 +20,13 @@ $(O2G_DIR)/kver.$(O2G_KVER):
 
 $(O2G_KO): $(O2G_SRCS) $(O2G_DIR)/kver.$(O2G_KVER) | deps
 	@test -d $(O2G_KDIR) || { echo "o2g: no $(O2G_KDIR) (make deps)" >&2; exit 1; }
-	@mkdir -p $(O2G_DIR)/compat
+	@mkdir -p $(O2G_DIR)
 	@for s in host-kmod/o2g/*.c host-kmod/o2g/*.h host-kmod/o2g/Kbuild \
-		host-kmod/o2g/compat/*.h mpi/core/match.c mpi/core/mpe_wire.c; do \
+		mpi/core/match.c mpi/core/mpe_wire.c; do \
 		d=$(O2G_DIR)/$${s#host-kmod/o2g/}; d=$${d/mpi\/core\//}; \
 		ln -sfn $(CURDIR)/$$s $$d; done
-	$(MAKE) -s -C $(O2G_KDIR) M=$(abspath $(O2G_DIR)) O2G_CORE=$(CURDIR)/mpi/core modules
+	$(MAKE) -s -C $(O2G_KDIR) M=$(abspath $(O2G_DIR)) O2G_CORE=$(CURDIR)/mpi/core \
+		KMOD_COMPAT=$(CURDIR)/host-kmod/compat modules
 
 .PHONY: o2g
 o2g: $(O2G_KO)
