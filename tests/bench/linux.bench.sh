@@ -59,7 +59,7 @@ for s in $SIDES; do
             note "$s: not run ($B/linux/libukmpi.a missing: run make)"
             continue
         fi
-        if [ $s = o2g ] && [ ! -f "$B/kmod/o2g/o2g.ko" ]; then
+        if [ "$s" = o2g ] && [ ! -f "$B/kmod/o2g/o2g.ko" ]; then
             note "o2g: not run ($B/kmod/o2g/o2g.ko missing: make o2g)"
             continue
         fi
