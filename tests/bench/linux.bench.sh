@@ -63,6 +63,10 @@ for s in $SIDES; do
             note "o2g: not run ($B/kmod/o2g/o2g.ko missing: make o2g)"
             continue
         fi
+        # a library without the o2g path ignores UKMPI_O2G: that column would be sockets
+        if [ "$s" = o2g ] && ! grep -q /dev/o2g "$B/linux/libukmpi.a"; then
+            note "o2g: the library has no /dev/o2g path yet: the o2g column is sockets + epoll too"
+        fi
         ;;
     mpich)
         if ! command -v mpicc.mpich >/dev/null; then
