@@ -28,12 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define IS_MAXKEY_LOG 19 /* keys are 0 .. 2^19 - 1: NAS IS class A's range */
-#define IS_MAXKEY     (1 << IS_MAXKEY_LOG)
-#define IS_BUCKETS    1024 /* NAS IS's bucket count: bucket = key >> (19 - 10) */
-#define IS_SHIFT      (IS_MAXKEY_LOG - 10)
-#define IS_SEED       314159265u /* NAS's seed; rank r starts at a stream of its own */
-#define IS_FAILED     3          /* mpibench's exit code when the verification fails */
+#define IS_MAXKEY_LOG  19 /* keys are 0 .. 2^19 - 1: NAS IS class A's range */
+#define IS_MAXKEY      (1 << IS_MAXKEY_LOG)
+#define IS_BUCKETS_LOG 10 /* NAS IS's 1024 buckets: bucket = key >> (19 - 10) */
+#define IS_BUCKETS     (1 << IS_BUCKETS_LOG)
+#define IS_SHIFT       (IS_MAXKEY_LOG - IS_BUCKETS_LOG)
+#define IS_SEED        314159265u /* NAS's seed; rank r starts at a stream of its own */
+#define IS_FAILED      3          /* mpibench's exit code when the verification fails */
 
 /* One job's sorting state, per rank; every buffer is owned here and freed by is_free(). */
 struct is_state {
