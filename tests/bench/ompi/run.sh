@@ -36,7 +36,8 @@
 # trusted, twice; 5: o2g.ko did not load). The whole consoles go to FILE (default
 # $B/bench/mpi/MPI-CONFIG.log, e.g. ompi-inter.log). First run:
 # builds the guest (ompi/build-guest.sh) and fetches the kernel (tests/bench/linux-kernel.sh);
-# later runs reuse both from the cache. OMPI_KLOG=loglevel=7 shows the guest kernel's log.
+# later runs reuse both from the cache. OMPI_KLOG=loglevel=7 shows the guest kernel's log;
+# OURS_SPIN_NS=NS sets our ranks' UKMPI_SPIN_NS (guest/init: mpib_spin).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 B=${B:-build}
@@ -123,6 +124,7 @@ append="console=ttyS0 ${OMPI_KLOG:-quiet} panic=-1 tsc=reliable no_timer_check"
 [ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz"
 append+=" mpib_args=$args mpib_np=$((nodes * smp)) mpib_mpi=$mpi$mca"
 [ "$o2g" = 0 ] || append+=" mpib_o2g=1"
+[[ ${OURS_SPIN_NS:-} =~ ^[0-9]+$ ]] && append+=" mpib_spin=$OURS_SPIN_NS"
 for attempt in 1 2; do
     rc=0
     if [ "$nodes" = 1 ]; then
