@@ -23,7 +23,8 @@
 # keys per rank; LXB_RUNS (1) jobs of each side and configuration, alternating, figures are
 # medians over runs; LXB_SIDES ("ours ompi mpich"); LXB_O2G (0); LXB_IS_CFG (see above);
 # LXB_TIMEOUT (300) seconds per job (a job that fails is not run again for that side and
-# configuration). Logs go to $B/bench/linux/.
+# configuration); OURS_SPIN_NS (unset: mpi/bin/ukmpirun's rule, which makes waits sleep at
+# once on a 1-vCPU VM) our ranks' UKMPI_SPIN_NS. Logs go to $B/bench/linux/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
