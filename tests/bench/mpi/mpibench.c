@@ -7,16 +7,17 @@
  * this directory (this file: main and the point-to-point modes; nbc.c: the non-blocking
  * collective modes; mpibench.h what they share).
  *
- *   mpibench [-n ITERS] [-r REPS] [-d DELAY_MS] [-p A,B] MODE...
+ *   mpibench [-n ITERS] [-r REPS] [-d DELAY_MS] [-p A,B] [-k KEYS] MODE...
  *
  *   -n ITERS   ping-pong round trips for sizes <= 1 KiB; 64 KiB does ITERS/5, 1 MiB
  *              ITERS/20 (at least 10), after a 10 % warm-up (the first size: at least 200).
  *              Default $MPIBENCH_ITERS or 1000.
- *   -r REPS    repetitions of waitcpu, overlap, bcasttime and cadlat (medians reported).
- *              Default $MPIBENCH_REPS or 10.
+ *   -r REPS    repetitions of waitcpu, overlap, bcasttime and cadlat, iterations of is
+ *              (medians reported). Default $MPIBENCH_REPS or 10.
  *   -d MS      waitcpu: how long the sender delays its message. Default 100.
  *   -p A,B     the two ranks of pingpong (A starts) and waitcpu (A sends, B waits).
  *              Default 0,1. The other ranks only join the barriers.
+ *   -k KEYS    is: keys per rank. Default 65536.
  *
  * Modes, run in the order given:
  *   pingpong  half round trip (median and minimum over the round trips, each timed on its
@@ -33,12 +34,16 @@
  *   limits    the floors of same-node messages: a flag ping-pong in shared memory between
  *             A and B without MPI (only where ranks share an address space: -DMPIBENCH_SAS)
  *             and a 1 MiB memcpy at A. See limits.c.
+ *   is        an integer bucket sort of KEYS keys per rank over all ranks (NAS IS's idea:
+ *             MPI_Alltoall of counts, MPI_Alltoallv of keys, local sort), verified; the
+ *             median time of one sort. See is.c. mpibench exits 3 when the sort is wrong.
  *   none      nothing: MPI_Init and MPI_Finalize only.
  *
  * Output, printed by rank 0 only, one line per result, key=value (MBps = 10^6 bytes/s):
  *   # mpibench ranks=2 lib="Open MPI v4.1.4" hosts=n0,n1 wtime_us=0.150
  *   pingpong bytes=65536 iters=200 half_rtt_us=128.10 min_us=120.55 MBps=511.6
  *   waitcpu delay_ms=100 reps=10 wall_ms=100.21 cpu_ms=100.02 cpu_pct=99.8
+ *   is ranks=4 keys=65536 maxkey=524288 iters=10 time_ms=12.30 ... verified=1 (see is.c)
  *   # nbc ..., overlap ..., bcasttime ..., cadstats ..., cadlat ...    (see nbc.c)
  *   limit flagpp ..., limit memcpy ...                                 (see limits.c)
  */
@@ -186,7 +191,7 @@ static void usage_exit(const char *why)
     if (rank == 0)
         fprintf(stderr,
                 "mpibench: %s\nusage: mpibench [-n ITERS] [-r REPS] [-d DELAY_MS] [-p A,B] "
-                "pingpong|waitcpu|overlap|bcasttime|cadlat|limits|none...\n",
+                "[-k KEYS] pingpong|waitcpu|overlap|bcasttime|cadlat|limits|is|none...\n",
                 why);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
@@ -199,7 +204,7 @@ static int env_int(const char *name, int def)
 
 int main(int argc, char **argv)
 {
-    int iters, reps, a = 0, b = 1, nmodes = 0, nbc = 0, len;
+    int iters, reps, a = 0, b = 1, nmodes = 0, nbc = 0, len, nkeys = 65536, rc = 0;
     double delay_ms = 100;
     const char *modes[16];
 
@@ -210,7 +215,7 @@ int main(int argc, char **argv)
     reps = env_int("MPIBENCH_REPS", 10);
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
-        if (o[0] == '-' && o[1] && !o[2] && strchr("nrdp", o[1])) {
+        if (o[0] == '-' && o[1] && !o[2] && strchr("nrdpk", o[1])) {
             if (i + 1 >= argc)
                 usage_exit("option without a value");
             const char *v = argv[++i];
@@ -220,13 +225,15 @@ int main(int argc, char **argv)
                 reps = atoi(v);
             else if (o[1] == 'd')
                 delay_ms = atof(v);
+            else if (o[1] == 'k')
+                nkeys = atoi(v);
             else if (sscanf(v, "%d,%d", &a, &b) != 2)
                 usage_exit("-p wants A,B");
         } else if (o[0] == '-') {
             usage_exit("unknown option");
         } else if (strcmp(o, "pingpong") && strcmp(o, "waitcpu") && strcmp(o, "overlap") &&
                    strcmp(o, "bcasttime") && strcmp(o, "cadlat") && strcmp(o, "limits") &&
-                   strcmp(o, "none")) {
+                   strcmp(o, "is") && strcmp(o, "none")) {
             usage_exit("unknown mode");
         } else if (nmodes < 16) {
             nbc += !strcmp(o, "overlap") || !strcmp(o, "bcasttime") || !strcmp(o, "cadlat");
@@ -237,8 +244,8 @@ int main(int argc, char **argv)
         usage_exit("needs at least 2 ranks");
     if (a < 0 || b < 0 || a >= nranks || b >= nranks || a == b)
         usage_exit("-p: two different ranks of the job");
-    if (iters < 1 || reps < 1 || delay_ms < 0)
-        usage_exit("-n and -r must be positive");
+    if (iters < 1 || reps < 1 || delay_ms < 0 || nkeys < 1)
+        usage_exit("-n, -r and -k must be positive");
     if (nmodes == 0)
         usage_exit("no mode given");
 
@@ -283,8 +290,10 @@ int main(int argc, char **argv)
             bench_cadlat(reps);
         else if (!strcmp(modes[m], "limits"))
             bench_limits(iters, a, b);
+        else if (!strcmp(modes[m], "is") && !rc)
+            rc = bench_is(nkeys, reps);
     }
     free(buf);
     MPI_Finalize();
-    return 0;
+    return rc;
 }

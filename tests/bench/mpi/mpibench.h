@@ -1,7 +1,7 @@
 /*
  * mpibench.h: what the parts of the MPI benchmark program share. mpibench.c holds main,
  * the options and the point-to-point modes (pingpong, waitcpu); nbc.c the non-blocking
- * collective modes (overlap, bcasttime, cadlat). Both parts are plain MPI + libc, built
+ * collective modes (overlap, bcasttime, cadlat); is.c the integer sort (is). Both parts are plain MPI + libc, built
  * together by ukmpicc for our unikernel and by Debian's mpicc for Open MPI.
  */
 #ifndef MPIBENCH_H
@@ -44,6 +44,9 @@ void bench_limits(int iters, int a, int b);
 void pattern_set(int n);
 int pattern_bad(int n, int me);
 int errors_sum(int e);
+/* is.c's mode: returns 0, or mpibench's exit code when the sort is wrong (every rank). */
+int bench_is(int nkeys, int iters);
+
 #ifndef MPIBENCH_NO_IBCAST
 void mm_init(void);
 double ibcast_overlap(int n, int d, MPI_Comm comm, long *mults);

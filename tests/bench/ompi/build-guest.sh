@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/bench/ompi/build-guest.sh: the root filesystem of the Open MPI baseline guests of
 # tests/bench/mpi.bench.sh, built once and cached. Prints the cache directory, which holds
-#   rootfs.cpio   Debian minbase + Open MPI (Debian packages only) + guest/*, as one newc
-#                 cpio: the whole initramfs, /init = guest/init
-#   info          suite, mirror, Open MPI version, sizes, build time
+#   rootfs.cpio   Debian minbase + Open MPI and MPICH (Debian packages only) + guest/*,
+#                 as one newc cpio: the whole initramfs, /init = guest/init
+#   info          suite, mirror, Open MPI and MPICH versions, sizes, build time
 #
 # The directory is $UKMPI_CACHE/ompi-guest-<key>, where <key> hashes this script, guest/*
 # and the suite: changing any of them builds a new guest, anything else reuses the old one.
@@ -21,8 +21,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${UKMPI_CACHE:-$HOME/.cache/ukmpi}
 # shellcheck disable=SC1091
 SUITE=${OMPI_GUEST_SUITE:-$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")}
-# Depends only (no Recommends): the MPI runtime, socat for the rexec launcher, ip, insmod.
-PKGS=openmpi-bin,libopenmpi3,socat,iproute2,kmod
+# Depends only (no Recommends): the MPI runtimes (Open MPI; MPICH for the Linux-build
+# benchmarks, tests/bench/linux.bench.sh), socat for the rexec launcher, ip, insmod.
+PKGS=openmpi-bin,libopenmpi3,mpich,libmpich12,socat,iproute2,kmod
 key=$({ cat "$here/build-guest.sh" "$here"/guest/*; echo "$SUITE $PKGS"; } | sha256sum | cut -c1-12)
 out=$CACHE/ompi-guest-$key
 say() { printf 'ompi-guest: %s\n' "$*" >&2; }
@@ -97,9 +98,11 @@ rm -rf "$root"/usr/share/{doc,man,info,locale,lintian} "$root"/var/cache/apt/* \
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$tmp/rootfs.cpio"
 ompi=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Version}' libopenmpi3)
+mpich=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Version}' libmpich12)
 {
     echo "suite=$SUITE mirror=$mirror"
     echo "openmpi=$ompi"
+    echo "mpich=$mpich"
     echo "rootfs_MiB=$(du -sm "$root" | cut -f1) cpio_MiB=$(($(stat -c %s "$tmp/rootfs.cpio") >> 20))"
     echo "debootstrap_s=$((t1 - t0)) total_s=$(($(date +%s) - t0)) built=$(date -u +%FT%TZ)"
 } >"$tmp/info"
