@@ -8,10 +8,10 @@ mutant, ~20 s each); run it after changing a test or the module.
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
 """
 import os
-import subprocess
 import sys
 
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutants import report, try_mutant  # noqa: E402 (after the path; it also cds to the top)
 
 MAIN = 'host-kmod/kacc/kacc_main.c'
 RUN = 'host-kmod/kacc/kacc_run.c'
@@ -46,32 +46,8 @@ BEFORE = {'dmesg': ['kacc/status']}
 
 def run(name):
     case, path, a, b = M[name]
-    orig = open(path).read()
-    if orig.count(a) != 1:
-        return False, 'mutant does not apply (source changed?)'
-    open(path, 'w').write(orig.replace(a, b))
-    try:
-        r = subprocess.run(['tests/kmod/run.sh'] + BEFORE.get(case, []) + ['kacc/' + case],
-                           capture_output=True, text=True, timeout=600)
-    finally:
-        open(path, 'w').write(orig)
-    case = 'kacc/' + case
-    line = next((l for l in r.stdout.splitlines() if l.startswith(('ok ' + case, 'FAIL ' + case))),
-                'no result')
-    return line.startswith('FAIL'), line
-
-
-def main():
-    names = sys.argv[1:] or list(M)
-    caught = missed = 0
-    for n in names:
-        ok, line = run(n)
-        print(('ok mutant %s: caught: %s' if ok else 'FAIL mutant %s: not caught: %s') % (n, line))
-        caught += ok
-        missed += not ok
-    print('%d passed, %d failed' % (caught, missed))
-    return 1 if missed else 0
+    return try_mutant(path, a, b, BEFORE.get(case, []) + ['kacc/' + case], 'kacc/' + case)
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(report(sys.argv[1:] or list(M), run))

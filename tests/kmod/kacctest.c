@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "../../host-kmod/kacc/kacc_uapi.h"
 #include "cad.h"
+#include "kt.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -37,18 +38,6 @@
 #define USER_TOP5  0xfffffffffff000ull   /* ... with 5-level paging (a CPU with la57) */
 #define KERNEL_PTR 0xffff888000000000ull /* the direct map: never a user buffer */
 #define PARAM      "/sys/module/kacc/parameters/progress"
-
-static char why[256];
-
-/* Record why the case fails; returns 1 so that `return fail(...)` fails the case. */
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return 1;
-}
 
 /* A file of /dev/kacc with its status page mapped. */
 struct kacc {
@@ -763,28 +752,8 @@ static const struct {
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
 static int run_case(const char *name, int (*fn)(void))
 {
-    int pipefd[2];
-    if (pipe(pipefd))
+    if (kt_child(name, fn))
         return 1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(pipefd[0]);
-        int r = fn();
-        if (r && write(pipefd[1], why, strlen(why)) < 0)
-            _exit(2);
-        _exit(r);
-    }
-    close(pipefd[1]);
-    char msg[256] = "";
-    ssize_t got = read(pipefd[0], msg, sizeof msg - 1);
-    msg[got > 0 ? got : 0] = 0;
-    close(pipefd[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-        printf("FAIL %s: %s\n", name, msg[0] ? msg : "crashed");
-        return 1;
-    }
     struct kacc_stats s = stats();
     if (s.graphs || s.pinned) {
         printf("FAIL %s: left %llu graphs, %llu pages pinned\n", name, (unsigned long long)s.graphs,

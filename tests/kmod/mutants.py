@@ -41,16 +41,16 @@ CASE = {'poll': 'unexp', 'pieces': 'control'}
 BEFORE = {'dmesg': ['o2g/eager']}
 
 
-def run(name):
-    path, a, b = M[name]
+def try_mutant(path, a, b, args, case):
+    """Apply one mutant (replace a by b in path), run tests/kmod/run.sh ARGS, restore the
+    source whatever happens: (caught, the case's result line)."""
     orig = open(path).read()
     if orig.count(a) != 1:
         return False, 'mutant does not apply (source changed?)'
     open(path, 'w').write(orig.replace(a, b))
     try:
-        case = 'o2g/' + CASE.get(name, name)
-        r = subprocess.run(['tests/kmod/run.sh'] + BEFORE.get(name, []) + [case],
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(['tests/kmod/run.sh'] + args, capture_output=True, text=True,
+                           timeout=600)
     finally:
         open(path, 'w').write(orig)
     line = next((l for l in r.stdout.splitlines() if l.startswith(('ok ' + case, 'FAIL ' + case))),
@@ -58,8 +58,8 @@ def run(name):
     return line.startswith('FAIL'), line
 
 
-def main():
-    names = sys.argv[1:] or list(M)
+def report(names, run):
+    """Run each named mutant, one line each and the closing line; the exit status."""
     caught = missed = 0
     for n in names:
         ok, line = run(n)
@@ -70,5 +70,11 @@ def main():
     return 1 if missed else 0
 
 
+def run(name):
+    path, a, b = M[name]
+    case = 'o2g/' + CASE.get(name, name)
+    return try_mutant(path, a, b, BEFORE.get(name, []) + [case], case)
+
+
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(report(sys.argv[1:] or list(M), run))

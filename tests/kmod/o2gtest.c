@@ -11,6 +11,7 @@
  * attached to /dev/o2g. On loopback the receive path (sk_data_ready) runs in softirq.
  */
 #include "../../host-kmod/o2g/o2g_uapi.h"
+#include "kt.h"
 #include "mpe_wire.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -36,18 +37,6 @@
 #define MAX_EAGER (64u << 10)
 #define WAIT_MS   5000       /* longest wait for anything under TCG */
 #define SMALL_BUF (64 << 10) /* socket buffers of the back-pressure case */
-
-static char why[256];
-
-/* Record why the case fails; returns 1 so that `return fail(...)` fails the case. */
-static int fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return 1;
-}
 
 /* A file of /dev/o2g with its dump area and ring mapped. */
 struct o2g {
@@ -1034,22 +1023,7 @@ static const struct {
  * check that the module let go of everything the child had. */
 static int run_case(int i)
 {
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int bad = cases[i].fn();
-        if (bad)
-            printf("FAIL %s: %s\n", cases[i].name, why);
-        fflush(stdout);
-        _exit(bad);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    if (!WIFEXITED(st)) {
-        printf("FAIL %s: died of signal %d\n", cases[i].name, WTERMSIG(st));
-        return 1;
-    }
-    if (WEXITSTATUS(st))
+    if (kt_child(cases[i].name, cases[i].fn))
         return 1;
     struct o2g_stats s = stats();
     if (s.pinned_pages || s.attached || s.posted) {
