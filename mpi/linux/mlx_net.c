@@ -10,8 +10,17 @@
  * connects. Every node's first header is its HELLO (mpe_wire.h, aux = node id), so an
  * accepted socket is matched to its node by reading that HELLO (addresses do not tell
  * nodes apart on one host); the header is then fed to the engine like any other bytes.
+ *
+ * A same-host pair (mlx_shm_local) uses a pair of shared-memory rings instead (mlx_ring.h,
+ * set up by mlx_shm.c): the sender's plat_net_send copies into the ring (from the rank's
+ * thread, under its network lock), and this thread hands the bytes to the engine straight
+ * from ring memory (mpe_net_rx copies them into the posted buffer or an eager slot): one
+ * copy in, one out. The pair's unix socket is its doorbell: this thread polls the rings
+ * for UKMPI_SPIN_NS after the last byte, then announces in each ring that it sleeps and
+ * waits in epoll, where a doorbell byte (or the socket's end: the peer died) wakes it.
  */
 #include "mlx.h"
+#include "mlx_ring.h"
 #include "mpe.h"
 #include "mpe_plat.h"
 #include "mpe_transport.h"
@@ -41,14 +50,20 @@
 #define MLX_KEEP_COUNT   5 /* ... and fails after this many unanswered probes */
 #define MLX_MS_PER_S     1000
 #define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
+#define MLX_SHM_CHUNK                                                                              \
+    65536                 /* ring bytes published or consumed at once: pipelines a
+                                * large message through the ring */
+#define MLX_BELL_BYTES 64 /* doorbell bytes read at once */
 
-enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN };
+enum ev_kind { EV_KICK, EV_LISTEN, EV_ULISTEN, EV_CONN };
 
 /* One node-pair socket: the engine's transport handle (mpe_conn_attach). */
 struct mlx_conn {
-    enum ev_kind kind; /* EV_CONN: first, epoll's data points here */
-    int fd;
-    struct mpe_conn *c; /* NULL while an accepted socket has not said HELLO */
+    enum ev_kind kind;        /* EV_CONN: first, epoll's data points here */
+    int fd;                   /* the TCP socket, or a shared-memory pair's doorbell socket */
+    struct mlx_ring *tx, *rx; /* a shared-memory pair's rings (mlx_ring.h), or NULL */
+    int peer;                 /* a shared-memory pair's other node */
+    struct mpe_conn *c;       /* NULL while an accepted socket has not said HELLO */
     uint8_t hello[MPE_WIRE_HDR];
     size_t hello_n;
     int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
@@ -60,7 +75,7 @@ static int ep = -1;
 static struct {
     enum ev_kind kind;
     int fd;
-} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1};
+} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1}, ulistener = {EV_ULISTEN, -1};
 static uint32_t pending_ipi; /* bit per "CPU": mpe_cad_flush(1) wanted there */
 static volatile int stopping;
 static pthread_t thread;
@@ -68,6 +83,7 @@ static int thread_started;
 static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
 static int nconns;
 static int corked_any; /* under the network lock: some conns[p]->corked */
+static int nshm;       /* under the network lock: shared-memory pairs attached */
 
 /* Any thread: epoll interest of k: input, and output while it waits for room. */
 static void interest(struct mlx_conn *k, int op)
@@ -92,6 +108,8 @@ static void conn_dead(struct mlx_conn *k)
  * hands a header and its payload over separately: small sends stay corked until the
  * outermost unlock of the network lock (mlx_net_uncork), so a small message leaves in one
  * segment and the peer's network thread wakes once for it. */
+static long shm_send(struct mlx_conn *k, const uint8_t *data, size_t len);
+
 long plat_net_send(void *transport, const void *data, size_t len)
 {
     struct mlx_conn *k = transport;
@@ -100,6 +118,8 @@ long plat_net_send(void *transport, const void *data, size_t len)
         return -1;
     if (k->want_out)
         return 0; /* mpe_net_sent() follows when the socket has room */
+    if (k->tx)
+        return shm_send(k, data, len);
     if (len > MLX_CORK_MAX && k->corked) {
         /* A large payload: send what is held now and this uncorked, so that the peer
          * starts on the first segments while we copy the rest. */
@@ -137,6 +157,28 @@ void mlx_net_uncork(void)
             setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
         }
     }
+}
+
+/* Under the network lock (plat_net_send): copy into the pair's ring what fits, in chunks
+ * published one by one so that the peer starts copying out while we copy in. A full ring
+ * arms want_out and the flag the peer's consume looks at: its doorbell brings us back
+ * (shm_bell, then shm_drain calls mpe_net_sent). */
+static long shm_send(struct mlx_conn *k, const uint8_t *data, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        int ring;
+        size_t want = len - done < MLX_SHM_CHUNK ? len - done : MLX_SHM_CHUNK;
+        size_t n = mlx_ring_put(k->tx, data + done, want, &ring);
+        if (ring)
+            mlx_shm_ring(k->fd);
+        done += n;
+        if (n == 0 && !mlx_ring_wait_room(k->tx)) {
+            k->want_out = 1;
+            break;
+        }
+    }
+    return (long)done;
 }
 
 /* Any thread; see mlx.h. The bit is set before the eventfd is written, so the network
@@ -223,6 +265,140 @@ static void conn_writable(struct mlx_conn *k)
     plat_net_unlock(t);
 }
 
+/* Network thread, under the network lock: hand what k's ring holds to the engine (at most
+ * a ring's worth, then the other pairs), and pump our sends if the peer made room. 1 if
+ * there was anything to do. */
+static int shm_drain(struct mlx_conn *k)
+{
+    int did = 0;
+    for (size_t budget = MLX_RING_BYTES; budget > 0 && !k->dead;) {
+        const uint8_t *p;
+        size_t n = mlx_ring_peek(k->rx, &p);
+        if (n == 0)
+            break;
+        if (n > MLX_RING_BYTES)
+            plat_fatal("connection to node %d: the shared-memory ring is corrupt", k->peer);
+        n = n < MLX_SHM_CHUNK ? n : MLX_SHM_CHUNK;
+        n = n < budget ? n : budget;
+        mpe_net_rx(k->c, p, n); /* copies out: the engine keeps no pointer into the ring */
+        int ring;
+        mlx_ring_consume(k->rx, n, &ring);
+        if (ring)
+            mlx_shm_ring(k->fd);
+        budget -= n;
+        did = 1;
+    }
+    if (k->want_out && !k->dead && mlx_ring_has_room(k->tx)) {
+        k->want_out = 0;
+        mpe_net_sent(k->c);
+        did = 1;
+    }
+    return did;
+}
+
+/* Network thread: every shared-memory pair once (shm_drain). 1 if any had work. */
+static int shm_poll(void)
+{
+    int did = 0;
+    if (!__atomic_load_n(&nshm, __ATOMIC_RELAXED))
+        return 0;
+    int t = plat_net_lock();
+    for (int p = 0; p < nconns; p++)
+        if (conns[p] && conns[p]->rx && !conns[p]->dead)
+            did |= shm_drain(conns[p]);
+    plat_net_unlock(t);
+    return did;
+}
+
+/* Network thread, about to wait in epoll: tell every pair's peer to ring for its next
+ * byte. 1: sleep; 0: bytes arrived meanwhile (shm_awake follows either way). */
+static int shm_sleep(void)
+{
+    int empty = 1;
+    int t = plat_net_lock();
+    for (int p = 0; p < nconns; p++)
+        if (conns[p] && conns[p]->rx && !conns[p]->dead)
+            empty &= mlx_ring_sleep(conns[p]->rx);
+    plat_net_unlock(t);
+    return empty;
+}
+
+/* Network thread, after epoll: producers may stop ringing. */
+static void shm_awake(void)
+{
+    int t = plat_net_lock();
+    for (int p = 0; p < nconns; p++)
+        if (conns[p] && conns[p]->rx)
+            mlx_ring_awake(conns[p]->rx);
+    plat_net_unlock(t);
+}
+
+/* Network thread: k's doorbell socket is readable: doorbell bytes (the rings are looked
+ * at by the loop), or its end: the peer process is gone. What it wrote before it went is
+ * still in the ring (its BYE perhaps, so that its leaving is no error): drained first. */
+static void shm_bell(struct mlx_conn *k)
+{
+    char b[MLX_BELL_BYTES];
+    ssize_t n;
+    while ((n = read(k->fd, b, sizeof b)) > 0 || (n < 0 && errno == EINTR))
+        ;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+    const char *why =
+        n == 0 ? "peer process ended (shared-memory doorbell closed)" : strerror(errno);
+    int t = plat_net_lock();
+    shm_drain(k);
+    conn_dead(k);
+    mpe_net_failed(k->c, why);
+    plat_net_unlock(t);
+}
+
+/* Under the network lock: a same-host pair's connection to node `peer` is up. Hazard: a
+ * pair attached by another thread is not yet in the network thread's sleep announcement
+ * (shm_sleep), so its peer would not ring for its first bytes: that thread kicks the
+ * network thread after (mlx_net_start). */
+static void shm_attach(int fd, int peer, struct mlx_ring *tx, struct mlx_ring *rx)
+{
+    struct mlx_conn *k = calloc(1, sizeof *k);
+    if (!k)
+        plat_fatal("out of memory for a connection");
+    k->kind = EV_CONN;
+    k->fd = fd;
+    k->tx = tx;
+    k->rx = rx;
+    k->peer = peer;
+    k->c = mpe_node_conn(mlx_node, peer);
+    conns[peer] = k;
+    nshm++;
+    interest(k, EPOLL_CTL_ADD);
+    mpe_conn_attach(k->c, k);
+}
+
+/* Network thread: accept the higher-numbered same-host nodes. */
+static void shm_accept_all(void)
+{
+    const struct mlx_env *e = mlx_env();
+    for (;;) {
+        int peer;
+        struct mlx_ring *tx, *rx;
+        int fd = mlx_shm_accept(e, ulistener.fd, &peer, &tx, &rx);
+        if (fd == -1)
+            return;
+        if (fd < 0)
+            continue;
+        int t = plat_net_lock();
+        struct mpe_conn *c = mpe_node_conn(mlx_node, peer);
+        if (!c || mpe_conn_transport(c)) {
+            fprintf(stderr, "mpi: node %d: refused a duplicate connection from node %d\n", e->node,
+                    peer);
+            close(fd);
+        } else {
+            shm_attach(fd, peer, tx, rx);
+        }
+        plat_net_unlock(t);
+    }
+}
+
 /* Any thread: a connected socket as the engine wants it: no Nagle (small sends are
  * corked by plat_net_send instead), and keepalive probes, so that a peer that vanished
  * without closing (a unikernel node's VM powers off when its job fails) is found while we
@@ -285,11 +461,26 @@ static void *net_thread(void *arg)
 {
     (void)arg;
     struct epoll_event evs[MLX_EVENTS];
+    uint64_t spin_ns = mlx_env()->spin_ns, idle_since = 0;
     mlx_plat_set_cpu(MLX_CPU_NET);
     while (!stopping) {
-        int n = epoll_wait(ep, evs, MLX_EVENTS, -1);
+        /* The rings first; while they were busy within spin_ns, epoll only looks. */
+        mlx_plat_set_irq_time(mlx_now_ns());
+        int busy = shm_poll(), timeout = 0, shm = __atomic_load_n(&nshm, __ATOMIC_RELAXED);
+        uint64_t now = mlx_now_ns();
+        if (busy || !idle_since)
+            idle_since = now;
+        if (!shm)
+            timeout = -1;
+        else if (!busy && now - idle_since >= spin_ns)
+            timeout = shm_sleep() ? -1 : 0;
+        int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
         if (n < 0 && errno != EINTR)
             plat_fatal("epoll_wait: %s", strerror(errno));
+        if (shm && timeout) {
+            idle_since = 0;
+            shm_awake();
+        }
         mlx_plat_set_irq_time(mlx_now_ns());
         for (int i = 0; i < n; i++) {
             enum ev_kind *kind = evs[i].data.ptr;
@@ -299,6 +490,10 @@ static void *net_thread(void *arg)
                     plat_fatal("eventfd: %s", strerror(errno));
             } else if (*kind == EV_LISTEN) {
                 accept_all();
+            } else if (*kind == EV_ULISTEN) {
+                shm_accept_all();
+            } else if (((struct mlx_conn *)kind)->rx) {
+                shm_bell((struct mlx_conn *)kind);
             } else {
                 struct mlx_conn *k = (struct mlx_conn *)kind;
                 /* Output first: conn_read may free a refused socket. */
@@ -383,22 +578,44 @@ int mlx_net_start(const struct mlx_env *e)
         fprintf(stderr, "mpi: node %d: cannot set up epoll: %s\n", e->node, strerror(errno));
         return -1;
     }
-    if (e->node < e->nodes - 1 && listen_higher(e) != 0)
+    int tcp_higher = 0, shm_higher = 0;
+    for (int p = e->node + 1; p < e->nodes; p++)
+        *(mlx_shm_local(e, p) ? &shm_higher : &tcp_higher) = 1;
+    if (tcp_higher && listen_higher(e) != 0)
         return -1;
+    if (shm_higher) {
+        struct epoll_event uev = {.events = EPOLLIN, .data.ptr = &ulistener};
+        ulistener.fd = mlx_shm_listen(e);
+        if (ulistener.fd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ulistener.fd, &uev) != 0)
+            return -1;
+    }
     if (pthread_create(&thread, NULL, net_thread, NULL) != 0) {
         fprintf(stderr, "mpi: node %d: cannot start the network thread\n", e->node);
         return -1;
     }
     thread_started = 1;
     uint64_t deadline = mlx_now_ns() + MLX_CONNECT_NS;
-    for (int p = 0; p < e->node; p++)
-        if (connect_one(e, p, deadline) != 0)
+    for (int p = 0; p < e->node; p++) {
+        if (!mlx_shm_local(e, p)) {
+            if (connect_one(e, p, deadline) != 0)
+                return -1;
+            continue;
+        }
+        struct mlx_ring *tx, *rx;
+        int fd = mlx_shm_connect(e, p, deadline, &tx, &rx);
+        if (fd < 0)
             return -1;
+        int t = plat_net_lock();
+        shm_attach(fd, p, tx, rx);
+        plat_net_unlock(t);
+        mlx_net_kick(MLX_CPU_NET); /* shm_attach's hazard */
+    }
     return 0;
 }
 
 /* Task context; see mlx.h. TCP's SIOCOUTQ counts the bytes not yet acknowledged by the
- * peer: 0 means the peer's kernel has all we sent (the unikernel's ksock_flushed). */
+ * peer: 0 means the peer's kernel has all we sent (the unikernel's ksock_flushed); a ring
+ * is flushed when the peer consumed all of it. */
 int mlx_net_flushed(int peer)
 {
     struct mpe_conn *c = mpe_node_conn(mlx_node, peer);
@@ -406,7 +623,15 @@ int mlx_net_flushed(int peer)
         return 0;
     int t = plat_net_lock();
     struct mlx_conn *k = mpe_conn_transport(c);
-    int queued = 0, done = k && (k->dead || (ioctl(k->fd, SIOCOUTQ, &queued) == 0 && !queued));
+    int queued = 0, done;
+    if (!k)
+        done = 0;
+    else if (k->dead)
+        done = 1;
+    else if (k->tx) /* the peer read every byte of its ring */
+        done = !k->want_out && __atomic_load_n(&k->tx->tail, __ATOMIC_ACQUIRE) == k->tx->head;
+    else
+        done = ioctl(k->fd, SIOCOUTQ, &queued) == 0 && !queued;
     plat_net_unlock(t);
     return done;
 }
@@ -425,4 +650,6 @@ void mlx_net_stop(void)
             close(conns[p]->fd);
     if (listener.fd >= 0)
         close(listener.fd);
+    if (ulistener.fd >= 0)
+        close(ulistener.fd);
 }
