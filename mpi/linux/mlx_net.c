@@ -344,8 +344,10 @@ static void shm_bell(struct mlx_conn *k)
         ;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return;
+    /* A peer that died with doorbell bytes unread resets the socket rather than closing
+     * it: the same end. */
     const char *why =
-        n == 0 ? "peer process ended (shared-memory doorbell closed)" : strerror(errno);
+        n == 0 || errno == ECONNRESET ? "peer process ended, its doorbell closed" : strerror(errno);
     int t = plat_net_lock();
     shm_drain(k);
     conn_dead(k);
