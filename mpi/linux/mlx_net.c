@@ -67,7 +67,8 @@ struct mlx_conn {
     uint8_t hello[MPE_WIRE_HDR];
     size_t hello_n;
     int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
-    int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send) */
+    int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send); for a
+                   * shared-memory pair: its doorbell is to be rung (shm_send) */
     int dead;     /* under the network lock: closed or failed, out of epoll */
 };
 
@@ -83,7 +84,10 @@ static int thread_started;
 static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
 static int nconns;
 static int corked_any; /* under the network lock: some conns[p]->corked */
-static int nshm;       /* under the network lock: shared-memory pairs attached */
+/* The shared-memory pairs: entries are written under the network lock before nshm is
+ * raised (release), and never change, so the network thread scans them without it. */
+static struct mlx_conn **shm_conns; /* [nodes] */
+static int nshm;
 
 /* Any thread: epoll interest of k: input, and output while it waits for room. */
 static void interest(struct mlx_conn *k, int op)
@@ -152,7 +156,10 @@ void mlx_net_uncork(void)
     corked_any = 0;
     for (int p = 0; p < nconns; p++) {
         struct mlx_conn *k = conns[p];
-        if (k && k->corked) {
+        if (k && k->corked && k->tx) {
+            k->corked = 0;
+            mlx_shm_ring(k->fd);
+        } else if (k && k->corked) {
             k->corked = 0;
             setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
         }
@@ -170,8 +177,8 @@ static long shm_send(struct mlx_conn *k, const uint8_t *data, size_t len)
         int ring;
         size_t want = len - done < MLX_SHM_CHUNK ? len - done : MLX_SHM_CHUNK;
         size_t n = mlx_ring_put(k->tx, data + done, want, &ring);
-        if (ring)
-            mlx_shm_ring(k->fd);
+        if (ring) /* at the unlock: a header and its payload wake the peer once */
+            k->corked = corked_any = 1;
         done += n;
         if (n == 0 && !mlx_ring_wait_room(k->tx)) {
             k->want_out = 1;
@@ -296,41 +303,41 @@ static int shm_drain(struct mlx_conn *k)
     return did;
 }
 
-/* Network thread: every shared-memory pair once (shm_drain). 1 if any had work. */
+/* Network thread: every shared-memory pair once (shm_drain). 1 if any had work. The lock
+ * (which the rank takes to send) only when a ring has bytes or a send waits for room. */
 static int shm_poll(void)
 {
-    int did = 0;
-    if (!__atomic_load_n(&nshm, __ATOMIC_RELAXED))
+    int did = 0, n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE), work = 0;
+    for (int i = 0; i < n && !work; i++)
+        work = mlx_ring_readable(shm_conns[i]->rx) ||
+               __atomic_load_n(&shm_conns[i]->want_out, __ATOMIC_RELAXED);
+    if (!work)
         return 0;
     int t = plat_net_lock();
-    for (int p = 0; p < nconns; p++)
-        if (conns[p] && conns[p]->rx && !conns[p]->dead)
-            did |= shm_drain(conns[p]);
+    for (int i = 0; i < n; i++)
+        if (!shm_conns[i]->dead)
+            did |= shm_drain(shm_conns[i]);
     plat_net_unlock(t);
     return did;
 }
 
 /* Network thread, about to wait in epoll: tell every pair's peer to ring for its next
- * byte. 1: sleep; 0: bytes arrived meanwhile (shm_awake follows either way). */
+ * byte. 1: sleep; 0: bytes arrived meanwhile (shm_awake follows either way). A dead
+ * pair's ring is harmless to look at. */
 static int shm_sleep(void)
 {
-    int empty = 1;
-    int t = plat_net_lock();
-    for (int p = 0; p < nconns; p++)
-        if (conns[p] && conns[p]->rx && !conns[p]->dead)
-            empty &= mlx_ring_sleep(conns[p]->rx);
-    plat_net_unlock(t);
+    int empty = 1, n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        empty &= mlx_ring_sleep(shm_conns[i]->rx);
     return empty;
 }
 
 /* Network thread, after epoll: producers may stop ringing. */
 static void shm_awake(void)
 {
-    int t = plat_net_lock();
-    for (int p = 0; p < nconns; p++)
-        if (conns[p] && conns[p]->rx)
-            mlx_ring_awake(conns[p]->rx);
-    plat_net_unlock(t);
+    int n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        mlx_ring_awake(shm_conns[i]->rx);
 }
 
 /* Network thread: k's doorbell socket is readable: doorbell bytes (the rings are looked
@@ -340,9 +347,10 @@ static void shm_bell(struct mlx_conn *k)
 {
     char b[MLX_BELL_BYTES];
     ssize_t n;
-    while ((n = read(k->fd, b, sizeof b)) > 0 || (n < 0 && errno == EINTR))
-        ;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    do /* fewer bytes than asked for: none left for now (a stream socket) */
+        n = read(k->fd, b, sizeof b);
+    while (n == (ssize_t)sizeof b || (n < 0 && errno == EINTR));
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
         return;
     /* A peer that died with doorbell bytes unread resets the socket rather than closing
      * it: the same end. */
@@ -371,7 +379,8 @@ static void shm_attach(int fd, int peer, struct mlx_ring *tx, struct mlx_ring *r
     k->peer = peer;
     k->c = mpe_node_conn(mlx_node, peer);
     conns[peer] = k;
-    nshm++;
+    shm_conns[nshm] = k;
+    __atomic_store_n(&nshm, nshm + 1, __ATOMIC_RELEASE);
     interest(k, EPOLL_CTL_ADD);
     mpe_conn_attach(k->c, k);
 }
@@ -470,11 +479,15 @@ static void *net_thread(void *arg)
         mlx_plat_set_irq_time(mlx_now_ns());
         int busy = shm_poll(), timeout = 0, shm = __atomic_load_n(&nshm, __ATOMIC_RELAXED);
         uint64_t now = mlx_now_ns();
+        if (busy) {
+            mlx_plat_set_irq_time(0);
+            cad_tail(); /* before a sleep: the interrupt's tail */
+        }
         if (busy || !idle_since)
             idle_since = now;
         if (!shm)
             timeout = -1;
-        else if (!busy && now - idle_since >= spin_ns)
+        else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
             timeout = shm_sleep() ? -1 : 0;
         int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
         if (n < 0 && errno != EINTR)
@@ -574,9 +587,11 @@ int mlx_net_start(const struct mlx_env *e)
     ep = epoll_create1(EPOLL_CLOEXEC);
     kick.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     conns = calloc((size_t)e->nodes, sizeof *conns);
+    shm_conns = calloc((size_t)e->nodes, sizeof *shm_conns);
     nconns = e->nodes;
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &kick};
-    if (ep < 0 || kick.fd < 0 || !conns || epoll_ctl(ep, EPOLL_CTL_ADD, kick.fd, &ev) != 0) {
+    if (ep < 0 || kick.fd < 0 || !conns || !shm_conns ||
+        epoll_ctl(ep, EPOLL_CTL_ADD, kick.fd, &ev) != 0) {
         fprintf(stderr, "mpi: node %d: cannot set up epoll: %s\n", e->node, strerror(errno));
         return -1;
     }

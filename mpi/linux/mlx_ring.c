@@ -78,6 +78,12 @@ size_t mlx_ring_peek(const struct mlx_ring *r, const uint8_t **p)
     return avail < first ? (size_t)avail : first;
 }
 
+/* The consumer's thread; see mlx_ring.h. */
+int mlx_ring_readable(const struct mlx_ring *r)
+{
+    return __atomic_load_n(&r->head, __ATOMIC_RELAXED) != r->tail;
+}
+
 /* The consumer's thread, under its network lock; see mlx_ring.h. */
 void mlx_ring_consume(struct mlx_ring *r, size_t n, int *ring)
 {

@@ -47,6 +47,8 @@ int mlx_ring_has_room(const struct mlx_ring *r);
 /* Consumer: the readable bytes that are contiguous in memory, from *p (0: empty). A
  * corrupt ring (more bytes than it holds) reports MLX_RING_BYTES + 1. */
 size_t mlx_ring_peek(const struct mlx_ring *r, const uint8_t **p);
+/* Consumer (its network lock not needed): are there bytes to read? */
+int mlx_ring_readable(const struct mlx_ring *r);
 /* Consumer: n bytes of mlx_ring_peek's are consumed (the caller copied them out). Sets
  * *ring when the producer waits for room: the caller rings the doorbell. */
 void mlx_ring_consume(struct mlx_ring *r, size_t n, int *ring);

@@ -12,7 +12,11 @@
 #   env.*         bad UKMPI_* values are refused with a message naming the variable
 #   ring.*        tests/mpi/linux/ringtest.c on the shared-memory ring (mlx_ring.c) between
 #                 two threads: a data stream through it, and its wake-up protocol as a
-#                 litmus test (no round may lose a wake-up)
+#                 litmus test (no round may lose a wake-up); ring.fences: each function
+#                 of mlx_ring.o that stores then loads another side's word has a full
+#                 barrier instruction (mfence or a lock-prefixed one): the litmus shows a
+#                 missing one only when the two threads really run at once, which a busy
+#                 host does not grant, so the object code is checked too
 #   mutant.*      the same stress test on a broken platform must fail: mlx_plat.c with the
 #                 futex wake-up removed (nowake), with a wake-up that arrives before
 #                 plat_block() forgotten (lostwake: the check-then-sleep race), and with
@@ -22,8 +26,8 @@
 #                 stress test hangs). ring.*: ringtest's litmus on mlx_ring.c without the
 #                 full fence of the producer (nofence.put) or of the consumer
 #                 (nofence.sleep: x86 reorders a store and a later load), or whose consumer
-#                 sleeps without a second look at the ring (norecheck), must report lost
-#                 wake-ups. A
+#                 sleeps without a second look at the ring (norecheck), must fail
+#                 ring.fences or report lost wake-ups. A
 #                 mutant is built by make's own rule for the library's objects, so with its
 #                 flags.
 #
@@ -38,6 +42,7 @@ export UKMPI_BUILD=${UKMPI_BUILD:-$babs}
 ITERS=2000        # stress iterations: about 1.5 s on 4 ranks, 4 s on 8
 RING_MIB=256      # ring.stream's bytes
 RING_SECS=3       # ring.wake's rounds: the broken fences lose hundreds of wake-ups in that
+RING_MUTANT_SECS=10 # ... when the host is idle; a mutant's litmus stops at the first lost one
 JOB_TIMEOUT=30    # a healthy run, or a dying job's end, takes a few seconds
 MUTANT_TIMEOUT=10 # a mutant that hangs
 MUTANT_TRIES=3
@@ -119,6 +124,8 @@ env_test port "UKMPI_PEERS: node 1: port \"70000\" is not 1 to 65535" \
 env_test count "UKMPI_PEERS has 1 addresses, UKMPI_NODES=2" UKMPI_NODES=2 UKMPI_PEERS=127.0.0.1
 env_test size "UKMPI_SIZE=4 but UKMPI_NODES=2" UKMPI_NODES=2 UKMPI_SIZE=4 \
     UKMPI_PEERS=127.0.0.1:1,127.0.0.1:2
+env_test job "UKMPI_JOB=\"a/b\": not 1 to 64 letters" UKMPI_JOB=a/b
+env_test shm "UKMPI_SHM=\"2\": not a whole number from 0 to 1" UKMPI_SHM=2
 
 # ring.stream, ring.wake: ringtest with the library's own mlx_ring.o (OBJ below).
 ring_obj=$B/linux/obj/mpi/linux/mlx_ring.o
@@ -139,6 +146,24 @@ for t in "stream $RING_MIB" "wake $RING_SECS"; do
         bad "ring.${t% *}" "exit $?" "$log"
     fi
 done
+
+# fences OBJ: the functions of mlx_ring.c's object OBJ that lack a full barrier.
+FENCED="mlx_ring_put mlx_ring_wait_room mlx_ring_consume mlx_ring_sleep"
+fences() {
+    local have f missing=
+    have=$(objdump -d --no-show-raw-insn "$1" |
+        awk '/^[0-9a-f]+ <.*>:$/ { f = substr($2, 2, length($2) - 3) } /mfence|lock / { print f }')
+    for f in $FENCED; do
+        grep -qx "$f" <<<"$have" || missing+=" $f"
+    done
+    echo "${missing# }"
+}
+missing=$(fences "$ring_obj")
+if [ -z "$missing" ]; then
+    ok "ring.fences ($FENCED)"
+else
+    bad "ring.fences" "no full barrier in: $missing"
+fi
 
 # mutant_obj NAME FILE PERL-SUBSTITUTION: mpi/linux/FILE changed so, compiled; prints the
 # object's path (nothing when the substitution no longer applies or the build fails).
@@ -189,7 +214,13 @@ ring_mutant() {
     obj=$(mutant_obj "$name" mlx_ring.c "$2")
     if [ -z "$obj" ] || ! ringtest "$out/mutant-$name/ringtest" "$obj"; then
         bad "mutant.$name" "no mutant built" "$log"
-    elif timeout 60 "$out/mutant-$name/ringtest" wake $RING_SECS >"$log" 2>&1; then
+        return
+    fi
+    local missing
+    missing=$(fences "$obj")
+    if [ -n "$missing" ]; then
+        ok "mutant.$name fails (ring.fences: no full barrier in $missing)"
+    elif timeout 60 "$out/mutant-$name/ringtest" wake $RING_MUTANT_SECS >"$log" 2>&1; then
         bad "mutant.$name" "no lost wake-up on a broken ring" "$log"
     else
         ok "mutant.$name fails ($(cut -c15- "$log"))"

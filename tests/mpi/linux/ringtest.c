@@ -9,10 +9,13 @@
  *                         announces it sleeps (mlx_ring_sleep); when the consumer would
  *                         sleep (it saw no byte) the producer must have been told to ring.
  *                         A round where neither saw the other is a lost wake-up: the
- *                         consumer would sleep on a byte nobody rings for.
+ *                         consumer would sleep on a byte nobody rings for; the test stops
+ *                         at the first. The two threads are pinned to different CPUs, so
+ *                         that they race even when the host is busy.
  *
  * Prints one line; exits 0 when all is well, 1 otherwise.
  */
+#define _GNU_SOURCE /* CPU affinity */
 #include "mlx_ring.h"
 #include <pthread.h>
 #include <sched.h>
@@ -107,11 +110,28 @@ static int stream(unsigned mib)
     return bad != 0;
 }
 
+/* Either thread: run on the CPU-th CPU this process may use (no effect with one). */
+static void pin(int cpu)
+{
+    cpu_set_t all, one;
+    CPU_ZERO(&one);
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 2)
+        return;
+    for (int c = 0, seen = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &all) && seen++ == cpu) {
+            CPU_SET(c, &one);
+            pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+            return;
+        }
+    }
+}
+
 /* The producer thread of the wake test. */
 static void *wake_producer(void *arg)
 {
     uint8_t b = 1;
     (void)arg;
+    pin(1);
     for (unsigned round = 0;; round++) {
         barrier(); /* A: the ring is empty, both flags clear */
         if (stop_rounds)
@@ -130,9 +150,10 @@ static int wake(unsigned secs)
     pthread_t t;
     unsigned long rounds = 0, lost = 0, saw = 0;
     time_t end = time(NULL) + secs;
+    pin(0);
     pthread_create(&t, NULL, wake_producer, NULL);
     for (;; rounds++) {
-        if (rounds % ROUNDS_CHECK == 0 && time(NULL) >= end)
+        if ((rounds % ROUNDS_CHECK == 0 && time(NULL) >= end) || lost)
             stop_rounds = 1;
         barrier(); /* A */
         if (stop_rounds)
