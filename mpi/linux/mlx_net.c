@@ -11,15 +11,13 @@
  * accepted socket is matched to its node by reading that HELLO (addresses do not tell
  * nodes apart on one host); the header is then fed to the engine like any other bytes.
  *
- * A same-host pair (mlx_shm_local) uses a pair of shared-memory rings instead (mlx_ring.h,
- * set up by mlx_shm.c): the sender's plat_net_send copies into the ring (from the rank's
- * thread, under its network lock), and this thread hands the bytes to the engine straight
- * from ring memory (mpe_net_rx copies them into the posted buffer or an eager slot): one
- * copy in, one out. The pair's unix socket is its doorbell: this thread polls the rings
- * for UKMPI_SPIN_NS after the last byte, then announces in each ring that it sleeps and
- * waits in epoll, where a doorbell byte (or the socket's end: the peer died) wakes it.
+ * A same-host pair (mlx_shm_local) uses a pair of shared-memory rings instead
+ * (mlx_net_shm.c): this thread polls them for UKMPI_SPIN_NS after the last byte, then
+ * announces in each ring that it sleeps and waits in epoll, where a doorbell byte (or the
+ * doorbell socket's end: the peer died) wakes it.
  */
 #include "mlx.h"
+#include "mlx_net.h"
 #include "mlx_ring.h"
 #include "mpe.h"
 #include "mpe_plat.h"
@@ -50,27 +48,6 @@
 #define MLX_KEEP_COUNT   5 /* ... and fails after this many unanswered probes */
 #define MLX_MS_PER_S     1000
 #define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
-#define MLX_SHM_CHUNK                                                                              \
-    65536                 /* ring bytes published or consumed at once: pipelines a
-                                * large message through the ring */
-#define MLX_BELL_BYTES 64 /* doorbell bytes read at once */
-
-enum ev_kind { EV_KICK, EV_LISTEN, EV_ULISTEN, EV_CONN };
-
-/* One node-pair socket: the engine's transport handle (mpe_conn_attach). */
-struct mlx_conn {
-    enum ev_kind kind;        /* EV_CONN: first, epoll's data points here */
-    int fd;                   /* the TCP socket, or a shared-memory pair's doorbell socket */
-    struct mlx_ring *tx, *rx; /* a shared-memory pair's rings (mlx_ring.h), or NULL */
-    int peer;                 /* a shared-memory pair's other node */
-    struct mpe_conn *c;       /* NULL while an accepted socket has not said HELLO */
-    uint8_t hello[MPE_WIRE_HDR];
-    size_t hello_n;
-    int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
-    int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send); for a
-                   * shared-memory pair: its doorbell is to be rung (shm_send) */
-    int dead;     /* under the network lock: closed or failed, out of epoll */
-};
 
 static int ep = -1;
 static struct {
@@ -81,16 +58,12 @@ static uint32_t pending_ipi; /* bit per "CPU": mpe_cad_flush(1) wanted there */
 static volatile int stopping;
 static pthread_t thread;
 static int thread_started;
-static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
+struct mlx_conn **mlx_conns; /* [nodes]: by peer, once attached */
 static int nconns;
-static int corked_any; /* under the network lock: some conns[p]->corked */
-/* The shared-memory pairs: entries are written under the network lock before nshm is
- * raised (release), and never change, so the network thread scans them without it. */
-static struct mlx_conn **shm_conns; /* [nodes] */
-static int nshm;
+int mlx_corked_any; /* under the network lock: some mlx_conns[p]->corked */
 
 /* Any thread: epoll interest of k: input, and output while it waits for room. */
-static void interest(struct mlx_conn *k, int op)
+void mlx_conn_interest(struct mlx_conn *k, int op)
 {
     struct epoll_event ev = {.events = EPOLLIN | (k->want_out ? EPOLLOUT : 0), .data.ptr = k};
     epoll_ctl(ep, op, k->fd, &ev);
@@ -98,7 +71,7 @@ static void interest(struct mlx_conn *k, int op)
 
 /* Under the network lock: k is finished with; its fd stays open (the engine may still
  * hold the handle) until mlx_net_stop. */
-static void conn_dead(struct mlx_conn *k)
+void mlx_conn_dead(struct mlx_conn *k)
 {
     if (k->dead)
         return;
@@ -112,8 +85,6 @@ static void conn_dead(struct mlx_conn *k)
  * hands a header and its payload over separately: small sends stay corked until the
  * outermost unlock of the network lock (mlx_net_uncork), so a small message leaves in one
  * segment and the peer's network thread wakes once for it. */
-static long shm_send(struct mlx_conn *k, const uint8_t *data, size_t len);
-
 long plat_net_send(void *transport, const void *data, size_t len)
 {
     struct mlx_conn *k = transport;
@@ -123,7 +94,7 @@ long plat_net_send(void *transport, const void *data, size_t len)
     if (k->want_out)
         return 0; /* mpe_net_sent() follows when the socket has room */
     if (k->tx)
-        return shm_send(k, data, len);
+        return mlx_shm_send(k, data, len);
     if (len > MLX_CORK_MAX && k->corked) {
         /* A large payload: send what is held now and this uncorked, so that the peer
          * starts on the first segments while we copy the rest. */
@@ -132,7 +103,7 @@ long plat_net_send(void *transport, const void *data, size_t len)
         k->corked = 0;
     } else if (len <= MLX_CORK_MAX && !k->corked &&
                setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on) == 0) {
-        k->corked = corked_any = 1;
+        k->corked = mlx_corked_any = 1;
     }
     ssize_t n;
     do
@@ -142,7 +113,7 @@ long plat_net_send(void *transport, const void *data, size_t len)
         return -1;
     if (n < 0 || (size_t)n < len) {
         k->want_out = 1;
-        interest(k, EPOLL_CTL_MOD);
+        mlx_conn_interest(k, EPOLL_CTL_MOD);
     }
     return n < 0 ? 0 : n;
 }
@@ -151,11 +122,11 @@ long plat_net_send(void *transport, const void *data, size_t len)
 void mlx_net_uncork(void)
 {
     int off = 0;
-    if (!corked_any)
+    if (!mlx_corked_any)
         return;
-    corked_any = 0;
+    mlx_corked_any = 0;
     for (int p = 0; p < nconns; p++) {
-        struct mlx_conn *k = conns[p];
+        struct mlx_conn *k = mlx_conns[p];
         if (k && k->corked && k->tx) {
             k->corked = 0;
             mlx_shm_ring(k->fd);
@@ -164,28 +135,6 @@ void mlx_net_uncork(void)
             setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
         }
     }
-}
-
-/* Under the network lock (plat_net_send): copy into the pair's ring what fits, in chunks
- * published one by one so that the peer starts copying out while we copy in. A full ring
- * arms want_out and the flag the peer's consume looks at: its doorbell brings us back
- * (shm_bell, then shm_drain calls mpe_net_sent). */
-static long shm_send(struct mlx_conn *k, const uint8_t *data, size_t len)
-{
-    size_t done = 0;
-    while (done < len) {
-        int ring;
-        size_t want = len - done < MLX_SHM_CHUNK ? len - done : MLX_SHM_CHUNK;
-        size_t n = mlx_ring_put(k->tx, data + done, want, &ring);
-        if (ring) /* at the unlock: a header and its payload wake the peer once */
-            k->corked = corked_any = 1;
-        done += n;
-        if (n == 0 && !mlx_ring_wait_room(k->tx)) {
-            k->want_out = 1;
-            break;
-        }
-    }
-    return (long)done;
 }
 
 /* Any thread; see mlx.h. The bit is set before the eventfd is written, so the network
@@ -210,13 +159,13 @@ static void hello_done(struct mlx_conn *k)
     if (!c || mpe_conn_transport(c)) {
         fprintf(stderr, "mpi: node %d: refused a connection from an unknown or duplicate peer\n",
                 me);
-        conn_dead(k);
+        mlx_conn_dead(k);
         close(k->fd);
         free(k);
         return;
     }
     k->c = c;
-    conns[peer] = k;
+    mlx_conns[peer] = k;
     mpe_conn_attach(c, k);
     mpe_net_rx(c, k->hello, sizeof k->hello);
 }
@@ -244,7 +193,7 @@ static void conn_read(struct mlx_conn *k)
             return;
         } else {
             const char *why = n == 0 ? "peer closed the connection" : strerror(errno);
-            conn_dead(k);
+            mlx_conn_dead(k);
             if (k->c) {
                 mpe_net_failed(k->c, why);
             } else { /* an accepted socket that never said HELLO */
@@ -266,148 +215,10 @@ static void conn_writable(struct mlx_conn *k)
     int t = plat_net_lock();
     if (!k->dead && k->want_out) {
         k->want_out = 0;
-        interest(k, EPOLL_CTL_MOD);
+        mlx_conn_interest(k, EPOLL_CTL_MOD);
         mpe_net_sent(k->c);
     }
     plat_net_unlock(t);
-}
-
-/* Network thread, under the network lock: hand what k's ring holds to the engine (at most
- * a ring's worth, then the other pairs), and pump our sends if the peer made room. 1 if
- * there was anything to do. */
-static int shm_drain(struct mlx_conn *k)
-{
-    int did = 0;
-    for (size_t budget = MLX_RING_BYTES; budget > 0 && !k->dead;) {
-        const uint8_t *p;
-        size_t n = mlx_ring_peek(k->rx, &p);
-        if (n == 0)
-            break;
-        if (n > MLX_RING_BYTES)
-            plat_fatal("connection to node %d: the shared-memory ring is corrupt", k->peer);
-        n = n < MLX_SHM_CHUNK ? n : MLX_SHM_CHUNK;
-        n = n < budget ? n : budget;
-        mpe_net_rx(k->c, p, n); /* copies out: the engine keeps no pointer into the ring */
-        int ring;
-        mlx_ring_consume(k->rx, n, &ring);
-        if (ring)
-            mlx_shm_ring(k->fd);
-        budget -= n;
-        did = 1;
-    }
-    if (k->want_out && !k->dead && mlx_ring_has_room(k->tx)) {
-        k->want_out = 0;
-        mpe_net_sent(k->c);
-        did = 1;
-    }
-    return did;
-}
-
-/* Network thread: every shared-memory pair once (shm_drain). 1 if any had work. The lock
- * (which the rank takes to send) only when a ring has bytes or a send waits for room. */
-static int shm_poll(void)
-{
-    int did = 0, n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE), work = 0;
-    for (int i = 0; i < n && !work; i++)
-        work = mlx_ring_readable(shm_conns[i]->rx) ||
-               __atomic_load_n(&shm_conns[i]->want_out, __ATOMIC_RELAXED);
-    if (!work)
-        return 0;
-    int t = plat_net_lock();
-    for (int i = 0; i < n; i++)
-        if (!shm_conns[i]->dead)
-            did |= shm_drain(shm_conns[i]);
-    plat_net_unlock(t);
-    return did;
-}
-
-/* Network thread, about to wait in epoll: tell every pair's peer to ring for its next
- * byte. 1: sleep; 0: bytes arrived meanwhile (shm_awake follows either way). A dead
- * pair's ring is harmless to look at. */
-static int shm_sleep(void)
-{
-    int empty = 1, n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        empty &= mlx_ring_sleep(shm_conns[i]->rx);
-    return empty;
-}
-
-/* Network thread, after epoll: producers may stop ringing. */
-static void shm_awake(void)
-{
-    int n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++)
-        mlx_ring_awake(shm_conns[i]->rx);
-}
-
-/* Network thread: k's doorbell socket is readable: doorbell bytes (the rings are looked
- * at by the loop), or its end: the peer process is gone. What it wrote before it went is
- * still in the ring (its BYE perhaps, so that its leaving is no error): drained first. */
-static void shm_bell(struct mlx_conn *k)
-{
-    char b[MLX_BELL_BYTES];
-    ssize_t n;
-    do /* fewer bytes than asked for: none left for now (a stream socket) */
-        n = read(k->fd, b, sizeof b);
-    while (n == (ssize_t)sizeof b || (n < 0 && errno == EINTR));
-    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
-        return;
-    /* A peer that died with doorbell bytes unread resets the socket rather than closing
-     * it: the same end. */
-    const char *why =
-        n == 0 || errno == ECONNRESET ? "peer process ended, its doorbell closed" : strerror(errno);
-    int t = plat_net_lock();
-    shm_drain(k);
-    conn_dead(k);
-    mpe_net_failed(k->c, why);
-    plat_net_unlock(t);
-}
-
-/* Under the network lock: a same-host pair's connection to node `peer` is up. Hazard: a
- * pair attached by another thread is not yet in the network thread's sleep announcement
- * (shm_sleep), so its peer would not ring for its first bytes: that thread kicks the
- * network thread after (mlx_net_start). */
-static void shm_attach(int fd, int peer, struct mlx_ring *tx, struct mlx_ring *rx)
-{
-    struct mlx_conn *k = calloc(1, sizeof *k);
-    if (!k)
-        plat_fatal("out of memory for a connection");
-    k->kind = EV_CONN;
-    k->fd = fd;
-    k->tx = tx;
-    k->rx = rx;
-    k->peer = peer;
-    k->c = mpe_node_conn(mlx_node, peer);
-    conns[peer] = k;
-    shm_conns[nshm] = k;
-    __atomic_store_n(&nshm, nshm + 1, __ATOMIC_RELEASE);
-    interest(k, EPOLL_CTL_ADD);
-    mpe_conn_attach(k->c, k);
-}
-
-/* Network thread: accept the higher-numbered same-host nodes. */
-static void shm_accept_all(void)
-{
-    const struct mlx_env *e = mlx_env();
-    for (;;) {
-        int peer;
-        struct mlx_ring *tx, *rx;
-        int fd = mlx_shm_accept(e, ulistener.fd, &peer, &tx, &rx);
-        if (fd == -1)
-            return;
-        if (fd < 0)
-            continue;
-        int t = plat_net_lock();
-        struct mpe_conn *c = mpe_node_conn(mlx_node, peer);
-        if (!c || mpe_conn_transport(c)) {
-            fprintf(stderr, "mpi: node %d: refused a duplicate connection from node %d\n", e->node,
-                    peer);
-            close(fd);
-        } else {
-            shm_attach(fd, peer, tx, rx);
-        }
-        plat_net_unlock(t);
-    }
 }
 
 /* Any thread: a connected socket as the engine wants it: no Nagle (small sends are
@@ -443,7 +254,7 @@ static void accept_all(void)
     int fd;
     while ((fd = accept4(listener.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
         struct mlx_conn *k = conn_new(fd);
-        interest(k, EPOLL_CTL_ADD);
+        mlx_conn_interest(k, EPOLL_CTL_ADD);
     }
 }
 
@@ -477,7 +288,7 @@ static void *net_thread(void *arg)
     while (!stopping) {
         /* The rings first; while they were busy within spin_ns, epoll only looks. */
         mlx_plat_set_irq_time(mlx_now_ns());
-        int busy = shm_poll(), timeout = 0, shm = __atomic_load_n(&nshm, __ATOMIC_RELAXED);
+        int busy = mlx_shm_poll(), timeout = 0, shm = mlx_shm_pairs();
         uint64_t now = mlx_now_ns();
         if (busy) {
             mlx_plat_set_irq_time(0);
@@ -488,13 +299,13 @@ static void *net_thread(void *arg)
         if (!shm)
             timeout = -1;
         else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
-            timeout = shm_sleep() ? -1 : 0;
+            timeout = mlx_shm_sleep() ? -1 : 0;
         int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
         if (n < 0 && errno != EINTR)
             plat_fatal("epoll_wait: %s", strerror(errno));
         if (shm && timeout) {
             idle_since = 0;
-            shm_awake();
+            mlx_shm_awake();
         }
         mlx_plat_set_irq_time(mlx_now_ns());
         for (int i = 0; i < n; i++) {
@@ -506,9 +317,9 @@ static void *net_thread(void *arg)
             } else if (*kind == EV_LISTEN) {
                 accept_all();
             } else if (*kind == EV_ULISTEN) {
-                shm_accept_all();
+                mlx_shm_accept_all(ulistener.fd);
             } else if (((struct mlx_conn *)kind)->rx) {
-                shm_bell((struct mlx_conn *)kind);
+                mlx_shm_bell((struct mlx_conn *)kind);
             } else {
                 struct mlx_conn *k = (struct mlx_conn *)kind;
                 /* Output first: conn_read may free a refused socket. */
@@ -561,8 +372,8 @@ static int connect_one(const struct mlx_env *e, int p, uint64_t deadline)
             struct mlx_conn *k = conn_new(fd);
             int t = plat_net_lock();
             k->c = mpe_node_conn(mlx_node, p);
-            conns[p] = k;
-            interest(k, EPOLL_CTL_ADD);
+            mlx_conns[p] = k;
+            mlx_conn_interest(k, EPOLL_CTL_ADD);
             mpe_conn_attach(k->c, k);
             plat_net_unlock(t);
             return 0;
@@ -586,11 +397,10 @@ int mlx_net_start(const struct mlx_env *e)
 {
     ep = epoll_create1(EPOLL_CLOEXEC);
     kick.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    conns = calloc((size_t)e->nodes, sizeof *conns);
-    shm_conns = calloc((size_t)e->nodes, sizeof *shm_conns);
+    mlx_conns = calloc((size_t)e->nodes, sizeof *mlx_conns);
     nconns = e->nodes;
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &kick};
-    if (ep < 0 || kick.fd < 0 || !conns || !shm_conns ||
+    if (ep < 0 || kick.fd < 0 || !mlx_conns || mlx_shm_alloc(e->nodes) != 0 ||
         epoll_ctl(ep, EPOLL_CTL_ADD, kick.fd, &ev) != 0) {
         fprintf(stderr, "mpi: node %d: cannot set up epoll: %s\n", e->node, strerror(errno));
         return -1;
@@ -623,9 +433,9 @@ int mlx_net_start(const struct mlx_env *e)
         if (fd < 0)
             return -1;
         int t = plat_net_lock();
-        shm_attach(fd, p, tx, rx);
+        mlx_shm_attach(fd, p, tx, rx);
         plat_net_unlock(t);
-        mlx_net_kick(MLX_CPU_NET); /* shm_attach's hazard */
+        mlx_net_kick(MLX_CPU_NET); /* mlx_shm_attach's hazard */
     }
     return 0;
 }
@@ -663,8 +473,8 @@ void mlx_net_stop(void)
         thread_started = 0;
     }
     for (int p = 0; p < nconns; p++)
-        if (conns[p])
-            close(conns[p]->fd);
+        if (mlx_conns[p])
+            close(mlx_conns[p]->fd);
     if (listener.fd >= 0)
         close(listener.fd);
     if (ulistener.fd >= 0)
