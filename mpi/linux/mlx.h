@@ -13,7 +13,8 @@
  *   mlx_env.c   the job's layout from the environment (UKMPI_NODE, UKMPI_NODES, ...)
  *   mlx_plat.c  mpe_plat.h: wake-ups, the network lock, CPUs, time, fatal errors
  *   mlx_net.c   the network thread, the node-pair sockets, plat_net_send
- *   mlx_shm.c   same-host node pairs: the shared segment and its doorbell socket
+ *   mlx_net_shm.c  the network thread's side of same-host pairs (mlx_net.h)
+ *   mlx_shm.c   same-host node pairs: setting up the shared segment and its doorbell
  *   mlx_ring.c  the shared-memory byte ring and its wake-up protocol
  *   mlx_job.c   job start (listen, connect, HELLOs) and end (BYE, flush)
  *   mlx_abi.c   the uk_abi table mpi/lib calls, filled with Linux functions
