@@ -46,7 +46,7 @@ struct mlx_env {
     struct mlx_peer *peer; /* [nodes] */
     const char *job;       /* UKMPI_JOB: the job's name on this host, or NULL */
     int shm;               /* UKMPI_SHM: same-host nodes use shared memory (1, the default) */
-    uint64_t spin_ns;      /* UKMPI_SPIN_NS: the network thread polls the rings this long */
+    uint64_t spin_ns;      /* UKMPI_SHM_SPIN_NS: the network thread polls the rings this long */
 };
 
 /* Any thread: the layout, parsed from the environment on the first call; a bad value

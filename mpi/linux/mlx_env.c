@@ -14,8 +14,9 @@
  *                to 64): nodes with the same address in UKMPI_PEERS are then on one host
  *                and talk through shared memory (mlx_shm.c) instead of TCP. Unset: TCP.
  *   UKMPI_SHM    0 forces TCP between same-host nodes too (default 1)
- *   UKMPI_SPIN_NS  how long the network thread polls the shared-memory rings after the
- *                last byte before it sleeps (default 50000, as a rank's wait, mpi/lib)
+ *   UKMPI_SHM_SPIN_NS  how long the network thread polls the shared-memory rings after
+ *                the last byte before it sleeps (default 0: on this 2-CPU VM host a polling
+ *                network thread took the CPU from the ranks and halved the ping-pong)
  *
  * mpi/bin/ukmpirun sets them for processes on this host. A bad value is refused with a
  * message naming the variable, and the process ends (MLX_EXIT_FATAL).
@@ -30,8 +31,7 @@
 #include <string.h>
 
 #define MLX_MAX_PORT 65535
-#define MLX_MAX_JOB  64    /* UKMPI_JOB's length: it names an abstract unix socket */
-#define MLX_SPIN_NS  50000 /* mpi/lib's default UKMPI_SPIN_NS */
+#define MLX_MAX_JOB  64 /* UKMPI_JOB's length: it names an abstract unix socket */
 
 static struct mlx_env env;
 static int parsed;
@@ -139,7 +139,7 @@ const struct mlx_env *mlx_env(void)
         refuse("UKMPI_JOB=\"%s\": not 1 to %d letters, digits, '.', '-' or '_'", env.job,
                MLX_MAX_JOB);
     env.shm = int_var("UKMPI_SHM", 1, 0, 1);
-    env.spin_ns = (uint64_t)int_var("UKMPI_SPIN_NS", MLX_SPIN_NS, 0, INT_MAX);
+    env.spin_ns = (uint64_t)int_var("UKMPI_SHM_SPIN_NS", 0, 0, INT_MAX);
     parsed = 1;
     return &env;
 }

@@ -12,7 +12,7 @@
  * nodes apart on one host); the header is then fed to the engine like any other bytes.
  *
  * A same-host pair (mlx_shm_local) uses a pair of shared-memory rings instead
- * (mlx_net_shm.c): this thread polls them for UKMPI_SPIN_NS after the last byte, then
+ * (mlx_net_shm.c): this thread polls them for UKMPI_SHM_SPIN_NS after the last byte, then
  * announces in each ring that it sleeps and waits in epoll, where a doorbell byte (or the
  * doorbell socket's end: the peer died) wakes it.
  */
