@@ -2,7 +2,8 @@
  * mlx.h: the MPI engine on Linux (ARCHITECTURE.md decisions 10 and 15): one Linux process
  * is one node of a job with exactly one rank, speaking the native protocol (mpe_wire.h)
  * to its peers over one TCP connection per node pair, so that it can be a node of a job
- * next to unikernel nodes.
+ * next to unikernel nodes. Two nodes of a job on the same host (ukmpirun's) use a pair of
+ * shared-memory rings instead of the TCP connection (mlx_shm.c, mlx_ring.h).
  *
  * Threads: the rank is the process's main thread ("CPU 1", task context). One network
  * thread per process ("CPU 0") plays the unikernel's NIC interrupt: it waits in epoll on
@@ -12,6 +13,9 @@
  *   mlx_env.c   the job's layout from the environment (UKMPI_NODE, UKMPI_NODES, ...)
  *   mlx_plat.c  mpe_plat.h: wake-ups, the network lock, CPUs, time, fatal errors
  *   mlx_net.c   the network thread, the node-pair sockets, plat_net_send
+ *   mlx_net_shm.c  the network thread's side of same-host pairs (mlx_net.h)
+ *   mlx_shm.c   same-host node pairs: setting up the shared segment and its doorbell
+ *   mlx_ring.c  the shared-memory byte ring and its wake-up protocol
  *   mlx_job.c   job start (listen, connect, HELLOs) and end (BYE, flush)
  *   mlx_abi.c   the uk_abi table mpi/lib calls, filled with Linux functions
  *   mlx_o2g.c   the receive path through /dev/o2g when the module is there (UKMPI_O2G)
@@ -42,6 +46,9 @@ struct mlx_peer {
 struct mlx_env {
     int node, nodes, size; /* this node, the job's nodes and ranks (one rank per node) */
     struct mlx_peer *peer; /* [nodes] */
+    const char *job;       /* UKMPI_JOB: the job's name on this host, or NULL */
+    int shm;               /* UKMPI_SHM: same-host nodes use shared memory (1, the default) */
+    uint64_t spin_ns;      /* UKMPI_SHM_SPIN_NS: the network thread polls the rings this long */
 };
 
 /* Any thread: the layout, parsed from the environment on the first call; a bad value
@@ -82,6 +89,24 @@ int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq);
 void mlx_o2g_run(void);
 /* Task context (job end): let go of the device and the sockets. */
 void mlx_o2g_stop(void);
+/* mlx_shm.c. Any thread: does node p share memory with us (same address in UKMPI_PEERS,
+ * a job name, shared memory not turned off)? */
+int mlx_shm_local(const struct mlx_env *e, int p);
+/* Task context (start-up): listen for the higher-numbered same-host nodes. The listening
+ * socket (non-blocking), or -1 with a message printed. */
+int mlx_shm_listen(const struct mlx_env *e);
+/* Task context (start-up): connect to same-host node p (retrying while it starts until
+ * `deadline`, mlx_now_ns), make and send the pair's segment. The doorbell socket
+ * (non-blocking) and the rings we write (*tx) and read (*rx), or -1 with a message. */
+struct mlx_ring;
+int mlx_shm_connect(const struct mlx_env *e, int p, uint64_t deadline, struct mlx_ring **tx,
+                    struct mlx_ring **rx);
+/* Network thread: accept one connection on listener lfd: the doorbell socket, and as
+ * above, the peer's node in *peer; -1: none pending; -2: one refused (message printed). */
+int mlx_shm_accept(const struct mlx_env *e, int lfd, int *peer, struct mlx_ring **tx,
+                   struct mlx_ring **rx);
+/* Any thread: ring the peer's doorbell on socket fd. */
+void mlx_shm_ring(int fd);
 
 /* mlx_job.c. Task context, from MPI_Init (mpe_ops.init): create the engine, connect the
  * job, wait for every HELLO. 0, or -MPE_EPEER. */

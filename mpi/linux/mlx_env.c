@@ -10,6 +10,13 @@
  *                dotted IPv4 address and a port 1..65535 (default 7101, the unikernel's);
  *                needed when UKMPI_NODES > 1. A node listens on its own entry's port (any
  *                local address) and connects to the lower-numbered nodes.
+ *   UKMPI_JOB    the job's name, unique on this host (letters, digits, '.', '-', '_'; up
+ *                to 64): nodes with the same address in UKMPI_PEERS are then on one host
+ *                and talk through shared memory (mlx_shm.c) instead of TCP. Unset: TCP.
+ *   UKMPI_SHM    0 forces TCP between same-host nodes too (default 1)
+ *   UKMPI_SHM_SPIN_NS  how long the network thread polls the shared-memory rings after
+ *                the last byte before it sleeps (default 0: on this 2-CPU VM host a polling
+ *                network thread took the CPU from the ranks and halved the ping-pong)
  *
  * mpi/bin/ukmpirun sets them for processes on this host. A bad value is refused with a
  * message naming the variable, and the process ends (MLX_EXIT_FATAL).
@@ -24,6 +31,7 @@
 #include <string.h>
 
 #define MLX_MAX_PORT 65535
+#define MLX_MAX_JOB  64 /* UKMPI_JOB's length: it names an abstract unix socket */
 
 static struct mlx_env env;
 static int parsed;
@@ -124,6 +132,14 @@ const struct mlx_env *mlx_env(void)
         refuse("UKMPI_SIZE=%d but UKMPI_NODES=%d: a Linux process runs exactly one rank", env.size,
                env.nodes);
     parse_peers();
+    env.job = getenv("UKMPI_JOB");
+    if (env.job && (!*env.job || strlen(env.job) > MLX_MAX_JOB ||
+                    strspn(env.job, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789.-_") != strlen(env.job)))
+        refuse("UKMPI_JOB=\"%s\": not 1 to %d letters, digits, '.', '-' or '_'", env.job,
+               MLX_MAX_JOB);
+    env.shm = int_var("UKMPI_SHM", 1, 0, 1);
+    env.spin_ns = (uint64_t)int_var("UKMPI_SHM_SPIN_NS", 0, 0, INT_MAX);
     parsed = 1;
     return &env;
 }

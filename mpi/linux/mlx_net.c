@@ -10,8 +10,15 @@
  * connects. Every node's first header is its HELLO (mpe_wire.h, aux = node id), so an
  * accepted socket is matched to its node by reading that HELLO (addresses do not tell
  * nodes apart on one host); the header is then fed to the engine like any other bytes.
+ *
+ * A same-host pair (mlx_shm_local) uses a pair of shared-memory rings instead
+ * (mlx_net_shm.c): this thread polls them for UKMPI_SHM_SPIN_NS after the last byte, then
+ * announces in each ring that it sleeps and waits in epoll, where a doorbell byte (or the
+ * doorbell socket's end: the peer died) wakes it.
  */
 #include "mlx.h"
+#include "mlx_net.h"
+#include "mlx_ring.h"
 #include "mpe.h"
 #include "mpe_plat.h"
 #include "mpe_transport.h"
@@ -42,37 +49,22 @@
 #define MLX_MS_PER_S     1000
 #define MLX_CORK_MAX     4096 /* sends up to this size wait for the lock's release (corked) */
 
-enum ev_kind { EV_KICK, EV_LISTEN, EV_CONN, EV_O2G };
-
-/* One node-pair socket: the engine's transport handle (mpe_conn_attach). */
-struct mlx_conn {
-    enum ev_kind kind; /* EV_CONN: first, epoll's data points here */
-    int fd;
-    struct mpe_conn *c; /* NULL while an accepted socket has not said HELLO */
-    uint8_t hello[MPE_WIRE_HDR];
-    size_t hello_n;
-    int want_out; /* under the network lock: waiting for EPOLLOUT (plat_net_send got 0) */
-    int corked;   /* under the network lock: TCP_CORK set, data held (plat_net_send) */
-    int dead;     /* under the network lock: closed or failed, out of epoll */
-    int o2g;      /* attached to /dev/o2g (mlx_o2g.c): never read here, output only */
-};
-
 static int ep = -1;
 static struct {
     enum ev_kind kind;
     int fd;
-} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1}, o2g = {EV_O2G, -1};
+} kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1}, ulistener = {EV_ULISTEN, -1},
+  o2g = {EV_O2G, -1};
 static uint32_t pending_ipi; /* bit per "CPU": mpe_cad_flush(1) wanted there */
 static volatile int stopping;
 static pthread_t thread;
 static int thread_started;
-static struct mlx_conn **conns; /* [nodes]: by peer, once attached */
+struct mlx_conn **mlx_conns; /* [nodes]: by peer, once attached */
 static int nconns;
-static int corked_any; /* under the network lock: some conns[p]->corked */
+int mlx_corked_any; /* under the network lock: some mlx_conns[p]->corked */
 
-/* Any thread: epoll interest of k: input (unless /dev/o2g reads it), and output while it
- * waits for room. */
-static void interest(struct mlx_conn *k, int op)
+/* Any thread; see mlx_net.h. */
+void mlx_conn_interest(struct mlx_conn *k, int op)
 {
     struct epoll_event ev = {.events = (k->o2g ? 0 : EPOLLIN) | (k->want_out ? EPOLLOUT : 0),
                              .data.ptr = k};
@@ -81,7 +73,7 @@ static void interest(struct mlx_conn *k, int op)
 
 /* Under the network lock: k is finished with; its fd stays open (the engine may still
  * hold the handle) until mlx_net_stop. */
-static void conn_dead(struct mlx_conn *k)
+void mlx_conn_dead(struct mlx_conn *k)
 {
     if (k->dead)
         return;
@@ -103,6 +95,8 @@ long plat_net_send(void *transport, const void *data, size_t len)
         return -1;
     if (k->want_out)
         return 0; /* mpe_net_sent() follows when the socket has room */
+    if (k->tx)
+        return mlx_shm_send(k, data, len);
     if (len > MLX_CORK_MAX && k->corked) {
         /* A large payload: send what is held now and this uncorked, so that the peer
          * starts on the first segments while we copy the rest. */
@@ -111,7 +105,7 @@ long plat_net_send(void *transport, const void *data, size_t len)
         k->corked = 0;
     } else if (len <= MLX_CORK_MAX && !k->corked &&
                setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on) == 0) {
-        k->corked = corked_any = 1;
+        k->corked = mlx_corked_any = 1;
     }
     ssize_t n;
     do
@@ -121,7 +115,7 @@ long plat_net_send(void *transport, const void *data, size_t len)
         return -1;
     if (n < 0 || (size_t)n < len) {
         k->want_out = 1;
-        interest(k, EPOLL_CTL_MOD);
+        mlx_conn_interest(k, EPOLL_CTL_MOD);
     }
     return n < 0 ? 0 : n;
 }
@@ -130,12 +124,15 @@ long plat_net_send(void *transport, const void *data, size_t len)
 void mlx_net_uncork(void)
 {
     int off = 0;
-    if (!corked_any)
+    if (!mlx_corked_any)
         return;
-    corked_any = 0;
+    mlx_corked_any = 0;
     for (int p = 0; p < nconns; p++) {
-        struct mlx_conn *k = conns[p];
-        if (k && k->corked) {
+        struct mlx_conn *k = mlx_conns[p];
+        if (k && k->corked && k->tx) {
+            k->corked = 0;
+            mlx_shm_ring(k->fd);
+        } else if (k && k->corked) {
             k->corked = 0;
             setsockopt(k->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
         }
@@ -164,19 +161,19 @@ static void hello_done(struct mlx_conn *k)
     if (!c || mpe_conn_transport(c)) {
         fprintf(stderr, "mpi: node %d: refused a connection from an unknown or duplicate peer\n",
                 me);
-        conn_dead(k);
+        mlx_conn_dead(k);
         close(k->fd);
         free(k);
         return;
     }
     k->c = c;
-    conns[peer] = k;
+    mlx_conns[peer] = k;
     mpe_conn_attach(c, k);
     mpe_net_rx(c, k->hello, sizeof k->hello);
     /* Exactly the HELLO was read: the module takes the stream from the next header. */
     if (mlx_o2g_attach(k->fd, peer, c, 1) == 0) {
         k->o2g = 1;
-        interest(k, EPOLL_CTL_MOD);
+        mlx_conn_interest(k, EPOLL_CTL_MOD);
     }
 }
 
@@ -203,7 +200,7 @@ static void conn_read(struct mlx_conn *k)
             return;
         } else {
             const char *why = n == 0 ? "peer closed the connection" : strerror(errno);
-            conn_dead(k);
+            mlx_conn_dead(k);
             if (k->c) {
                 mpe_net_failed(k->c, why);
             } else { /* an accepted socket that never said HELLO */
@@ -225,7 +222,7 @@ static void conn_writable(struct mlx_conn *k)
     int t = plat_net_lock();
     if (!k->dead && k->want_out) {
         k->want_out = 0;
-        interest(k, EPOLL_CTL_MOD);
+        mlx_conn_interest(k, EPOLL_CTL_MOD);
         mpe_net_sent(k->c);
     }
     plat_net_unlock(t);
@@ -264,7 +261,7 @@ static void accept_all(void)
     int fd;
     while ((fd = accept4(listener.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
         struct mlx_conn *k = conn_new(fd);
-        interest(k, EPOLL_CTL_ADD);
+        mlx_conn_interest(k, EPOLL_CTL_ADD);
     }
 }
 
@@ -293,11 +290,30 @@ static void *net_thread(void *arg)
 {
     (void)arg;
     struct epoll_event evs[MLX_EVENTS];
+    uint64_t spin_ns = mlx_env()->spin_ns, idle_since = 0;
     mlx_plat_set_cpu(MLX_CPU_NET);
     while (!stopping) {
-        int n = epoll_wait(ep, evs, MLX_EVENTS, -1);
+        /* The rings first; while they were busy within spin_ns, epoll only looks. */
+        mlx_plat_set_irq_time(mlx_now_ns());
+        int busy = mlx_shm_poll(), timeout = 0, shm = mlx_shm_pairs();
+        uint64_t now = mlx_now_ns();
+        if (busy) {
+            mlx_plat_set_irq_time(0);
+            cad_tail(); /* before a sleep: the interrupt's tail */
+        }
+        if (busy || !idle_since)
+            idle_since = now;
+        if (!shm)
+            timeout = -1;
+        else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
+            timeout = mlx_shm_sleep() ? -1 : 0;
+        int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
         if (n < 0 && errno != EINTR)
             plat_fatal("epoll_wait: %s", strerror(errno));
+        if (shm && timeout) {
+            idle_since = 0;
+            mlx_shm_awake();
+        }
         mlx_plat_set_irq_time(mlx_now_ns());
         for (int i = 0; i < n; i++) {
             enum ev_kind *kind = evs[i].data.ptr;
@@ -309,6 +325,10 @@ static void *net_thread(void *arg)
                 accept_all();
             } else if (*kind == EV_O2G) {
                 mlx_o2g_run();
+            } else if (*kind == EV_ULISTEN) {
+                mlx_shm_accept_all(ulistener.fd);
+            } else if (((struct mlx_conn *)kind)->rx) {
+                mlx_shm_bell((struct mlx_conn *)kind);
             } else {
                 struct mlx_conn *k = (struct mlx_conn *)kind;
                 /* Output first: conn_read may free a refused socket. */
@@ -367,10 +387,10 @@ static int connect_one(const struct mlx_env *e, int p, uint64_t deadline)
             struct mlx_conn *k = conn_new(fd);
             int t = plat_net_lock();
             k->c = mpe_node_conn(mlx_node, p);
-            conns[p] = k;
+            mlx_conns[p] = k;
             /* Before the first read: the peer's HELLO (header 0) comes through o2g. */
             k->o2g = mlx_o2g_attach(fd, p, k->c, 0) == 0;
-            interest(k, EPOLL_CTL_ADD);
+            mlx_conn_interest(k, EPOLL_CTL_ADD);
             mpe_conn_attach(k->c, k);
             plat_net_unlock(t);
             return 0;
@@ -394,15 +414,25 @@ int mlx_net_start(const struct mlx_env *e)
 {
     ep = epoll_create1(EPOLL_CLOEXEC);
     kick.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    conns = calloc((size_t)e->nodes, sizeof *conns);
+    mlx_conns = calloc((size_t)e->nodes, sizeof *mlx_conns);
     nconns = e->nodes;
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &kick};
-    if (ep < 0 || kick.fd < 0 || !conns || epoll_ctl(ep, EPOLL_CTL_ADD, kick.fd, &ev) != 0) {
+    if (ep < 0 || kick.fd < 0 || !mlx_conns || mlx_shm_alloc(e->nodes) != 0 ||
+        epoll_ctl(ep, EPOLL_CTL_ADD, kick.fd, &ev) != 0) {
         fprintf(stderr, "mpi: node %d: cannot set up epoll: %s\n", e->node, strerror(errno));
         return -1;
     }
-    if (e->node < e->nodes - 1 && listen_higher(e) != 0)
+    int tcp_higher = 0, shm_higher = 0;
+    for (int p = e->node + 1; p < e->nodes; p++)
+        *(mlx_shm_local(e, p) ? &shm_higher : &tcp_higher) = 1;
+    if (tcp_higher && listen_higher(e) != 0)
         return -1;
+    if (shm_higher) {
+        struct epoll_event uev = {.events = EPOLLIN, .data.ptr = &ulistener};
+        ulistener.fd = mlx_shm_listen(e);
+        if (ulistener.fd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ulistener.fd, &uev) != 0)
+            return -1;
+    }
     o2g.fd = mlx_o2g_start(e);
     ev.data.ptr = &o2g;
     if (o2g.fd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, o2g.fd, &ev) != 0) {
@@ -415,14 +445,27 @@ int mlx_net_start(const struct mlx_env *e)
     }
     thread_started = 1;
     uint64_t deadline = mlx_now_ns() + MLX_CONNECT_NS;
-    for (int p = 0; p < e->node; p++)
-        if (connect_one(e, p, deadline) != 0)
+    for (int p = 0; p < e->node; p++) {
+        if (!mlx_shm_local(e, p)) {
+            if (connect_one(e, p, deadline) != 0)
+                return -1;
+            continue;
+        }
+        struct mlx_ring *tx, *rx;
+        int fd = mlx_shm_connect(e, p, deadline, &tx, &rx);
+        if (fd < 0)
             return -1;
+        int t = plat_net_lock();
+        mlx_shm_attach(fd, p, tx, rx);
+        plat_net_unlock(t);
+        mlx_net_kick(MLX_CPU_NET); /* mlx_shm_attach's hazard */
+    }
     return 0;
 }
 
 /* Task context; see mlx.h. TCP's SIOCOUTQ counts the bytes not yet acknowledged by the
- * peer: 0 means the peer's kernel has all we sent (the unikernel's ksock_flushed). */
+ * peer: 0 means the peer's kernel has all we sent (the unikernel's ksock_flushed); a ring
+ * is flushed when the peer consumed all of it. */
 int mlx_net_flushed(int peer)
 {
     struct mpe_conn *c = mpe_node_conn(mlx_node, peer);
@@ -430,7 +473,15 @@ int mlx_net_flushed(int peer)
         return 0;
     int t = plat_net_lock();
     struct mlx_conn *k = mpe_conn_transport(c);
-    int queued = 0, done = k && (k->dead || (ioctl(k->fd, SIOCOUTQ, &queued) == 0 && !queued));
+    int queued = 0, done;
+    if (!k)
+        done = 0;
+    else if (k->dead)
+        done = 1;
+    else if (k->tx) /* the peer read every byte of its ring */
+        done = !k->want_out && __atomic_load_n(&k->tx->tail, __ATOMIC_ACQUIRE) == k->tx->head;
+    else
+        done = ioctl(k->fd, SIOCOUTQ, &queued) == 0 && !queued;
     plat_net_unlock(t);
     return done;
 }
@@ -445,9 +496,11 @@ void mlx_net_stop(void)
         thread_started = 0;
     }
     for (int p = 0; p < nconns; p++)
-        if (conns[p])
-            close(conns[p]->fd);
+        if (mlx_conns[p])
+            close(mlx_conns[p]->fd);
     if (listener.fd >= 0)
         close(listener.fd);
+    if (ulistener.fd >= 0)
+        close(ulistener.fd);
     mlx_o2g_stop();
 }

@@ -28,7 +28,10 @@ static struct mlx_task {
 /* The network lock: recursive for its holder (mpe_plat.h), as the unikernel's is for the
  * CPU that holds it (engine code called under it takes it again). */
 static pthread_mutex_t net_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static int lock_depth; /* under net_lock: its holder's nesting */
+static __thread int lock_depth;   /* this thread's nesting of net_lock */
+static __thread int wake_pending; /* plat_wake under net_lock: the futex wake waits for the
+                                   * outermost unlock (the woken rank's first step is often
+                                   * to take net_lock: it would sleep on it at once) */
 
 /* Which "CPU" this thread is (mlx.h): the main thread is the rank's; the network thread
  * sets its own. */
@@ -75,15 +78,27 @@ static long futex(uint32_t *word, int op, uint32_t val)
     return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
 }
 
+/* Any thread: the rank sleeps in plat_block(): wake it. */
+static void wake_now(struct mlx_task *t)
+{
+    futex(&t->state, FUTEX_WAKE_PRIVATE, 1);
+}
+
 /* Any thread. The wake-up is a token (WAKE_PENDING) left in the task's word; the exchange
  * is sequentially consistent, so everything the waker wrote before (a request's `done`,
  * an arrival in a queue) is visible to the rank once its plat_block() consumes the token.
- * The futex wake is needed only when the rank said it sleeps (WAKE_SLEEPING). */
+ * The futex wake is needed only when the rank said it sleeps (WAKE_SLEEPING); under the
+ * network lock it waits for the outermost unlock (plat_net_unlock): the token is already
+ * there, so the rank, if not yet asleep, will not sleep, and if asleep, is woken then. */
 void plat_wake(void *task)
 {
     struct mlx_task *t = task;
-    if (t && __atomic_exchange_n(&t->state, WAKE_PENDING, __ATOMIC_SEQ_CST) == WAKE_SLEEPING)
-        futex(&t->state, FUTEX_WAKE_PRIVATE, 1);
+    if (t && __atomic_exchange_n(&t->state, WAKE_PENDING, __ATOMIC_SEQ_CST) == WAKE_SLEEPING) {
+        if (lock_depth)
+            wake_pending = 1; /* there is one task: rank_task */
+        else
+            wake_now(t);
+    }
 }
 
 /* Task context (the rank's thread). No wake-up is lost: a token left before we look is
@@ -128,7 +143,8 @@ int plat_net_lock(void)
     return 0;
 }
 
-/* The outermost unlock sends what the engine queued meanwhile (mlx_net_uncork). */
+/* The outermost unlock sends what the engine queued meanwhile (mlx_net_uncork), and then,
+ * the lock released, wakes the rank if plat_wake said so meanwhile. */
 void plat_net_unlock(int token)
 {
     (void)token;
@@ -136,6 +152,10 @@ void plat_net_unlock(int token)
         mlx_net_uncork();
     lock_depth--;
     pthread_mutex_unlock(&net_lock);
+    if (!lock_depth && wake_pending) {
+        wake_pending = 0;
+        wake_now(&rank_task);
+    }
 }
 
 int plat_cpu(void)

@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
 # tests/mpi/linux_faults.sh: the Linux platform of the MPI library (mpi/linux/) under load
-# and when things break, with Linux processes over loopback (mpi/bin/ukmpirun).
+# and when things break, with Linux processes of this host (mpi/bin/ukmpirun), which talk
+# through shared memory (mpi/linux/mlx_shm.c), or TCP over loopback where it says "tcp".
 #
 #   stress.NP     tests/mpi/linux/stress.c (all-to-all exchanges of eager and rendezvous
-#                 sizes with any-source receives, barriers, allreduces) on 4 and 8 ranks
+#                 sizes with any-source receives, barriers, allreduces) on 4 and 8 ranks,
+#                 and on 4 over TCP (ukmpirun --tcp)
 #   kill, abort   tests/mpi/linux/die.c: a rank killed by SIGKILL, or calling MPI_Abort,
 #                 mid-job: the job ends in seconds, non-zero, ukmpirun names the rank and
-#                 the cause, the others say which connection failed
+#                 the cause, the others say which connection failed (kill also over TCP)
 #   env.*         bad UKMPI_* values are refused with a message naming the variable
+#   ring.*        tests/mpi/linux/ringtest.c on the shared-memory ring (mlx_ring.c) between
+#                 two threads: a data stream through it, and its wake-up protocol as a
+#                 litmus test (no round may lose a wake-up); ring.fences: each function
+#                 of mlx_ring.o that stores then loads another side's word has a full
+#                 barrier instruction (mfence or a lock-prefixed one): the litmus shows a
+#                 missing one only when the two threads really run at once, which a busy
+#                 host does not grant, so the object code is checked too
 #   mutant.*      the same stress test on a broken platform must fail: mlx_plat.c with the
 #                 futex wake-up removed (nowake), with a wake-up that arrives before
 #                 plat_block() forgotten (lostwake: the check-then-sleep race), and with
-#                 the network lock gone (nolock: the rank and the network thread in the
-#                 engine at once; up to MUTANT_TRIES runs, one must fail). A mutant is
-#                 built by make's own rule for the library's objects, so with its flags.
+#                 the network lock gone (nolock, over TCP: the rank and the network thread
+#                 in the engine at once; up to MUTANT_TRIES runs, one must fail); and mlx_ring.c
+#                 whose producer never looks at the consumer's "I sleep" flag (nobell: the
+#                 stress test hangs). ring.*: ringtest's litmus on mlx_ring.c without the
+#                 full fence of the producer (nofence.put) or of the consumer
+#                 (nofence.sleep: x86 reorders a store and a later load), or whose consumer
+#                 sleeps without a second look at the ring (norecheck), must fail
+#                 ring.fences or report lost wake-ups. A
+#                 mutant is built by make's own rule for the library's objects, so with its
+#                 flags.
 #
 # Closing line: "mpi-linux-faults: N passed, N failed"; exits non-zero if any failed.
 set -uo pipefail
@@ -24,6 +40,9 @@ mkdir -p "$out"
 babs=$(cd "$B" && pwd)
 export UKMPI_BUILD=${UKMPI_BUILD:-$babs}
 ITERS=2000        # stress iterations: about 1.5 s on 4 ranks, 4 s on 8
+RING_MIB=256      # ring.stream's bytes
+RING_SECS=3       # ring.wake's rounds: the broken fences lose hundreds of wake-ups in that
+RING_MUTANT_SECS=10 # ... when the host is idle; a mutant's litmus stops at the first lost one
 JOB_TIMEOUT=30    # a healthy run, or a dying job's end, takes a few seconds
 MUTANT_TIMEOUT=10 # a mutant that hangs
 MUTANT_TRIES=3
@@ -48,34 +67,43 @@ for p in stress die; do
     build "tests/mpi/linux/$p.c" "$out/$p" || bad "build $p" "ukmpicc --linux failed" "$out/$p.build.log"
 done
 
-for np in 4 8; do
-    log=$out/stress.$np.log
-    mpi/bin/ukmpirun -n $np --timeout $JOB_TIMEOUT "$out/stress" $ITERS >"$log" 2>&1
-    rc=$?
+# stress NP [tcp]
+stress_test() {
+    local np=$1 name=stress.$1${2:+.$2} opt=()
+    [ "${2:-}" = tcp ] && opt=(--tcp)
+    local log=$out/$name.log
+    mpi/bin/ukmpirun -n "$np" "${opt[@]}" --timeout $JOB_TIMEOUT "$out/stress" $ITERS >"$log" 2>&1
+    local rc=$?
     if [ $rc = 0 ] && grep -q "^stress: ok, $ITERS iterations on $np ranks" "$log"; then
-        ok "stress.$np ($ITERS iterations)"
+        ok "$name ($ITERS iterations)"
     else
-        bad "stress.$np" "exit $rc" "$log"
+        bad "$name" "exit $rc" "$log"
     fi
-done
+}
+stress_test 4
+stress_test 8
+stress_test 4 tcp
 
-# die VICTIM HOW EXPECTED-RC EXPECTED-CAUSE
+# die VICTIM HOW EXPECTED-RC EXPECTED-CAUSE [tcp]
 die_test() {
-    local log=$out/die.$2.log start=$SECONDS
-    mpi/bin/ukmpirun -n 4 --timeout $JOB_TIMEOUT "$out/die" "$1" "$2" >"$log" 2>&1
+    local name=$2${5:+.$5} opt=()
+    [ "${5:-}" = tcp ] && opt=(--tcp)
+    local log=$out/die.$name.log start=$SECONDS
+    mpi/bin/ukmpirun -n 4 "${opt[@]}" --timeout $JOB_TIMEOUT "$out/die" "$1" "$2" >"$log" 2>&1
     local rc=$?
     if [ $rc != "$3" ]; then
-        bad "$2" "exit $rc, not $3" "$log"
+        bad "$name" "exit $rc, not $3" "$log"
     elif ! grep -q "^ukmpirun: rank $1 failed: $4" "$log"; then
-        bad "$2" "ukmpirun did not say 'rank $1 failed: $4'" "$log"
+        bad "$name" "ukmpirun did not say 'rank $1 failed: $4'" "$log"
     elif ! grep -q "^mpi: node [0-9]: connection to node $1 failed" "$log"; then
-        bad "$2" "no other rank said its connection to node $1 failed" "$log"
+        bad "$name" "no other rank said its connection to node $1 failed" "$log"
     else
-        ok "$2 (rank $1 dies mid-job: the job ended in $((SECONDS - start)) s, exit $rc)"
+        ok "$name (rank $1 dies mid-job: the job ended in $((SECONDS - start)) s, exit $rc)"
     fi
 }
 die_test 1 kill 137 "killed by SIGKILL"
 die_test 3 abort 9 "exit code 9"
+die_test 2 kill 137 "killed by SIGKILL" tcp
 
 # env NAME EXPECTED-MESSAGE VAR=VALUE...
 env_test() {
@@ -96,19 +124,69 @@ env_test port "UKMPI_PEERS: node 1: port \"70000\" is not 1 to 65535" \
 env_test count "UKMPI_PEERS has 1 addresses, UKMPI_NODES=2" UKMPI_NODES=2 UKMPI_PEERS=127.0.0.1
 env_test size "UKMPI_SIZE=4 but UKMPI_NODES=2" UKMPI_NODES=2 UKMPI_SIZE=4 \
     UKMPI_PEERS=127.0.0.1:1,127.0.0.1:2
+env_test job "UKMPI_JOB=\"a/b\": not 1 to 64 letters" UKMPI_JOB=a/b
+env_test shm "UKMPI_SHM=\"2\": not a whole number from 0 to 1" UKMPI_SHM=2
 
-# mutant NAME NP PERL-SUBSTITUTION: stress on mlx_plat.c changed so; it must fail.
-mutant() {
-    local name=$1 np=$2 dir=$out/mutant-$1 log=$out/mutant-$1.log
+# ring.stream, ring.wake: ringtest with the library's own mlx_ring.o (OBJ below).
+ring_obj=$B/linux/obj/mpi/linux/mlx_ring.o
+ringtest() { # OUT OBJ: build tests/mpi/linux/ringtest.c with OBJ
+    gcc -O2 -Wall -Werror -pthread -Impi/linux tests/mpi/linux/ringtest.c "$2" -o "$1" \
+        >"$1.build.log" 2>&1
+}
+if ! make -s "$ring_obj" >"$out/ringtest.build.log" 2>&1 || ! ringtest "$out/ringtest" "$ring_obj"
+then
+    bad "build ringtest" "failed" "$out/ringtest.build.log"
+fi
+for t in "stream $RING_MIB" "wake $RING_SECS"; do
+    log=$out/ring.${t% *}.log
+    # shellcheck disable=SC2086 # mode and count
+    if timeout 60 "$out/ringtest" $t >"$log" 2>&1; then
+        ok "ring.${t% *} ($(cut -c10- "$log"))"
+    else
+        bad "ring.${t% *}" "exit $?" "$log"
+    fi
+done
+
+# fences OBJ: the functions of mlx_ring.c's object OBJ that lack a full barrier.
+FENCED="mlx_ring_put mlx_ring_wait_room mlx_ring_consume mlx_ring_sleep"
+fences() {
+    local have f missing=
+    have=$(objdump -d --no-show-raw-insn "$1" |
+        awk '/^[0-9a-f]+ <.*>:$/ { f = substr($2, 2, length($2) - 3) } /mfence|lock / { print f }')
+    for f in $FENCED; do
+        grep -qx "$f" <<<"$have" || missing+=" $f"
+    done
+    echo "${missing# }"
+}
+missing=$(fences "$ring_obj")
+if [ -z "$missing" ]; then
+    ok "ring.fences ($FENCED)"
+else
+    bad "ring.fences" "no full barrier in: $missing"
+fi
+
+# mutant_obj NAME FILE PERL-SUBSTITUTION: mpi/linux/FILE changed so, compiled; prints the
+# object's path (nothing when the substitution no longer applies or the build fails).
+mutant_obj() {
+    local dir=$out/mutant-$1 src=mpi/linux/$2
     mkdir -p "$dir"
-    perl -0pe "$3" mpi/linux/mlx_plat.c >"$dir/mlx_plat.c"
-    if cmp -s "$dir/mlx_plat.c" mpi/linux/mlx_plat.c; then
-        bad "mutant.$name" "the substitution no longer applies to mpi/linux/mlx_plat.c"
+    perl -0pe "$3" "$src" >"$dir/$2"
+    if cmp -s "$dir/$2" "$src"; then
+        echo "the substitution no longer applies to $src" >"$out/mutant-$1.log"
         return
     fi
-    local obj=$B/linux/obj/$dir/mlx_plat.o
-    if ! make -s "$obj" >"$log" 2>&1 || ! build tests/mpi/linux/stress.c "$dir/stress" "$obj"; then
-        bad "mutant.$name" "build failed" "$log"
+    local obj=$B/linux/obj/$dir/${2%.c}.o
+    make -s "$obj" >"$out/mutant-$1.log" 2>&1 && echo "$obj"
+}
+
+# mutant NAME NP PERL-SUBSTITUTION [FILE]: stress on mpi/linux/FILE (mlx_plat.c) changed
+# so; it must fail.
+mutant() {
+    local name=$1 np=$2 dir=$out/mutant-$1 log=$out/mutant-$1.log
+    local obj
+    obj=$(mutant_obj "$name" "${4:-mlx_plat.c}" "$3")
+    if [ -z "$obj" ] || ! build tests/mpi/linux/stress.c "$dir/stress" "$obj"; then
+        bad "mutant.$name" "no mutant built" "$log"
         return
     fi
     for ((try = 1; try <= MUTANT_TRIES; try++)); do
@@ -123,7 +201,38 @@ mutant() {
 }
 mutant nowake 4 's/futex\(&t->state, FUTEX_WAKE_PRIVATE, 1\);/(void)0;/'
 mutant lostwake 4 's/if \(__atomic_exchange_n\(&t->state, WAKE_NONE, __ATOMIC_SEQ_CST\) == WAKE_PENDING\)\n\s*return;/__atomic_store_n(&t->state, WAKE_NONE, __ATOMIC_SEQ_CST);/'
-mutant nolock 8 's/pthread_mutex_(un)?lock\(&net_lock\);//g'
+# nolock over TCP: there its races show within MUTANT_TRIES runs; over shared memory the
+# network thread's turns are too short to meet the rank's often (1 run of 6 failed).
+UKMPI_SHM=0 mutant nolock 8 's/pthread_mutex_(un)?lock\(&net_lock\);//g'
+mutant nobell 4 's/\*ring = __atomic_load_n\(&r->reader_sleeps, __ATOMIC_RELAXED\) &&/*ring = 0 \&\&/' \
+    mlx_ring.c
+
+# ring_mutant NAME PERL-SUBSTITUTION: ringtest's litmus on mlx_ring.c changed so; it must
+# report lost wake-ups.
+ring_mutant() {
+    local name=ring.$1 log=$out/mutant-ring.$1.log obj
+    obj=$(mutant_obj "$name" mlx_ring.c "$2")
+    if [ -z "$obj" ] || ! ringtest "$out/mutant-$name/ringtest" "$obj"; then
+        bad "mutant.$name" "no mutant built" "$log"
+        return
+    fi
+    local missing
+    missing=$(fences "$obj")
+    if [ -n "$missing" ]; then
+        ok "mutant.$name fails (ring.fences: no full barrier in $missing)"
+    elif timeout 60 "$out/mutant-$name/ringtest" wake $RING_MUTANT_SECS >"$log" 2>&1; then
+        bad "mutant.$name" "no lost wake-up on a broken ring" "$log"
+    else
+        ok "mutant.$name fails ($(cut -c15- "$log"))"
+    fi
+}
+# nofence.F: F's full fence reduced to a compiler barrier
+nofence() {
+    echo "s/($1\\(.*?)__atomic_thread_fence\\(__ATOMIC_SEQ_CST\\);/\$1__asm__ volatile(\"\" ::: \"memory\");/s"
+}
+ring_mutant nofence.put "$(nofence mlx_ring_put)"
+ring_mutant nofence.sleep "$(nofence mlx_ring_sleep)"
+ring_mutant norecheck 's/return __atomic_load_n\(&r->head, __ATOMIC_ACQUIRE\) == r->tail;/return 1;/'
 
 echo "mpi-linux-faults: $pass passed, $fail failed"
 [ "$fail" = 0 ]

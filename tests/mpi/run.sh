@@ -21,10 +21,11 @@
 #              otherwise).
 #   linux      (--linux-only, which runs only this half) built with `mpi/bin/ukmpicc
 #              --linux` (the library on Linux, mpi/linux/), run as MPI_LX_NP (default
-#              "4 8") Linux processes over loopback by mpi/bin/ukmpirun, and the
-#              MPI_UK_POLICY_PROGS also in MPI_LX_POLICY_CONFIGS ("4:ipi 4:poll 4:local",
-#              NP:POLICY); stdout kept in build/mpi-lx/PROG.CONFIG.out. A test: exit code 0 and output identical to the
-#              reference. References missing or older than the programs are made first
+#              "4 8 4:tcp") Linux processes of this host by mpi/bin/ukmpirun, which talk
+#              through shared memory, or TCP over loopback for NP:tcp (ukmpirun --tcp);
+#              and the MPI_UK_POLICY_PROGS also in MPI_LX_POLICY_CONFIGS ("4:ipi 4:poll
+#              4:local", NP:POLICY); stdout kept in build/mpi-lx/PROG.CONFIG.out. A test:
+#              exit code 0 and output identical to the reference. References missing or older than the programs are made first
 #              (the reference half for those programs only).
 #
 # MPI_UK_TIMEOUT (default 90: a program takes well under a minute) bounds each QEMU job;
@@ -54,7 +55,7 @@ policy_progs=${MPI_UK_POLICY_PROGS:-icolls*}
 policy_configs=${MPI_UK_POLICY_CONFIGS:-2x2:ipi 2x2:poll 1x4:local}
 uk_timeout=${MPI_UK_TIMEOUT:-90}
 ref_timeout=${MPI_REF_TIMEOUT:-120}
-lx_nps=${MPI_LX_NP:-4 8}
+lx_nps=${MPI_LX_NP:-4 8 4:tcp}
 lx_policy_configs=${MPI_LX_POLICY_CONFIGS:-4:ipi 4:poll 4:local}
 lx_timeout=${MPI_LX_TIMEOUT:-60}
 ref=$B/mpi-ref uk=$B/mpi-uk lx=$B/mpi-lx
@@ -219,16 +220,20 @@ if [ $do_lx = 1 ]; then
         for c in $lconfigs; do
             np=${c%%:*} policy=
             [[ $c == *:* ]] && policy=${c#*:}
-            name="linux/$p.$c (ukmpirun -n $np${policy:+, progress $policy})"
+            envs=() opts=()
+            if [ "$policy" = tcp ]; then
+                opts=(--tcp) policy=
+            elif [ -n "$policy" ]; then
+                envs=("UKMPI_CAD_PROGRESS=$policy")
+            fi
+            name="linux/$p.$c (ukmpirun -n $np${opts[*]:+ ${opts[*]}}${policy:+, progress $policy})"
             out=$lx/$p.$c.out log=$lx/$p.$c.log
             if [ ! -f "$ref/$p.$np.out" ]; then
                 bad "$name" "no Open MPI reference $ref/$p.$np.out"
                 continue
             fi
-            envs=()
-            [ -n "$policy" ] && envs=("UKMPI_CAD_PROGRESS=$policy")
             env "${envs[@]}" timeout -k 10 $((lx_timeout + 30)) \
-                mpi/bin/ukmpirun -n "$np" --timeout "$lx_timeout" "$bin" >"$out" 2>"$log"
+                mpi/bin/ukmpirun -n "$np" "${opts[@]}" --timeout "$lx_timeout" "$bin" >"$out" 2>"$log"
             judge "$name" $? "$lx_timeout" "$log" "$ref/$p.$np.out" "$out"
         done
     done
