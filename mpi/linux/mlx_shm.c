@@ -88,23 +88,37 @@ static struct mlx_ring *shm_create(int *fd)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* Task context (start-up): send the segment's fd and our node id on socket s. */
-static int shm_send_seg(const struct mlx_env *e, int s, int segfd)
-{
-    struct shm_hello h = {e->node, e->nodes};
-    struct iovec iov = {&h, sizeof h};
+/* The start-up message of a pair: the connecting node's hello, with the segment's fd. */
+struct shm_msg {
+    struct shm_hello h;
+    struct iovec iov;
     union {
         struct cmsghdr c;
         char buf[CMSG_SPACE(sizeof(int))];
     } ctl;
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+};
+
+/* Start-up: the msghdr that sends or receives *sm (the caller keeps sm alive). */
+static struct msghdr shm_msghdr(struct shm_msg *sm)
+{
+    sm->iov = (struct iovec){&sm->h, sizeof sm->h};
+    return (struct msghdr){.msg_iov = &sm->iov,
+                           .msg_iovlen = 1,
+                           .msg_control = sm->ctl.buf,
+                           .msg_controllen = sizeof sm->ctl.buf};
+}
+
+/* Task context (start-up): send the segment's fd and our node id on socket s. */
+static int shm_send_seg(const struct mlx_env *e, int s, int segfd)
+{
+    struct shm_msg sm = {.h = {e->node, e->nodes}};
+    struct msghdr m = shm_msghdr(&sm);
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &segfd, sizeof segfd);
-    return sendmsg(s, &m, MSG_NOSIGNAL) == (ssize_t)sizeof h ? 0 : -1;
+    return sendmsg(s, &m, MSG_NOSIGNAL) == (ssize_t)sizeof sm.h ? 0 : -1;
 }
 
 /* Task context (start-up); see mlx.h. */
@@ -157,15 +171,10 @@ int mlx_shm_accept(const struct mlx_env *e, int lfd, int *peer, struct mlx_ring 
     /* The connecting node sends at once; a bound in case it died in between. */
     struct timeval tv = {MLX_SHM_HELLO_S, 0};
     setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    struct shm_hello h;
-    struct iovec iov = {&h, sizeof h};
-    union {
-        struct cmsghdr c;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } ctl;
-    struct msghdr m = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    struct shm_msg sm = {0};
+    struct msghdr m = shm_msghdr(&sm);
     ssize_t n = recvmsg(s, &m, MSG_WAITALL | MSG_CMSG_CLOEXEC);
+    const struct shm_hello h = sm.h;
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     int segfd = -1;
     if (n == (ssize_t)sizeof h && c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
