@@ -10,6 +10,8 @@
  *                    that cannot take the lock leaves its item in the inbox, and whoever
  *                    holds the lock drains the inbox before it lets go for good. The
  *                    release is the "unlock, then look at the inbox" handshake below.
+ *   struct lf_nap    the sleep handshake: a waiter that polls costs its wakers a fence
+ *                    and a load instead of a wake-up (the same Dekker pattern, below).
  *
  * The one hazard they exist for. x86 (TSO) may let a load pass an earlier store to
  * another location (the store waits in the store buffer). In "unlock, then check the
@@ -152,6 +154,54 @@ static inline int lf_box_push(struct lf_box *b, struct lf_link *l)
 {
     lf_push(&b->inbox, l);
     return !__atomic_load_n(&b->lock, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The sleep handshake. A waiter loops: look at its condition; if unmet, lf_nap_ready(); if
+ * that returns 1, sleep, then lf_nap_woke(). A waker first makes the condition true, then
+ * wakes the waiter only if lf_nap_wake_needed() says so. While the waiter polls (it has
+ * not announced), a waker pays a fence and a load, not a wake-up (on the unikernel a
+ * scheduler lock on the waiter's CPU, with interrupts off).
+ *
+ * Only the waiter writes may_sleep. lf_nap_ready() announces (may_sleep = 1) and returns
+ * 0 the first time: the waiter looks once more before it may sleep. The hazard is the one
+ * of the file comment: "announce, then look at the condition" against "make it true, then
+ * look at the announcement", two stores each followed by a load of the other's location.
+ * Both sides put a sequentially consistent fence between their store and their load, so
+ * the two fences are ordered in S: if the waker's comes first, the waiter's look after its
+ * fence sees the condition true and it does not sleep; if the waiter's comes first, the
+ * waker's load sees the announcement and it wakes. A waker that read 0 from the reset in
+ * lf_nap_woke() is the first case: the waiter announces again before it may sleep.
+ * tests/unit/lockfree_test.c runs it as a litmus test, with a broken copy (no fences).
+ */
+struct lf_nap {
+    uint32_t may_sleep; /* 1: the waiter announced; it may be asleep from its next call on */
+};
+
+/* The waiter, after a look that found its condition unmet: 1 if it may sleep now (it
+ * announced on an earlier call and has looked since), 0 if it announced now and must
+ * look once more first. */
+static inline int lf_nap_ready(struct lf_nap *n)
+{
+    if (__atomic_load_n(&n->may_sleep, __ATOMIC_RELAXED))
+        return 1;
+    __atomic_store_n(&n->may_sleep, 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the store above, then the caller's look */
+    return 0;
+}
+
+/* The waiter, back from a sleep: polling again (wakers may skip it until it announces). */
+static inline void lf_nap_woke(struct lf_nap *n)
+{
+    __atomic_store_n(&n->may_sleep, 0, __ATOMIC_RELAXED);
+}
+
+/* Any context, after the store that makes the waiter's condition true: 1 if the waiter
+ * may be asleep, or about to sleep without looking again: wake it. */
+static inline int lf_nap_wake_needed(struct lf_nap *n)
+{
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* the caller's store, then the load below */
+    return __atomic_load_n(&n->may_sleep, __ATOMIC_RELAXED) != 0;
 }
 
 #endif

@@ -53,19 +53,19 @@ struct mpe_req {
     uint8_t remote; /* receive: also posted to the transport's matcher (mpe_rmatch) */
     int32_t err;    /* MPE_OK or MPE_E* */
     void *buf;
-    size_t len;           /* send: bytes; receive: capacity */
-    size_t count;         /* receive: bytes stored */
-    int32_t src, tag;     /* receive: the matched message's source and tag */
-    void *owner;          /* the task to wake on completion */
-    struct mpe_msg *msg;  /* send: its descriptor while queued */
-    uint64_t sent;        /* net send: bytes handed to TCP */
-    struct mpe_req *next; /* net send: the connection's queues */
-    uint32_t handle;      /* net: rendezvous handle */
-    int32_t dst_world;    /* send: destination; IMPI long receive: the receiver */
-    int32_t src_world;    /* send: the sender; IMPI long receive: the sender */
-    uint64_t peer_handle; /* IMPI long send: the receiver's drqid from its SYNCACK */
-    struct mpe_cad *cad;  /* a CAD node's operation: completion goes to the graph */
-    uint32_t cad_node;    /* ... as this node */
+    size_t len;             /* send: bytes; receive: capacity */
+    size_t count;           /* receive: bytes stored */
+    int32_t src, tag;       /* receive: the matched message's source and tag */
+    struct mpe_rank *owner; /* the rank to wake on completion (mpe_wake) */
+    struct mpe_msg *msg;    /* send: its descriptor while queued */
+    uint64_t sent;          /* net send: bytes handed to TCP */
+    struct mpe_req *next;   /* net send: the connection's queues */
+    uint32_t handle;        /* net: rendezvous handle */
+    int32_t dst_world;      /* send: destination; IMPI long receive: the receiver */
+    int32_t src_world;      /* send: the sender; IMPI long receive: the sender */
+    uint64_t peer_handle;   /* IMPI long send: the receiver's drqid from its SYNCACK */
+    struct mpe_cad *cad;    /* a CAD node's operation: completion goes to the graph */
+    uint32_t cad_node;      /* ... as this node */
 };
 
 /* How a graph progresses (mpe_cad.policy); mpix.h's UKMPI_CAD_PROGRESS explains each. */

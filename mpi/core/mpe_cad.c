@@ -45,8 +45,8 @@
 #include "cad.h"
 #include <string.h>
 
-static struct lf_stack kicks[MPE_MAX_CPUS]; /* runs kicked to each CPU (mpe_cad.kick) */
-static volatile uint32_t in_engine[MPE_MAX_CPUS];
+struct lf_stack mpe_kicks[MPE_MAX_CPUS]; /* runs kicked to each CPU (mpe_cad.kick) */
+volatile uint32_t mpe_in_engine[MPE_MAX_CPUS];
 
 #define RUN_HDR (((sizeof(struct mpe_cad) + 63) / 64) * 64)
 
@@ -156,7 +156,7 @@ static int start(struct mpe_cad *c, uint32_t i, uint64_t trig)
         if (rc == CAD_CALC_DEFERRED) { /* application code: the owner runs it (cad_test) */
             cad_defer(g, (int)i);
             count(c->self, MPE_CS_DEFERRED);
-            plat_wake(c->req.owner);
+            mpe_wake(c->req.owner);
             return 0;
         }
         if (rc < 0 && !c->req.err)
@@ -239,7 +239,7 @@ static int pick_cpu(const struct mpe_cad *c, int me)
 static void kick(struct mpe_cad *c)
 {
     if (c->policy == MPE_CAD_POLL) {
-        plat_wake(c->req.owner); /* it may sleep in a wait that polls */
+        mpe_wake(c->req.owner); /* it may sleep in a wait that polls */
         return;
     }
     if (__atomic_exchange_n(&c->queued, 1, __ATOMIC_SEQ_CST))
@@ -248,7 +248,7 @@ static void kick(struct mpe_cad *c)
     count(c->self, cpu != c->home_cpu ? MPE_CS_LOCAL : cpu == me ? MPE_CS_HOME : MPE_CS_IPI);
     run_get(c); /* the list's reference, dropped by the flush */
     /* An IPI only when the list was empty: a non-empty list has one pending already. */
-    if (lf_push(&kicks[cpu], &c->kick) && cpu != me)
+    if (lf_push(&mpe_kicks[cpu], &c->kick) && cpu != me)
         plat_cad_ipi(cpu);
 }
 
@@ -269,17 +269,17 @@ void mpe_cad_node_done(struct mpe_req *r, int err)
 }
 
 /* Safe point on this CPU (file comment): progress the runs kicked to it. */
-void mpe_cad_flush(int from_irq)
+void mpe_cad_flush_cpu(int me, int from_irq)
 {
-    int me = plat_cpu(), budget = MPE_CAD_BUDGET;
-    if (from_irq && __atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST))
+    int budget = MPE_CAD_BUDGET;
+    if (from_irq && __atomic_load_n(&mpe_in_engine[me], __ATOMIC_SEQ_CST))
         return; /* the interrupted task is in the engine: its mpe_leave flushes */
     struct lf_link *l;
     /* The load first: most engine calls find nothing kicked, and the exchange would cost a
      * locked instruction each time. A push that this load misses is one that
      * lf_take_all would have missed too (it came after): mpe_leave looks again after its
      * decrement, an interrupt's kicker IPIs again. */
-    while (!lf_empty(&kicks[me]) && (l = lf_take_all(&kicks[me]))) {
+    while (!lf_empty(&mpe_kicks[me]) && (l = lf_take_all(&mpe_kicks[me]))) {
         while (l) {
             struct mpe_cad *c = container_of(l, struct mpe_cad, kick);
             l = l->next; /* before c can be kicked (and relinked) again */
@@ -291,32 +291,17 @@ void mpe_cad_flush(int from_irq)
             run_put(c);
             budget--;
         }
-        if (from_irq && budget <= 0 && !lf_empty(&kicks[me])) {
+        if (from_irq && budget <= 0 && !lf_empty(&mpe_kicks[me])) {
             plat_cad_ipi(me); /* the rest after whatever else is pending here */
             return;
         }
     }
 }
 
-/* Task context: engine calls of this CPU's task. Tasks are pinned and kernel code is not
- * preempted (sched.h), so a per-CPU flag is the running task's. The flush at the end runs
- * with the flag still set: an interrupt arriving meanwhile must not take engine locks this
- * task may hold, so it leaves its kicks to us. */
-void mpe_enter(void)
+/* Safe point on this CPU: see mpe_transport.h. */
+void mpe_cad_flush(int from_irq)
 {
-    __atomic_add_fetch(&in_engine[plat_cpu()], 1, __ATOMIC_SEQ_CST);
-}
-
-void mpe_leave(void)
-{
-    int me = plat_cpu();
-    for (;;) {
-        if (__atomic_load_n(&in_engine[me], __ATOMIC_SEQ_CST) == 1)
-            mpe_cad_flush(0);
-        if (__atomic_sub_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST) || lf_empty(&kicks[me]))
-            return;
-        __atomic_add_fetch(&in_engine[me], 1, __ATOMIC_SEQ_CST); /* kicked meanwhile */
-    }
+    mpe_cad_flush_cpu(plat_cpu(), from_irq);
 }
 
 /* --- the owner's calls (task context, inside mpe_enter/mpe_leave) -------------------------- */
@@ -351,7 +336,7 @@ int mpe_cad_issue(struct mpe_cad *c)
     if (!self->cad_lat)
         self->cad_lat = plat_alloc(MPE_CAD_LAT * sizeof *self->cad_lat);
     memset(&c->req, 0, sizeof c->req);
-    c->req.owner = self->task;
+    c->req.owner = self;
     c->self = self;
     c->home_cpu = plat_task_cpu(self->task);
     c->nnodes = c->copy->nnodes;

@@ -161,7 +161,7 @@ static void first_packet(struct mpe_ilink *l, const struct impi_pkt *p, int src,
                                          "node's %llu-byte buffer (UKMPI_IMPI_BUFFER)",
                        MPE_IMPI_HOST_ARGS(l), (unsigned long long)mpe_ipool_bytes(im->pool));
         x->f.dst = m->data;
-        plat_wake(dst->task);
+        mpe_wake(dst);
     }
     x->f.in_payload = 1;
     x->f.want = p->len;

@@ -80,7 +80,8 @@ struct mpe_msg {
 struct mpe_rank {
     struct match_rank mr;
     int world;
-    void *task; /* the rank's task: woken on arrivals */
+    void *task;        /* the rank's task: woken on arrivals (mpe_wake) */
+    struct lf_nap nap; /* its sleep handshake: skipped wake-ups while it polls */
     struct mpe_node *node;
     struct lf_stack free; /* local descriptors (mpe_msg.free): pushed by anyone, popped by us */
     uint32_t nmsgs;       /* local descriptors allocated by this sender */
@@ -130,6 +131,13 @@ static inline int mpe_in_client(const struct mpe_node *n, uint32_t w)
 int mpe_node_of(const struct mpe_node *n, int world);
 /* Any context: the engine of a local world rank, or NULL. */
 struct mpe_rank *mpe_local(struct mpe_node *n, int world);
+/* Any context, after the store a rank may wait for (a completion, an arrival): wake it if
+ * it may sleep (lockfree.h's lf_nap: a rank that polls costs the waker no wake-up). */
+void mpe_wake(struct mpe_rank *r);
+/* Task context of rank self, no engine lock held: one step of a wait whose condition the
+ * caller just found unmet. Returns at once after announcing, so that the caller looks
+ * once more; sleeps (plat_block) on a later call, until mpe_wake. */
+void mpe_block(struct mpe_rank *self);
 /* Any context: mark the request complete and wake its owner (last touch of r). */
 void mpe_complete(struct mpe_req *r, int err);
 /* Any context: under the receiver's engine lock, fill a receive's status from a message. */
@@ -138,9 +146,39 @@ void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m);
 /* mpe_cad.c (CAD graphs; mpe_cad_flush is in mpe_transport.h) */
 /* Any context, no lock taken: a CAD node's operation completed (mpe_complete's hook). */
 void mpe_cad_node_done(struct mpe_req *r, int err);
-/* Task context: the engine calls of this CPU's task begin and end (the end flushes). */
-void mpe_enter(void);
-void mpe_leave(void);
+/* Runs kicked to each CPU, and how deep each CPU's task is in engine calls (mpe_cad.c). */
+extern struct lf_stack mpe_kicks[MPE_MAX_CPUS];
+extern volatile uint32_t mpe_in_engine[MPE_MAX_CPUS];
+/* A safe point on CPU me: progress the runs kicked to it (mpe_cad_flush on a known CPU). */
+void mpe_cad_flush_cpu(int me, int from_irq);
+
+/* Task context: the engine calls of this CPU's task begin (returns the CPU) and end (the
+ * end flushes). Tasks are pinned and kernel code is not preempted (sched.h), so a per-CPU
+ * count is the running task's. The flush at the end runs with the count still up: an
+ * interrupt arriving meanwhile must not take engine locks this task may hold, so it leaves
+ * its kicks to us (mpe_cad_flush_cpu(me, 1) reads the count).
+ * Sequentially consistent: the decrement is a store followed by the load of the kick list,
+ * and a kicker on another thread (the Linux home's network thread) stores to the list and
+ * then loads the count; without a full barrier on both sides each could miss the other's
+ * store and the run would wait for the next engine call. Inline, with the CPU read once:
+ * every MPI call pays for these (tests/bench/pathcost.bench.sh counts the calls). */
+static inline int mpe_enter(void)
+{
+    int me = plat_cpu();
+    __atomic_add_fetch(&mpe_in_engine[me], 1, __ATOMIC_SEQ_CST);
+    return me;
+}
+
+static inline void mpe_leave(int me)
+{
+    for (;;) {
+        if (__atomic_load_n(&mpe_in_engine[me], __ATOMIC_SEQ_CST) == 1 && !lf_empty(&mpe_kicks[me]))
+            mpe_cad_flush_cpu(me, 0);
+        if (__atomic_sub_fetch(&mpe_in_engine[me], 1, __ATOMIC_SEQ_CST) || lf_empty(&mpe_kicks[me]))
+            return;
+        __atomic_add_fetch(&mpe_in_engine[me], 1, __ATOMIC_SEQ_CST); /* kicked meanwhile */
+    }
+}
 size_t mpe_cad_bytes(uint32_t nnodes);
 /* mpe_cad_admit.c. Task context of c's owner `self`, in cad_issue before anything of the
  * run is reset: copy c->g and c->world into a block of the engine's (c->block, c->copy,

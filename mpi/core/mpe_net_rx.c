@@ -28,8 +28,7 @@ static void bad(struct mpe_conn *c, const struct mpe_wire *w, const char *why)
 static void wake_ranks(struct mpe_node *n)
 {
     for (int i = 0; i < n->count; i++)
-        if (n->ranks[i].task)
-            plat_wake(n->ranks[i].task);
+        mpe_wake(&n->ranks[i]);
 }
 
 /* The payload of the current EAGER or DATA item has all arrived. */
@@ -83,7 +82,7 @@ static void on_message(struct mpe_conn *c, struct mpe_wire *w, struct mpe_rank *
         m->type = MSG_NET_RTS;
         m->handle = w->handle;
         match_rank_arrive(&dst->mr, &m->m); /* may bind at once: mpe_net_bind sends CTS */
-        plat_wake(dst->task);
+        mpe_wake(dst);
         return;
     }
     m->type = MSG_NET_EAGER;
@@ -101,7 +100,7 @@ static void on_message(struct mpe_conn *c, struct mpe_wire *w, struct mpe_rank *
         x->f.keep = x->rreq->count;
         c->rx_direct++;
     } else {
-        plat_wake(dst->task);
+        mpe_wake(dst);
     }
     x->f.in_payload = 1;
     x->f.want = w->len;

@@ -113,6 +113,22 @@ struct mpe_rank *mpe_local(struct mpe_node *n, int world)
     return &n->ranks[world - n->first];
 }
 
+/* Any context; see mpe_internal.h. */
+void mpe_wake(struct mpe_rank *r)
+{
+    if (lf_nap_wake_needed(&r->nap))
+        plat_wake(r->task); /* NULL before the rank's first engine call: it cannot sleep */
+}
+
+/* Task context; see mpe_internal.h. */
+void mpe_block(struct mpe_rank *self)
+{
+    if (!lf_nap_ready(&self->nap))
+        return;
+    plat_block();
+    lf_nap_woke(&self->nap);
+}
+
 /* Any context. The request may be freed by its owner as soon as done is set: read the
  * owner first. */
 void mpe_complete(struct mpe_req *r, int err)
@@ -121,12 +137,12 @@ void mpe_complete(struct mpe_req *r, int err)
         mpe_cad_node_done(r, err);
         return;
     }
-    void *owner = r->owner;
+    struct mpe_rank *owner = r->owner;
     if (err && !r->err)
         r->err = err;
     __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
     if (owner)
-        plat_wake(owner);
+        mpe_wake(owner);
 }
 
 void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
@@ -249,7 +265,7 @@ static int local_send(struct mpe_rank *self, struct mpe_rank *dst, struct mpe_re
     }
     match_rank_unlock(&dst->mr);
     if (!recv)
-        plat_wake(dst->task); /* it may be probing or waiting for this */
+        mpe_wake(dst); /* it may be probing or waiting for this */
     return 0;
 }
 
@@ -274,7 +290,7 @@ int mpe_init(void)
     struct mpe_node *n = self->node;
     for (int p = 0; p < n->nodes; p++)
         while (p != n->id && !mpe_net_hello_seen(n->conn[p]))
-            plat_block();
+            mpe_block(self);
     return 0;
 }
 
@@ -302,7 +318,7 @@ int mpe_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uin
     req_init(r, MPE_REQ_SEND, (void *)buf, len, ctx, src, tag);
     r->flags = (uint8_t)flags;
     r->dst_world = dst_world;
-    r->owner = self->task;
+    r->owner = self;
     if (!mpe_in_client(n, (uint32_t)dst_world))
         return mpe_impi_isend(n, self, r);
     struct mpe_rank *dst = mpe_local(n, dst_world);
@@ -313,7 +329,7 @@ int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, i
 {
     struct mpe_rank *self = mpe_self();
     req_init(r, MPE_REQ_RECV, buf, len, ctx, src, tag);
-    r->owner = self->task;
+    r->owner = self;
     const struct mpe_rmatch *rm = self->node->rmatch;
     /* Not matched here: the transport may match it with a remote message (mpe_rmatch.c).
      * remote is set first: a local message meeting r from now on asks the transport. */

@@ -17,41 +17,40 @@ static int op_init(void)
 static int op_isend(struct mpe_req *r, const void *buf, size_t len, int dst_world, uint32_t ctx,
                     int src, int tag, int flags)
 {
-    mpe_enter();
+    int me = mpe_enter();
     int rc = mpe_isend(r, buf, len, dst_world, ctx, src, tag, flags);
-    mpe_leave();
+    mpe_leave(me);
     return rc;
 }
 
 static int op_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, int tag)
 {
-    mpe_enter();
+    int me = mpe_enter();
     int rc = mpe_irecv(r, buf, len, ctx, src, tag);
-    mpe_leave();
+    mpe_leave(me);
     return rc;
 }
 
 static int op_iprobe(uint32_t ctx, int src, int tag, struct mpe_status *st)
 {
-    mpe_enter();
+    int me = mpe_enter();
     int rc = mpe_iprobe(ctx, src, tag, st);
-    mpe_leave();
+    mpe_leave(me);
     return rc;
 }
 
 static int op_cancel(struct mpe_req *r)
 {
-    mpe_enter();
+    int me = mpe_enter();
     int rc = mpe_cancel(r);
-    mpe_leave();
+    mpe_leave(me);
     return rc;
 }
 
 static void op_block(void)
 {
-    mpe_enter(); /* progress what was left for this CPU, then sleep */
-    mpe_leave();
-    plat_block();
+    mpe_leave(mpe_enter()); /* progress what was left for this CPU, then sleep */
+    mpe_block(mpe_self());
 }
 
 static void op_stats(uint64_t out[MPE_ST_COUNT])
@@ -61,25 +60,25 @@ static void op_stats(uint64_t out[MPE_ST_COUNT])
 
 static int op_cad_issue(struct mpe_cad *c)
 {
-    mpe_enter();
+    int me = mpe_enter();
     int rc = mpe_cad_issue(c);
-    mpe_leave();
+    mpe_leave(me);
     return rc;
 }
 
 static int op_cad_test(struct mpe_cad *c)
 {
-    mpe_enter();
+    int me = mpe_enter();
     int rc = mpe_cad_test(c);
-    mpe_leave();
+    mpe_leave(me);
     return rc;
 }
 
 static void op_cad_done(struct mpe_cad *c, int node)
 {
-    mpe_enter();
+    int me = mpe_enter();
     mpe_cad_done(c, node);
-    mpe_leave();
+    mpe_leave(me);
 }
 
 const struct mpe_ops mpe_ops = {

@@ -42,9 +42,9 @@ static void reap(int wait)
         if (b->req && !b->program_owns &&
             (wait || __atomic_load_n(&b->req->e.done, __ATOMIC_ACQUIRE)))
             req_wait(&b->req, MPI_STATUS_IGNORE); /* finish() calls bsend_release(b) */
-        uint64_t since = 0;
+        struct mpi_wait w = MPI_WAIT_INIT;
         while (wait && b->req)
-            mpi_idle(&since);
+            mpi_idle(&w);
         if (!b->req)
             *pp = b->next;
         else

@@ -19,11 +19,6 @@
 struct mpi_comm_s mpi_comm_world_, mpi_comm_self_;
 static int next_ctx = 4;
 
-int comm_valid(MPI_Comm comm)
-{
-    return comm && comm->refs > 0;
-}
-
 /* The constructors' refusal on a communicator that spans IMPI clients (LAM's user guide:
  * no communicator constructor works across clients). Every member of the parent refuses
  * alike, before any message, so nobody waits for the others. */

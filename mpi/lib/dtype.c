@@ -367,6 +367,19 @@ int dt_contig(MPI_Datatype dt)
     return dt->contig;
 }
 
+/* Task context; see mpi_impl.h. */
+int dt_span(MPI_Datatype dt, int count, struct dt_span *s)
+{
+    if (!dt_valid(dt) || !dt->committed)
+        return MPI_ERR_TYPE;
+    if (!dt->flat)
+        dt_flatten(dt);
+    s->bytes = (size_t)count * dt->size;
+    s->lb = dt->lb;
+    s->contig = dt->contig || !s->bytes;
+    return MPI_SUCCESS;
+}
+
 /* Task context. */
 MPI_Datatype dt_basic(MPI_Datatype dt)
 {

@@ -142,15 +142,13 @@ static void invoke(MPI_Errhandler h, MPI_Comm comm, int code, const char *fn)
 }
 
 /* Task context. */
-int err_raise(MPI_Comm comm, int code, const char *fn)
+void err_report(MPI_Comm comm, int code, const char *fn)
 {
-    if (code != MPI_SUCCESS)
-        invoke(comm ? comm->errh : mpi_comm_world_.errh, comm, code, fn);
-    return code;
+    invoke(comm ? comm->errh : mpi_comm_world_.errh, comm, code, fn);
 }
 
 /* Any context; see mpi_impl.h. */
-int err_engine_class(int e)
+int err_engine_error(int e)
 {
     switch (e) {
     case MPE_OK:

@@ -119,8 +119,11 @@ struct mpi_comm_s {
 
 /* Task context, from MPI_Init: MPI_COMM_WORLD and MPI_COMM_SELF for rank `rank` of `size`. */
 int comm_init_world(int rank, int size);
-/* 1 if comm is a live communicator (not NULL, not freed). */
-int comm_valid(MPI_Comm comm);
+/* Any context. 1 if comm is a live communicator (not NULL, not freed). */
+static inline int comm_valid(MPI_Comm comm)
+{
+    return comm && comm->refs > 0;
+}
 /* Task context. A communicator of group g (taken over; MPI_COMM_NULL if this rank is not
  * in it) with context id ctx and parent's error handler. MPI error code. */
 int comm_new(MPI_Group g, uint32_t ctx, MPI_Comm parent, MPI_Comm *out);
@@ -150,6 +153,15 @@ MPI_Aint dt_true_extent(MPI_Datatype dt);
 /* 1 if `count` elements starting at buf occupy exactly the bytes
  * [buf + lb, buf + lb + count * size) with no gaps, so they can be sent without packing. */
 int dt_contig(MPI_Datatype dt);
+/* How `count` elements of a type lie in memory, for a transfer (dt_span). */
+struct dt_span {
+    size_t bytes; /* count * dt_size */
+    MPI_Aint lb;  /* the first byte's offset from the buffer */
+    int contig;   /* the bytes are [buf + lb, buf + lb + bytes): no packing needed */
+};
+/* Task context. dt_check, then *s for `count` (>= 0) elements: the one call a transfer
+ * makes (issue 16's path cost). MPI_SUCCESS or MPI_ERR_TYPE. */
+int dt_span(MPI_Datatype dt, int count, struct dt_span *s);
 /* The basic type every element of dt is made of, if there is exactly one (for the
  * predefined reductions), else MPI_DATATYPE_NULL. */
 MPI_Datatype dt_basic(MPI_Datatype dt);
@@ -170,14 +182,26 @@ void dt_unpack(const void *in, size_t bytes, void *buf, int count, MPI_Datatype 
 
 /* errh.c */
 
-/* Report error `code` raised by MPI function `fn` ("MPI_Send") on `comm` (NULL: the
- * world's handler): MPI_ERRORS_ARE_FATAL prints "MPI error in <fn>: <string>" and aborts
- * the job; MPI_ERRORS_RETURN does nothing; user handlers are called. Returns code, so
- * functions end with `return err_raise(comm, rc, "MPI_X");`. MPI_SUCCESS passes through. */
-int err_raise(MPI_Comm comm, int code, const char *fn);
+/* Report error `code` (not MPI_SUCCESS) raised by MPI function `fn` ("MPI_Send") on `comm`
+ * (NULL: the world's handler): MPI_ERRORS_ARE_FATAL prints "MPI error in <fn>: <string>"
+ * and aborts the job; MPI_ERRORS_RETURN does nothing; user handlers are called. */
+void err_report(MPI_Comm comm, int code, const char *fn);
+/* Task context. err_report for an error; returns code, so functions end with
+ * `return err_raise(comm, rc, "MPI_X");`. MPI_SUCCESS passes through without a call
+ * (every MPI function ends here: see tests/bench/pathcost.bench.sh). */
+static inline int err_raise(MPI_Comm comm, int code, const char *fn)
+{
+    if (code != MPI_SUCCESS)
+        err_report(comm, code, fn);
+    return code;
+}
 /* Any context. The MPI error class of engine error `e`: 0 or a positive MPE_E* code (as in
  * mpe_req.err; negate the negative return values of the engine's calls). */
-int err_engine_class(int e);
+int err_engine_error(int e);
+static inline int err_engine_class(int e)
+{
+    return e == MPE_OK ? MPI_SUCCESS : err_engine_error(e);
+}
 /* For functions the library does not implement: prints "MPI_X is not implemented" and
  * aborts the job (a silent wrong answer is worse). */
 int err_unimplemented(const char *fn) __attribute__((noreturn));
@@ -218,11 +242,27 @@ int grp_rank_of(MPI_Group g, int w);
 
 /* The node's engine (the kernel's, through the ABI table); set by MPI_Init. */
 extern const struct mpe_ops *mpi_engine;
-/* 1 between MPI_Init and MPI_Finalize; else reports `fn` called outside and aborts. */
-int mpi_ready(const char *fn);
-/* Task context: one step of a wait loop (poll briefly, then sleep until woken);
- * `*since` starts at 0 for each wait. */
-void mpi_idle(uint64_t *since);
+/* 1 between MPI_Init and MPI_Finalize (set by them only). */
+extern int mpi_live;
+/* Task context. Reports `fn` called outside MPI_Init..MPI_Finalize and aborts. */
+int mpi_not_ready(const char *fn);
+/* Task context. 1 between MPI_Init and MPI_Finalize; else reports `fn` called outside and
+ * aborts. Every MPI function starts here: the common case costs no call. */
+static inline int mpi_ready(const char *fn)
+{
+    return mpi_live || mpi_not_ready(fn);
+}
+/* One wait's state for mpi_idle: zero it (MPI_WAIT_INIT) at the start of each wait. */
+struct mpi_wait {
+    uint64_t since; /* the clock at the wait's first reading, 0 before */
+    uint32_t looks; /* calls of mpi_idle so far */
+};
+#define MPI_WAIT_INIT                                                                              \
+    {                                                                                              \
+        0, 0                                                                                       \
+    }
+/* Task context: one step of a wait loop (poll briefly, then sleep until woken). */
+void mpi_idle(struct mpi_wait *w);
 /* End the whole job with exit code `code` (what MPI_Abort(MPI_COMM_WORLD, code) does).
  * Must not return. Host tests provide a stub. */
 void mpi_abort_hook(int code) __attribute__((noreturn));
@@ -369,5 +409,17 @@ void req_discard(MPI_Request r);
 int req_wait(MPI_Request *req, MPI_Status *st);
 /* From MPI_Finalize: wait for requests the program freed while they were active. */
 void req_finalize(void);
+/* Any context. The status of a completed receive e whose MPI error class is rc (st may be
+ * MPI_STATUS_IGNORE). */
+static inline void req_recv_status(MPI_Status *st, const struct mpe_req *e, int rc)
+{
+    if (!st)
+        return;
+    st->MPI_SOURCE = e->src;
+    st->MPI_TAG = e->tag;
+    st->mpi_count_ = e->count;
+    st->mpi_cancelled_ = e->cancelled;
+    st->MPI_ERROR = rc;
+}
 
 #endif

@@ -113,9 +113,9 @@ int MPI_Mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg, MPI_Status *st
         p2p_null_status(st);
         return MPI_SUCCESS;
     }
-    uint64_t since = 0;
+    struct mpi_wait w = MPI_WAIT_INIT;
     while ((rc = look(src, tag, comm, &flag, msg, st)) == MPI_SUCCESS && !flag)
-        mpi_idle(&since);
+        mpi_idle(&w);
     return err_raise(comm, rc, "MPI_Mprobe");
 }
 

@@ -9,21 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int check_comm_dt(MPI_Comm comm, int count, MPI_Datatype dt)
+/* Task context: the peer and tag checks of a send, receive or probe on live communicator
+ * comm; `wild` allows MPI_ANY_SOURCE and MPI_ANY_TAG (receives and probes). */
+static int peer_ok(MPI_Comm comm, int peer, int tag, int wild)
 {
-    if (!comm_valid(comm))
-        return MPI_ERR_COMM;
-    if (count < 0)
-        return MPI_ERR_COUNT;
-    return dt_check(dt);
-}
-
-/* Task context: the checks every send, receive and probe makes; `wild` allows
- * MPI_ANY_SOURCE and MPI_ANY_TAG (receives and probes). */
-static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
-{
-    if (!comm_valid(comm))
-        return MPI_ERR_COMM;
     /* Peers of an intercommunicator are ranks of its remote group. */
     int size = comm->remote ? comm->remote->size : comm->size;
     if (peer != MPI_PROC_NULL && !(wild && peer == MPI_ANY_SOURCE) && (peer < 0 || peer >= size))
@@ -33,16 +22,41 @@ static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
     return MPI_SUCCESS;
 }
 
-/* Task context: check and set up r as a `kind` request; 1 if it is already complete
- * (MPI_PROC_NULL) or *rc is an error, 0 if the engine must start it. */
-static int begin(MPI_Request r, int kind, int count, MPI_Datatype dt, int peer, int tag,
-                 MPI_Comm comm, int *rc)
+/* Task context: the checks of a probe. */
+static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
 {
-    *rc = check_comm_dt(comm, count, dt);
-    if (*rc == MPI_SUCCESS)
-        *rc = check_peer(comm, peer, tag, kind == REQ_RECV);
-    if (*rc != MPI_SUCCESS)
-        return 1;
+    return comm_valid(comm) ? peer_ok(comm, peer, tag, wild) : MPI_ERR_COMM;
+}
+
+/* Task context: every check of a send or receive of `count` elements of dt with `peer`, in
+ * MPI's order of error classes (communicator, count, type, rank, tag), and where the data
+ * lies (*s). */
+static int check_transfer(MPI_Comm comm, int count, MPI_Datatype dt, int peer, int tag, int wild,
+                          struct dt_span *s)
+{
+    if (!comm_valid(comm))
+        return MPI_ERR_COMM;
+    if (count < 0)
+        return MPI_ERR_COUNT;
+    int rc = dt_span(dt, count, s);
+    return rc != MPI_SUCCESS ? rc : peer_ok(comm, peer, tag, wild);
+}
+
+/* Task context: start engine send e of `bytes` contiguous bytes at data to `dest`. The
+ * source is our rank in our group: on an intercommunicator that is our rank in the
+ * receiver's remote group, as the receiver names us. MPI error code. */
+static int engine_send(struct mpe_req *e, const void *data, size_t bytes, int dest, int tag,
+                       MPI_Comm comm, int ctxoff, int flags)
+{
+    MPI_Group to = comm->remote ? comm->remote : comm->group;
+    return err_engine_class(-mpi_engine->isend(e, data, bytes, to->world[dest], comm->ctx + ctxoff,
+                                               comm->rank, tag, flags));
+}
+
+/* Task context: set up r as a `kind` request whose arguments passed check_transfer; 1 if
+ * it is already complete (MPI_PROC_NULL), 0 if the engine must start it. */
+static int begin(MPI_Request r, int kind, int peer, MPI_Comm comm)
+{
     r->comm = comm;
     r->kind = (uint8_t)kind;
     r->e.done = 0;
@@ -57,37 +71,32 @@ static int begin(MPI_Request r, int kind, int count, MPI_Datatype dt, int peer, 
 static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                       MPI_Comm comm, int ctxoff, int flags)
 {
-    int rc;
-    if (begin(r, REQ_SEND, count, dt, dest, tag, comm, &rc))
+    struct dt_span s;
+    int rc = check_transfer(comm, count, dt, dest, tag, 0, &s);
+    if (rc != MPI_SUCCESS || begin(r, REQ_SEND, dest, comm))
         return rc;
-    size_t bytes = (size_t)count * dt_size(dt);
-    const void *data = (const char *)buf + dt_lb(dt);
-    if (bytes && !dt_contig(dt)) {
-        r->tmp = malloc(bytes);
+    const void *data = (const char *)buf + s.lb;
+    if (!s.contig) {
+        r->tmp = malloc(s.bytes);
         if (!r->tmp)
             return MPI_ERR_NO_MEM;
         dt_pack(buf, count, dt, r->tmp);
         data = r->tmp;
     }
-    /* The source is our rank in our group: on an intercommunicator that is our rank in
-     * the receiver's remote group, as the receiver names us. */
-    MPI_Group to = comm->remote ? comm->remote : comm->group;
-    rc = mpi_engine->isend(&r->e, data, bytes, to->world[dest], comm->ctx + ctxoff, comm->rank, tag,
-                           flags);
-    return err_engine_class(-rc);
+    return engine_send(&r->e, data, s.bytes, dest, tag, comm, ctxoff, flags);
 }
 
 /* Task context: start receive r (fresh, or an inactive persistent one). */
 static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int src, int tag,
                       MPI_Comm comm, int ctxoff)
 {
-    int rc;
-    if (begin(r, REQ_RECV, count, dt, src, tag, comm, &rc))
+    struct dt_span s;
+    int rc = check_transfer(comm, count, dt, src, tag, 1, &s);
+    if (rc != MPI_SUCCESS || begin(r, REQ_RECV, src, comm))
         return rc;
-    size_t bytes = (size_t)count * dt_size(dt);
-    void *data = (char *)buf + dt_lb(dt);
-    if (bytes && !dt_contig(dt)) {
-        r->tmp = malloc(bytes);
+    void *data = (char *)buf + s.lb;
+    if (!s.contig) {
+        r->tmp = malloc(s.bytes);
         if (!r->tmp)
             return MPI_ERR_NO_MEM;
         r->ubuf = buf;
@@ -96,8 +105,7 @@ static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int 
         dt_retain(dt); /* until finish() unpacks: the program may free the type first */
         data = r->tmp;
     }
-    rc = mpi_engine->irecv(&r->e, data, bytes, comm->ctx + ctxoff, src, tag);
-    return err_engine_class(-rc);
+    return err_engine_class(-mpi_engine->irecv(&r->e, data, s.bytes, comm->ctx + ctxoff, src, tag));
 }
 
 /* Task context; see mpi_impl.h. On error nothing is left allocated. */
@@ -172,16 +180,53 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
     return err_raise(comm, p2p_irecv(buf, count, dt, src, tag, comm, 0, req), "MPI_Irecv");
 }
 
+/* Task context: wait for engine request e (on the caller's stack) and return its MPI error
+ * class. The engine writes e until it sets e->done, and never after. */
+static int engine_wait(struct mpe_req *e)
+{
+    struct mpi_wait w = MPI_WAIT_INIT;
+    while (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+        mpi_idle(&w);
+    return err_engine_class(e->err);
+}
+
+/* Task context: MPI_Send and its modes. A contiguous message to a rank waits for its
+ * engine request in this frame: the common blocking send makes no request object, nor
+ * any call that cannot do its work (issue 16's path cost). The rest goes through one. */
 static int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                      int flags, const char *fn)
 {
     if (!mpi_ready(fn))
         return MPI_ERR_OTHER;
-    MPI_Request r;
-    int rc = p2p_isend(buf, count, dt, dest, tag, comm, 0, flags, &r);
-    if (rc == MPI_SUCCESS)
-        rc = req_wait(&r, MPI_STATUS_IGNORE);
+    struct dt_span s;
+    int rc = check_transfer(comm, count, dt, dest, tag, 0, &s);
+    if (rc == MPI_SUCCESS && s.contig && dest != MPI_PROC_NULL) {
+        struct mpe_req e;
+        rc = engine_send(&e, (const char *)buf + s.lb, s.bytes, dest, tag, comm, 0, flags);
+        if (rc == MPI_SUCCESS)
+            rc = engine_wait(&e);
+    } else if (rc == MPI_SUCCESS) {
+        MPI_Request r;
+        rc = p2p_isend(buf, count, dt, dest, tag, comm, 0, flags, &r);
+        if (rc == MPI_SUCCESS)
+            rc = req_wait(&r, MPI_STATUS_IGNORE);
+    }
     return err_raise(comm, rc, fn);
+}
+
+/* Task context: MPI_Recv's fast case, as send_wait's: a contiguous receive from a rank (or
+ * any source) of `s` at buf, the request in this frame. MPI error code, *st filled. */
+static int recv_now(void *buf, const struct dt_span *s, int src, int tag, MPI_Comm comm,
+                    MPI_Status *st)
+{
+    struct mpe_req e;
+    int rc = err_engine_class(
+        -mpi_engine->irecv(&e, (char *)buf + s->lb, s->bytes, comm->ctx, src, tag));
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = engine_wait(&e);
+    req_recv_status(st, &e, rc);
+    return rc;
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
@@ -203,10 +248,16 @@ int MPI_Recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c
 {
     if (!mpi_ready("MPI_Recv"))
         return MPI_ERR_OTHER;
-    MPI_Request r;
-    int rc = p2p_irecv(buf, count, dt, src, tag, comm, 0, &r);
-    if (rc == MPI_SUCCESS)
-        rc = req_wait(&r, st);
+    struct dt_span s;
+    int rc = check_transfer(comm, count, dt, src, tag, 1, &s);
+    if (rc == MPI_SUCCESS && s.contig && src != MPI_PROC_NULL) {
+        rc = recv_now(buf, &s, src, tag, comm, st);
+    } else if (rc == MPI_SUCCESS) {
+        MPI_Request r;
+        rc = p2p_irecv(buf, count, dt, src, tag, comm, 0, &r);
+        if (rc == MPI_SUCCESS)
+            rc = req_wait(&r, st);
+    }
     return err_raise(comm, rc, "MPI_Recv");
 }
 
@@ -230,7 +281,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
 {
     if (!mpi_ready("MPI_Sendrecv_replace"))
         return MPI_ERR_OTHER;
-    int rc = check_comm_dt(comm, count, dt);
+    int rc = !comm_valid(comm) ? MPI_ERR_COMM : count < 0 ? MPI_ERR_COUNT : dt_check(dt);
     if (rc != MPI_SUCCESS)
         return err_raise(comm, rc, "MPI_Sendrecv_replace");
     /* Send from a packed copy, receive into the buffer itself. */
@@ -297,8 +348,8 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         p2p_null_status(st);
         return MPI_SUCCESS;
     }
-    uint64_t since = 0;
+    struct mpi_wait w = MPI_WAIT_INIT;
     while (probe_status(src, tag, comm, st, &flag) == MPI_SUCCESS && !flag)
-        mpi_idle(&since);
+        mpi_idle(&w);
     return MPI_SUCCESS;
 }

@@ -32,6 +32,8 @@ MPI_Request req_alloc(void)
  * program may free the type while the receive is pending, MPI-3.1 4.1.9). */
 static void drop_unpack(MPI_Request r)
 {
+    if (!r->tmp && !r->dt)
+        return; /* the common case: a contiguous transfer */
     free(r->tmp);
     r->tmp = 0;
     dt_release(r->dt);
@@ -41,7 +43,8 @@ static void drop_unpack(MPI_Request r)
 /* Task context: back to the free list; a persistent request's datatype reference goes. */
 static void req_release(MPI_Request r)
 {
-    dt_release(r->pdt);
+    if (r->pdt)
+        dt_release(r->pdt);
     r->pdt = 0;
     r->next = free_reqs;
     free_reqs = r;
@@ -83,15 +86,13 @@ static int finish(MPI_Request *rp, MPI_Status *st)
     if (r->bsend)
         bsend_release(r->bsend);
     r->bsend = 0;
-    if (st) {
+    if (r->kind == REQ_RECV) {
+        req_recv_status(st, &r->e, rc);
+    } else if (st) {
         if (r->kind == REQ_NULL_PROC) {
             st->MPI_SOURCE = MPI_PROC_NULL;
             st->MPI_TAG = MPI_ANY_TAG;
             st->mpi_count_ = 0;
-        } else if (r->kind == REQ_RECV) {
-            st->MPI_SOURCE = r->e.src;
-            st->MPI_TAG = r->e.tag;
-            st->mpi_count_ = r->e.count;
         }
         st->mpi_cancelled_ = r->e.cancelled;
         st->MPI_ERROR = rc;
@@ -146,19 +147,19 @@ int req_wait(MPI_Request *rp, MPI_Status *st)
         empty_status(st);
         return MPI_SUCCESS;
     }
-    uint64_t since = 0;
+    struct mpi_wait w = MPI_WAIT_INIT;
     while (!done(*rp))
-        mpi_idle(&since);
+        mpi_idle(&w);
     return finish(rp, st);
 }
 
 void req_finalize(void)
 {
-    uint64_t since = 0;
+    struct mpi_wait w = MPI_WAIT_INIT;
     while (detached) {
         reap();
         if (detached)
-            mpi_idle(&since);
+            mpi_idle(&w);
     }
 }
 
@@ -238,9 +239,9 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
     if (!mpi_ready("MPI_Waitany"))
         return MPI_ERR_OTHER;
     int i;
-    uint64_t since = 0;
+    struct mpi_wait w = MPI_WAIT_INIT;
     while ((i = find_done(n, reqs)) == -1)
-        mpi_idle(&since);
+        mpi_idle(&w);
     *index = i;
     if (i == MPI_UNDEFINED) {
         empty_status(st);
@@ -293,9 +294,9 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
     if (!mpi_ready("MPI_Waitsome"))
         return MPI_ERR_OTHER;
     int i;
-    uint64_t since = 0;
+    struct mpi_wait w = MPI_WAIT_INIT;
     while ((i = find_done(n, reqs)) == -1)
-        mpi_idle(&since);
+        mpi_idle(&w);
     return some(n, reqs, outcount, idx, sts);
 }
 

@@ -243,13 +243,18 @@ UT_TEST(mpe_net_truncate)
 UT_TEST(mpe_net_ssend_and_probe)
 {
     mt_world(2, 2, 0);
-    struct mpe_req s, r;
+    struct mpe_req s, r, s2;
     uint32_t v = 0xdeadbeef, got = 0;
     unsigned wakes = host_wakes(1);
     mt_isend(0, &s, &v, 4, 1, 4, MPE_SYNC);
     host_pump_all();
-    UT_ASSERT(!mt_done(&s));          /* an RTS waits for the receive */
-    UT_ASSERT(host_wakes(1) > wakes); /* the arrival woke the receiving rank (to probe) */
+    UT_ASSERT(!mt_done(&s));     /* an RTS waits for the receive */
+    UT_EQ(host_wakes(1), wakes); /* rank 1 polls: the arrival costs no wake-up (lf_nap) */
+    host_as_rank(1);
+    mpe_ops.block(); /* announces: returns at once, may sleep from now on */
+    mt_isend(0, &s2, &v, 4, 1, 5, MPE_SYNC);
+    host_pump_all();
+    UT_ASSERT(host_wakes(1) > wakes); /* the arrival woke the announced rank (to probe) */
     struct mpe_status ps;
     host_as_rank(1);
     UT_EQ(mpe_ops.iprobe(MT_CTX, 0, MPE_ANY_TAG, &ps), 1);
@@ -260,6 +265,9 @@ UT_TEST(mpe_net_ssend_and_probe)
     mt_wait(0, &s);
     mt_wait(1, &r);
     UT_EQ(got, 0xdeadbeef);
+    mt_irecv(1, &r, &got, 4, 0, 5);
+    mt_wait(0, &s2);
+    mt_wait(1, &r);
 }
 
 /* Three nodes, uneven (3 + 2 + 2 ranks): wildcard receives on node 0 take messages from

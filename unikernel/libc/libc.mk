@@ -26,7 +26,7 @@ $(LIBC_HOST_BIN): $(LIBC_HOST_SRCS) $(wildcard tests/uk/libc_*.c unikernel/inclu
                   | $(NEWLIB_U_STAMP) deps
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(OPT) $(WARN) $(WERROR) -fno-stack-protector -fPIE -nostdinc \
-	    -isystem $(NEWLIB_U_INC) -idirafter $(GCC_INC) -Iunikernel/include \
+	    -DUK_CPU_ID_EXTERN -isystem $(NEWLIB_U_INC) -idirafter $(GCC_INC) -Iunikernel/include \
 	    -nostdlib -static -no-pie -Wl,-z,noexecstack -o $@ $(LIBC_HOST_SRCS) \
 	    $(NEWLIB_U_LIBDIR)/libc.a $(NEWLIB_U_LIBDIR)/libm.a $(LIBGCC)
 

@@ -16,11 +16,3 @@ void percpu_init_this(int id, uint32_t apic_id)
     p->apic_id = apic_id;
     wrmsr(MSR_GS_BASE, (uint64_t)p);
 }
-
-/* Any context, once percpu_init_this() ran on this CPU. */
-int cpu_id(void)
-{
-    int id;
-    __asm__ volatile("movl %%gs:8, %0" : "=r"(id));
-    return id;
-}

@@ -6,6 +6,7 @@
 #define UK_PERCPU_H
 #include <stdint.h>
 #include "memlayout.h"
+#include "uk/cpu.h"
 
 struct tss {
     uint32_t rsv0;
@@ -36,7 +37,8 @@ struct percpu {
     struct tss tss __attribute__((aligned(16)));
 };
 
-_Static_assert(__builtin_offsetof(struct percpu, id) == 8, "isr.S and cpu_id() use offset 8");
+_Static_assert(__builtin_offsetof(struct percpu, id) == PERCPU_ID_OFFSET,
+               "isr.S and cpu_id() use it");
 _Static_assert(__builtin_offsetof(struct percpu, irq_entry_tsc) == 16, "isr.S uses offset 16");
 
 extern struct percpu percpu[MAX_CPUS];

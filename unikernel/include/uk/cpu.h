@@ -3,8 +3,23 @@
 #define UK_CPU_H
 #include <stdint.h>
 
-/* Any context. Index of the running CPU, 0 = the boot CPU, dense up to ncpus-1. */
+/* Where %gs's per-CPU block (arch/x86_64/percpu.h) keeps the CPU's index. */
+#define PERCPU_ID_OFFSET 8
+
+/* Any context, once percpu_init_this() ran on this CPU. Index of the running CPU, 0 = the
+ * boot CPU, dense up to ncpus-1. One load: inline, as most kernel paths ask for it. The
+ * host tests of the kernel's libc (UK_CPU_ID_EXTERN) run as a Linux process and supply
+ * their own. */
+#ifdef UK_CPU_ID_EXTERN
 int cpu_id(void);
+#else
+static inline int cpu_id(void)
+{
+    int id;
+    __asm__ volatile("movl %%gs:%c1, %0" : "=r"(id) : "i"(PERCPU_ID_OFFSET));
+    return id;
+}
+#endif
 extern volatile int ncpus_online;
 
 static inline void cpu_relax(void)
