@@ -1,0 +1,45 @@
+/* job_mem.c: see job_mem.h. The end report is the placement test's evidence
+ * (tests/knl/run.sh numa_*): the nodes come from the frames' physical addresses, so it
+ * shows where memory went, not where the policy meant it to go. */
+#include "pvas/job_mem.h"
+#include "arch/x86_64/numa.h"
+#include "uk/console.h"
+
+static struct pvas_task *ranks[PART_MAX]; /* this node's ranks, in spawn order */
+static int nranks;
+
+/* Task context. */
+void job_mem_start(enum mempol p)
+{
+    if (!numa.nnodes)
+        return;
+    kprintf("job: memory policy mem=%s over %d NUMA nodes%s\n", mempol_name(p), numa.nnodes,
+            p == MEMPOL_MCDRAM && !numa_is_hbm(mempol_for_cpu(p, 0).node)
+                ? " (no CPU-less node: each CPU's own instead)"
+                : "");
+}
+
+/* Task context. */
+void job_mem_spawned(struct pvas_task *t)
+{
+    if (nranks < PART_MAX)
+        ranks[nranks++] = t;
+}
+
+/* Task context. */
+void job_mem_end(void)
+{
+    if (!numa.nnodes)
+        return;
+    for (int i = 0; i < nranks; i++) {
+        const struct pvas_task *t = ranks[i];
+        uint64_t by_node[NUMA_MAX_NODES];
+        uint64_t total = pvas_task_pages_by_node(t, by_node);
+        kprintf("job: rank %d memory: cpu %d (node %d), home node %d, %lu heap+stack pages:",
+                t->rank, t->task.cpu, numa.cpu_node[t->task.cpu], t->mem.node, total);
+        for (int n = 0; n < numa.nnodes; n++)
+            if (by_node[n])
+                kprintf(" node%d=%lu", n, by_node[n]);
+        kprintf("\n");
+    }
+}
