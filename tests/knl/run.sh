@@ -17,6 +17,9 @@
 #   numa_place_P  the same layout, a job of 4 ranks (tests/knl/apps/numa_heap.c) with
 #                 mem=P (ddr, mcdram, interleave): where each rank's heap and stack pages
 #                 are, from their physical addresses (the kernel's job report).
+#   smt_*         KTEST smt (tests/knl/smt_test.c): SMT cores from CPUID leaf 0xB on
+#                 -smp 16 as 4x4 and 2 sockets x 4 cores x 2 threads, placement one rank per
+#                 core first; smt_job: 4 ranks of a job on 4 distinct cores.
 #   mpi/...       a conformance program (tests/mpi/progs/) with 4 ranks on one knl node,
 #                 through tests/mpi/run.sh (UKRUN_BOARD=knl): output identical to Open MPI's.
 #   grub_iso_mpi4 the same program as a job inside a GRUB ISO (boards/knl/mkiso.sh), booted
@@ -137,7 +140,7 @@ fi
 # Placement: tests/knl/apps/numa_heap (4 ranks, 4 MiB of heap each) on the same layout
 # (ukrun --numa snc4: CPU i on DDR node i, MCDRAM node i+4 nearest it) under each mem=
 # policy. The kernel's "job: rank R memory:" lines count each rank's heap and stack pages
-# by the node of their physical frames (unikernel/pvas/job_mem.c), and must show: ddr, all
+# by the node of their physical frames (unikernel/pvas/job_place.c), and must show: ddr, all
 # on the rank's CPU's node; mcdram, all on the nearest CPU-less node (CPU's node + 4);
 # interleave, spread over all 8 nodes, no node more than 2 pages above another (the stack
 # and the heap are each one turn of the round robin).
@@ -187,6 +190,43 @@ if want numa_place; then
                 ok "numa_place_$pol (mem=$pol, 4 ranks, pages by physical address) (${secs}s)"
             fi
         done
+    fi
+fi
+
+# SMT: KTEST smt (tests/knl/smt_test.c) on 16 CPUs as 4 cores x 4 threads (ukboot's knl
+# topology) and as 2 sockets x 4 cores x 2 threads (-smp after ukboot's own overrides it):
+# cores counted from CPUID leaf 0xB, the first placement slots one per core. Then a job of
+# 4 ranks on the 4x4 node: its ranks on 4 distinct cores (the kernel's "job: rank R on cpu"
+# lines), not on the 4 threads of core 0.
+if want smt; then
+    for spec in "4x4:4,4:" "2s4c2t:8,2:-smp 16,sockets=2,cores=4,threads=2"; do
+        IFS=: read -r tag targs extra <<<"$spec"
+        log=$logdir/smt_$tag.log
+        t0=$(date +%s%N)
+        # shellcheck disable=SC2086 # $extra: QEMU words
+        qemu/ukboot --board knl --smp 16 --timeout 60 --append "test=smt targs=$targs" \
+            "$K/uk/ukernel-test.elf" -- $extra >"$log" 2>&1
+        check "smt_$tag (16 CPUs, ${targs/,/ cores x } threads)" "$log" $? "$(since "$t0")" \
+            "^smt: placement: .*: ok$" "^smt: all ok$"
+    done
+    log=$logdir/smt_job.log
+    app=$K/mpi-uk/bin/numa_heap # built by the numa_place part
+    t0=$(date +%s%N)
+    if [ ! -f "$app" ]; then
+        bad "smt_job" "no $app (the numa_place part builds it)"
+    else
+        qemu/ukrun --board knl -n 4 --smp 16 --mem 1G --timeout 60 "$app" >"$log" 2>&1
+        rc=$? secs=$(since "$t0")
+        cores=$(sed -nE 's/^job: rank [0-9]+ on cpu [0-9]+ \(APIC id [0-9]+, core ([0-9]+)\)$/\1/p' "$log" |
+            sort -u | wc -l)
+        if [ $rc != 0 ]; then
+            bad "smt_job" "exit code $rc (${secs}s)" "$log"
+        elif [ "$cores" != 4 ]; then
+            bad "smt_job" "4 ranks on $cores distinct cores, not 4 (${secs}s)" "$log"
+            grep '^job: rank' "$log" | sed 's/^/    | /'
+        else
+            ok "smt_job (4 ranks on 4x4 threads: 4 distinct cores) (${secs}s)"
+        fi
     fi
 fi
 

@@ -1,7 +1,7 @@
 /* job.c: see job.h. */
 #include "pvas/job.h"
 #include "pvas/pvas.h"
-#include "pvas/job_mem.h"
+#include "pvas/job_place.h"
 #include "mpi/mpe_job.h"
 #include "mpi/impi_uk.h"
 #include "uk/net.h"
@@ -263,7 +263,7 @@ int job_run(void)
     j.envp[j.envc + 3] = 0;
     kformat(e_size, sizeof e_size, "UK_SIZE=%d", wsize);
     kformat(e_node, sizeof e_node, "UK_NODE=%d", node);
-    job_mem_start(j.mem);
+    job_place_start(j.mem);
     for (int k = 0; k < count; k++) {
         kformat(e_rank, sizeof e_rank, "UK_RANK=%d", first + k);
         struct pvas_task *t = pvas_spawn(as, img, j.argv, j.envp, err, sizeof err);
@@ -271,10 +271,10 @@ int job_run(void)
             kprintf("job: cannot start rank %d: %s\n", first + k, err);
             return EXIT_BOOT;
         }
-        job_mem_spawned(t);
+        job_place_spawned(t);
     }
     int rc = pvas_wait(as) & EXIT_STATUS_MASK; /* exit(256) is a success, as in rank_exited */
-    job_mem_end();
+    job_place_end();
     if (rc == 0 && mpe_job_end() != 0)
         rc = EXIT_MPI;
     kprintf("job: %d ranks on node %d finished, exit code %d\n", count, node, rc);

@@ -112,13 +112,14 @@ void pvas_set_local(struct pvas_as *as, int count)
     as->local = count;
 }
 
-/* Any context; see pvas.h. Placement is round-robin from first_cpu (pvas_spawn), so the
- * count follows from the number of tasks alone, whether or not they have started yet. */
+/* Any context; see pvas.h. Placement is round-robin over the slots of smp_place_cpu() from
+ * first_cpu (pvas_spawn), so the count follows from the number of tasks alone, whether or
+ * not they have started yet. */
 int pvas_cpu_tasks(struct pvas_as *as, int cpu)
 {
-    int n = as->local > 0 ? as->local : as->ntasks, ncpus = smp_ncpus(), on = 0;
+    int n = as->local > 0 ? as->local : as->ntasks, on = 0;
     for (int i = 0; i < n; i++)
-        on += (as->first_cpu + i) % ncpus == cpu;
+        on += smp_place_cpu(as->first_cpu + i) == cpu;
     return on;
 }
 
@@ -186,7 +187,7 @@ struct pvas_task *pvas_spawn(struct pvas_as *as, const struct pvas_image *img, c
     /* The CPU before the partition is filled: its memory comes from that CPU's node. Tasks
      * of one address space are spawned by one task (the job's), so ntasks is this one's
      * index until it is counted below. */
-    t->task.cpu = (as->first_cpu + as->ntasks) % smp_ncpus();
+    t->task.cpu = smp_place_cpu(as->first_cpu + as->ntasks);
     t->mem = mempol_for_cpu(as->mempol, t->task.cpu);
     if (pvas_load_image(t, err, errlen) || pvas_map_stack(t, err, errlen)) {
         /* What was mapped stays in the page table and goes with pvas_destroy(). */

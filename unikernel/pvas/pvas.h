@@ -46,7 +46,8 @@ struct pvas_image *pvas_image_open(const char *name, const void *elf, size_t len
 void pvas_image_close(struct pvas_image *img);
 
 /* Task context. A new, empty address space, or NULL. Tasks get ranks rank_base, +1, ... of
- * a job of `size` ranks, placed round-robin on the online CPUs from `first_cpu`. */
+ * a job of `size` ranks, placed round-robin from slot `first_cpu` of smp_place_cpu() (one
+ * rank per core first). */
 struct pvas_as *pvas_create(void);
 void pvas_set_placement(struct pvas_as *as, int rank_base, int size, int first_cpu);
 /* Task context, before the first pvas_spawn: the node policy of the tasks' private memory

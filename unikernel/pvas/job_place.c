@@ -1,15 +1,17 @@
-/* job_mem.c: see job_mem.h. The end report is the placement test's evidence
+/* job_place.c: see job_place.h. The end report is the placement test's evidence
  * (tests/knl/run.sh numa_*): the nodes come from the frames' physical addresses, so it
  * shows where memory went, not where the policy meant it to go. */
-#include "pvas/job_mem.h"
+#include "pvas/job_place.h"
 #include "arch/x86_64/numa.h"
+#include "arch/x86_64/percpu.h"
+#include "kernel/smp.h"
 #include "uk/console.h"
 
 static struct pvas_task *ranks[PART_MAX]; /* this node's ranks, in spawn order */
 static int nranks;
 
 /* Task context. */
-void job_mem_start(enum mempol p)
+void job_place_start(enum mempol p)
 {
     if (!numa.nnodes)
         return;
@@ -20,14 +22,21 @@ void job_mem_start(enum mempol p)
 }
 
 /* Task context. */
-void job_mem_spawned(struct pvas_task *t)
+void job_place_spawned(struct pvas_task *t)
 {
+    int c = t->task.cpu;
+    if (numa.nnodes)
+        kprintf("job: rank %d on cpu %d (APIC id %u, core %u, node %d)\n", t->rank, c,
+                percpu[c].apic_id, smp_core_of(c), numa.cpu_node[c]);
+    else if (smp_threads_per_core() > 1)
+        kprintf("job: rank %d on cpu %d (APIC id %u, core %u)\n", t->rank, c, percpu[c].apic_id,
+                smp_core_of(c));
     if (nranks < PART_MAX)
         ranks[nranks++] = t;
 }
 
 /* Task context. */
-void job_mem_end(void)
+void job_place_end(void)
 {
     if (!numa.nnodes)
         return;
