@@ -186,6 +186,8 @@ if want numa_place; then
                 bad "numa_place_$pol" "exit code $rc (${secs}s)" "$log"
             elif ! grep -q "^\[0\] numa_heap: 4 MiB per rank written and read back, 0 bytes wrong$" "$log"; then
                 bad "numa_place_$pol" "no result line from rank 0 (${secs}s)" "$log"
+            elif ! grep -q "^job: memory policy mem=$pol over 8 NUMA nodes; free MiB by node: 0:" "$log"; then
+                bad "numa_place_$pol" "no policy line at the job's start (${secs}s)" "$log"
             elif [ -n "$why" ]; then
                 bad "numa_place_$pol" "$why (${secs}s)"
             else

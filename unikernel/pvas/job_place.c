@@ -5,7 +5,10 @@
 #include "arch/x86_64/numa.h"
 #include "arch/x86_64/percpu.h"
 #include "kernel/smp.h"
+#include "kernel/pmm.h"
 #include "uk/console.h"
+
+#define MIB (1024 * 1024)
 
 static struct pvas_task *ranks[PART_MAX]; /* this node's ranks, in spawn order */
 static int nranks;
@@ -15,10 +18,14 @@ void job_place_start(enum mempol p)
 {
     if (!numa.nnodes)
         return;
-    kprintf("job: memory policy mem=%s over %d NUMA nodes%s\n", mempol_name(p), numa.nnodes,
+    kprintf("job: memory policy mem=%s over %d NUMA nodes%s; free MiB by node:", mempol_name(p),
+            numa.nnodes,
             p == MEMPOL_MCDRAM && !numa_is_hbm(mempol_for_cpu(p, 0).node)
                 ? " (no CPU-less node: each CPU's own instead)"
                 : "");
+    for (int n = 0; n < numa.nnodes; n++)
+        kprintf(" %d:%lu", n, pmm_node_free_frames(n) * PAGE_SIZE / MIB);
+    kprintf("\n");
 }
 
 /* Task context. */
