@@ -16,7 +16,8 @@
 #                 numa (tests/knl/numa_test.c): frames by node, each policy's nodes.
 #   numa_place_P  the same layout, a job of 4 ranks (tests/knl/apps/numa_heap.c) with
 #                 mem=P (ddr, mcdram, interleave): where each rank's heap and stack pages
-#                 are, from their physical addresses (the kernel's job report).
+#                 are, from their physical addresses (the kernel's job report);
+#                 numa_place_cmdline: the kernel command line's mem= wins over job.conf's.
 #   smt_*         KTEST smt (tests/knl/smt_test.c): SMT cores from CPUID leaf 0xB on
 #                 -smp 16 as 4x4 and 2 sockets x 4 cores x 2 threads, placement one rank per
 #                 core first; smt_job: 4 ranks of a job on 4 distinct cores.
@@ -194,6 +195,31 @@ if want numa_place; then
                 ok "numa_place_$pol (mem=$pol, 4 ranks, pages by physical address) (${secs}s)"
             fi
         done
+    fi
+fi
+
+# The kernel command line's mem= overrides the job's (job.conf mem=ddr, mem=mcdram on the
+# command line: the heaps go to MCDRAM), booted with ukboot as a loader would.
+if want numa_place; then
+    log=$logdir/numa_place_cmdline.log work=$logdir/cmdline
+    app=$K/mpi-uk/bin/numa_heap
+    rm -rf "$work" && mkdir -p "$work"
+    if [ -f "$app" ]; then
+        cp "$app" "$work/numa_heap"
+        printf 'image=numa_heap\nsize=4\nnodes=1\nmem=ddr\n' >"$work/job.conf"
+        (cd "$work" && printf '%s\n' job.conf numa_heap | cpio -o -H newc --quiet >initrd.cpio)
+        t0=$(date +%s%N)
+        qemu/ukboot --board knl --numa snc4 --smp 4 --mem 1536M --timeout 120 \
+            --initrd "$work/initrd.cpio" --append "node=0 nodes=1 mem=mcdram" >"$log" 2>&1
+        rc=$? secs=$(since "$t0")
+        why=$(placement mcdram "$log")
+        if [ $rc != 0 ]; then
+            bad "numa_place_cmdline" "exit code $rc (${secs}s)" "$log"
+        elif [ -n "$why" ]; then
+            bad "numa_place_cmdline" "$why (${secs}s)"
+        else
+            ok "numa_place_cmdline (job.conf mem=ddr, command line mem=mcdram: MCDRAM) (${secs}s)"
+        fi
     fi
 fi
 
