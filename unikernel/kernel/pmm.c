@@ -2,11 +2,13 @@
  * pmm.c: physical frames. A bitmap (1 = in use) over all physical memory up to the end of
  * the highest usable region, with a next-fit hint. The bitmap itself lives in the first
  * usable region below 4 GiB that can hold it (reached through the boot identity map until
- * pmm_relocate()).
+ * pmm_relocate()). Allocation by NUMA node scans only the SRAT's ranges of that node, with
+ * a next-fit hint per node.
  */
 #include "kernel/pmm.h"
 #include "kernel/bootinfo.h"
 #include "kernel/vmm.h"
+#include "arch/x86_64/numa.h"
 #include "uk/spinlock.h"
 #include "uk/power.h"
 #include "memlayout.h"
@@ -16,6 +18,7 @@ extern char __kernel_end[];
 static uint64_t *bitmap;
 static uint64_t bitmap_phys, bitmap_bytes;
 static uint64_t nframes, nfree, ntotal, hint;
+static uint64_t node_hint[NUMA_MAX_NODES]; /* next frame to look at, per node */
 static spinlock_t pmm_lock = SPINLOCK_INIT;
 
 static inline int used(uint64_t f)
@@ -121,6 +124,60 @@ uint64_t pmm_alloc(void)
     }
     spin_unlock_irqrestore(&pmm_lock, f);
     return phys;
+}
+
+/* pmm_lock held. The first free frame in frames [lo, hi), marked used; 0 if none. */
+static uint64_t take_in(uint64_t lo, uint64_t hi)
+{
+    for (uint64_t i = lo; i < hi; i++) {
+        if (i % 64 == 0 && i + 64 <= hi && bitmap[i / 64] == ~0ULL) {
+            i += 63; /* a full word at once */
+            continue;
+        }
+        if (!used(i)) {
+            set_used(i);
+            nfree--;
+            return i;
+        }
+    }
+    return 0;
+}
+
+/* Any context; see pmm.h. Two passes over the node's ranges: from its hint to their end,
+ * then from their start (frame 0 is never free: low memory is reserved at boot). */
+uint64_t pmm_alloc_node(int node)
+{
+    if (node < 0 || node >= NUMA_MAX_NODES)
+        return 0;
+    uint64_t f = spin_lock_irqsave(&pmm_lock), got = 0;
+    for (int pass = 0; pass < 2 && !got; pass++)
+        for (int r = 0; r < numa.nranges && !got; r++) {
+            if (numa.range[r].node != node)
+                continue;
+            uint64_t lo = numa.range[r].base / PAGE_SIZE, hi = numa.range[r].end / PAGE_SIZE;
+            if (hi > nframes)
+                hi = nframes;
+            if (pass == 0 && node_hint[node] > lo)
+                lo = node_hint[node];
+            got = lo < hi ? take_in(lo, hi) : 0;
+        }
+    if (got)
+        node_hint[node] = got + 1;
+    spin_unlock_irqrestore(&pmm_lock, f);
+    return got * PAGE_SIZE;
+}
+
+/* Any context; see pmm.h. */
+uint64_t pmm_node_free_frames(int node)
+{
+    uint64_t f = spin_lock_irqsave(&pmm_lock), n = 0;
+    for (int r = 0; r < numa.nranges; r++)
+        if (numa.range[r].node == node)
+            for (uint64_t i = numa.range[r].base / PAGE_SIZE;
+                 i < numa.range[r].end / PAGE_SIZE && i < nframes; i++)
+                n += !used(i);
+    spin_unlock_irqrestore(&pmm_lock, f);
+    return n;
 }
 
 /* Any context. */

@@ -13,6 +13,10 @@ int smp_cpu_of_apic(uint32_t apic_id);
  * bits of CPUID leaf 0xB: hardware threads of one core share it), and threads per core. */
 uint32_t smp_core_of(int cpu);
 int smp_threads_per_core(void);
+/* Any context, after smp_boot(): the CPU for placement slot `slot` (modulo the CPUs online):
+ * one per core first (the first hardware thread of each core), then the cores' second
+ * threads, and so on, so that N ranks on N slots share no core while cores are left. */
+int smp_place_cpu(int slot);
 
 /* Task context, not on `cpu` itself. Runs fn(arg) on `cpu` in its scheduler context
  * (interrupts on, between tasks) and waits for it to return. Returns 0, or -1 if `cpu` is

@@ -1,6 +1,7 @@
 /* job.c: see job.h. */
 #include "pvas/job.h"
 #include "pvas/pvas.h"
+#include "pvas/job_place.h"
 #include "mpi/mpe_job.h"
 #include "mpi/impi_uk.h"
 #include "uk/net.h"
@@ -23,7 +24,8 @@
 struct job {
     char image[64];
     int size, nodes;
-    int output; /* the ranks may write output files (files.h) */
+    int output;      /* the ranks may write output files (files.h) */
+    enum mempol mem; /* mem=: where the ranks' memory comes from (kernel/mempol.h) */
     struct impi_uk_cfg impi;
     char *argv[JOB_MAX_ARGS + 2];
     int argc;
@@ -138,7 +140,12 @@ static int parse_conf(struct job *j, const char *text, size_t len)
             j->nodes = atoi(v);
         else if (!strcmp(line, "output") && (!strcmp(v, "0") || !strcmp(v, "1")))
             j->output = v[0] == '1';
-        else if (!strncmp(line, "impi_", 5)) {
+        else if (!strcmp(line, "mem")) {
+            if (mempol_parse(v, &j->mem) != 0) {
+                kprintf("job: job.conf: mem=%s: not ddr, mcdram or interleave\n", v);
+                return -1;
+            }
+        } else if (!strncmp(line, "impi_", 5)) {
             if (parse_impi(&j->impi, line + 5, v) != 0) {
                 kprintf("job: job.conf: bad %s=%s\n", line, v);
                 return -1;
@@ -210,6 +217,11 @@ int job_run(void)
         return EXIT_BOOT;
     int node = (int)cmdline_get_u64("node", 0);
     j.nodes = (int)cmdline_get_u64("nodes", (uint64_t)j.nodes);
+    char pol[16];
+    if (cmdline_get("mem", pol, sizeof pol) && mempol_parse(pol, &j.mem) != 0) {
+        kprintf("job: mem=%s on the command line: not ddr, mcdram or interleave\n", pol);
+        return EXIT_BOOT;
+    }
     if (j.nodes < 1 || node >= j.nodes || j.size < j.nodes) {
         kprintf("job: cannot place %d ranks on node %d of %d\n", j.size, node, j.nodes);
         return EXIT_BOOT;
@@ -238,6 +250,7 @@ int job_run(void)
     first += wfirst;
     pvas_set_placement(as, first, wsize, 0);
     pvas_set_local(as, count);
+    pvas_set_mempol(as, j.mem);
 
     /* argv[0] is the image name; each rank gets UK_RANK etc. in its own environment. */
     memmove(j.argv + 1, j.argv, (size_t)j.argc * sizeof *j.argv);
@@ -250,14 +263,18 @@ int job_run(void)
     j.envp[j.envc + 3] = 0;
     kformat(e_size, sizeof e_size, "UK_SIZE=%d", wsize);
     kformat(e_node, sizeof e_node, "UK_NODE=%d", node);
+    job_place_start(j.mem);
     for (int k = 0; k < count; k++) {
         kformat(e_rank, sizeof e_rank, "UK_RANK=%d", first + k);
-        if (!pvas_spawn(as, img, j.argv, j.envp, err, sizeof err)) {
+        struct pvas_task *t = pvas_spawn(as, img, j.argv, j.envp, err, sizeof err);
+        if (!t) {
             kprintf("job: cannot start rank %d: %s\n", first + k, err);
             return EXIT_BOOT;
         }
+        job_place_spawned(t);
     }
     int rc = pvas_wait(as) & EXIT_STATUS_MASK; /* exit(256) is a success, as in rank_exited */
+    job_place_end();
     if (rc == 0 && mpe_job_end() != 0)
         rc = EXIT_MPI;
     kprintf("job: %d ranks on node %d finished, exit code %d\n", count, node, rc);

@@ -31,6 +31,7 @@ struct pvas_as {
     struct task *waiter; /* blocked in pvas_wait() */
     int rank_base, size, first_cpu;
     int local; /* tasks the job will start here (pvas_set_local), 0: unknown */
+    enum mempol mempol;
     void (*exit_hook)(struct pvas_task *t);
 };
 
@@ -100,18 +101,25 @@ void pvas_set_placement(struct pvas_as *as, int rank_base, int size, int first_c
 }
 
 /* Task context, before the first pvas_spawn; see pvas.h. */
+void pvas_set_mempol(struct pvas_as *as, enum mempol p)
+{
+    as->mempol = p;
+}
+
+/* Task context, before the first pvas_spawn; see pvas.h. */
 void pvas_set_local(struct pvas_as *as, int count)
 {
     as->local = count;
 }
 
-/* Any context; see pvas.h. Placement is round-robin from first_cpu (pvas_spawn), so the
- * count follows from the number of tasks alone, whether or not they have started yet. */
+/* Any context; see pvas.h. Placement is round-robin over the slots of smp_place_cpu() from
+ * first_cpu (pvas_spawn), so the count follows from the number of tasks alone, whether or
+ * not they have started yet. */
 int pvas_cpu_tasks(struct pvas_as *as, int cpu)
 {
-    int n = as->local > 0 ? as->local : as->ntasks, ncpus = smp_ncpus(), on = 0;
+    int n = as->local > 0 ? as->local : as->ntasks, on = 0;
     for (int i = 0; i < n; i++)
-        on += (as->first_cpu + i) % ncpus == cpu;
+        on += smp_place_cpu(as->first_cpu + i) == cpu;
     return on;
 }
 
@@ -176,6 +184,11 @@ struct pvas_task *pvas_spawn(struct pvas_as *as, const struct pvas_image *img, c
     t->as = as;
     t->img = img;
     t->base = PART_BASE + (uint64_t)t->part * PART_SIZE;
+    /* The CPU before the partition is filled: its memory comes from that CPU's node. Tasks
+     * of one address space are spawned by one task (the job's), so ntasks is this one's
+     * index until it is counted below. */
+    t->task.cpu = smp_place_cpu(as->first_cpu + as->ntasks);
+    t->mem = mempol_for_cpu(as->mempol, t->task.cpu);
     if (pvas_load_image(t, err, errlen) || pvas_map_stack(t, err, errlen)) {
         /* What was mapped stays in the page table and goes with pvas_destroy(). */
         part_free(t->part);
@@ -196,7 +209,6 @@ struct pvas_task *pvas_spawn(struct pvas_as *as, const struct pvas_image *img, c
     t->rank = as->rank_base + index;
     t->size = as->size > index ? as->size : index + 1;
     t->task.pid = __atomic_fetch_add(&next_pid, 1, __ATOMIC_RELAXED);
-    t->task.cpu = (as->first_cpu + index) % smp_ncpus();
     t->task.cr3 = as->pml4;
     t->task.entry = pvas_task_main;
     t->task.arg = t;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kernel/sched.h"
+#include "kernel/mempol.h"
 
 struct pvas_image;
 struct pvas_as;
@@ -26,7 +27,8 @@ struct pvas_task {
     uint64_t base; /* partition base address */
     uint64_t heap_start, brk, heap_mapped, heap_limit;
     uint64_t stack_lo, stack_hi;
-    int rank, size; /* placement in the job */
+    int rank, size;          /* placement in the job */
+    struct mempol_state mem; /* where its private frames come from (the job's mem=) */
     uint64_t entry;
     int argc;
     uint64_t argv, envp; /* addresses inside the partition */
@@ -44,9 +46,17 @@ struct pvas_image *pvas_image_open(const char *name, const void *elf, size_t len
 void pvas_image_close(struct pvas_image *img);
 
 /* Task context. A new, empty address space, or NULL. Tasks get ranks rank_base, +1, ... of
- * a job of `size` ranks, placed round-robin on the online CPUs from `first_cpu`. */
+ * a job of `size` ranks, placed round-robin from slot `first_cpu` of smp_place_cpu() (one
+ * rank per core first). */
 struct pvas_as *pvas_create(void);
 void pvas_set_placement(struct pvas_as *as, int rank_base, int size, int first_cpu);
+/* Task context, before the first pvas_spawn: the node policy of the tasks' private memory
+ * (kernel/mempol.h; MEMPOL_DDR unless set). */
+void pvas_set_mempol(struct pvas_as *as, enum mempol p);
+/* Any context: count t's heap and stack pages by the NUMA node of their frames (from the
+ * physical addresses its page table maps them to), into by_node[NUMA_MAX_NODES]; returns
+ * the total, pages outside every SRAT range included. */
+uint64_t pvas_task_pages_by_node(const struct pvas_task *t, uint64_t *by_node);
 /* Task context, before the first pvas_spawn: the job will start `count` tasks here. */
 void pvas_set_local(struct pvas_as *as, int count);
 /* Any context: how many of the tasks of `as` are (or will be) placed on `cpu`. */

@@ -4,6 +4,7 @@
 #include "kernel/pmm.h"
 #include "kernel/vmm.h"
 #include "kernel/fmt.h"
+#include "arch/x86_64/numa.h"
 #include <string.h>
 
 /* Any context; see pvas_task.h. Goes through the direct map, page by page. */
@@ -28,7 +29,7 @@ int pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len)
 static int map_private(struct pvas_task *t, uint64_t va, uint64_t end, int flags)
 {
     for (; va < end; va += PAGE_SIZE) {
-        uint64_t f = pmm_alloc_zeroed();
+        uint64_t f = mempol_alloc_zeroed(&t->mem);
         if (!f)
             return -1;
         if (vmm_map(pvas_pml4(t->as), va, f, flags)) {
@@ -120,4 +121,26 @@ void *pvas_sbrk(struct pvas_task *t, intptr_t incr)
      * be a silent corruption. They go back with the address space. */
     t->brk = want;
     return (void *)old;
+}
+
+/* Any context; see pvas.h. Only the task's own pages: the heap as mapped so far and the
+ * stack (the image's writable pages are few; its read-only ones are shared). */
+uint64_t pvas_task_pages_by_node(const struct pvas_task *t, uint64_t *by_node)
+{
+    const uint64_t span[2][2] = {{t->heap_start, t->heap_mapped}, {t->stack_lo, t->stack_hi}};
+    uint64_t total = 0;
+    for (int i = 0; i < NUMA_MAX_NODES; i++)
+        by_node[i] = 0;
+    for (int k = 0; k < 2; k++)
+        for (uint64_t va = span[k][0] & ~(uint64_t)(PAGE_SIZE - 1); va < span[k][1];
+             va += PAGE_SIZE) {
+            uint64_t pa = vmm_translate(pvas_pml4(t->as), va);
+            if (pa == (uint64_t)-1)
+                continue;
+            int n = numa_node_of_phys(pa);
+            if (n >= 0)
+                by_node[n]++;
+            total++;
+        }
+    return total;
 }

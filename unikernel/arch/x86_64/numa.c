@@ -74,9 +74,15 @@ void numa_parse_srat(const uint8_t *p, uint32_t len)
             uint32_t flags = rd32(e + 28);
             if (!(flags & SRAT_ENABLED) || (flags & SRAT_HOTPLUG))
                 break; /* hot-pluggable: room QEMU reserves for memory that is not there */
+            uint64_t base = rd32(e + 8) | (uint64_t)rd32(e + 12) << 32;
             uint64_t size = rd32(e + 16) | (uint64_t)rd32(e + 20) << 32;
-            if ((node = node_of(rd32(e + 2))) >= 0)
-                numa.node[node].mem_bytes += size;
+            if ((node = node_of(rd32(e + 2))) < 0 || !size)
+                break;
+            numa.node[node].mem_bytes += size;
+            if (numa.nranges < NUMA_MAX_RANGES)
+                numa.range[numa.nranges++] = (struct numa_range){base, base + size, node};
+            else
+                numa.ranges_ignored++;
             break;
         }
         }
@@ -113,6 +119,21 @@ void numa_finish(void)
                 numa.distance[i][j] = i == j ? NUMA_LOCAL : 2 * NUMA_LOCAL;
 }
 
+/* Any context. */
+int numa_node_of_phys(uint64_t pa)
+{
+    for (int i = 0; i < numa.nranges; i++)
+        if (pa >= numa.range[i].base && pa < numa.range[i].end)
+            return numa.range[i].node;
+    return -1;
+}
+
+/* Any context. */
+int numa_is_hbm(int node)
+{
+    return node >= 0 && node < numa.nnodes && !numa.node[node].ncpus && numa.node[node].mem_bytes;
+}
+
 /* Boot only (BSP). One line per node, then one per row of distances. */
 void numa_report(void)
 {
@@ -120,13 +141,13 @@ void numa_report(void)
         kprintf("numa: no SRAT: one node\n");
         return;
     }
-    kprintf("numa: %d nodes%s\n", numa.nnodes,
-            numa.nodes_ignored ? " (entries beyond NUMA_MAX_NODES ignored)" : "");
+    kprintf("numa: %d nodes%s%s\n", numa.nnodes,
+            numa.nodes_ignored ? " (entries beyond NUMA_MAX_NODES ignored)" : "",
+            numa.ranges_ignored ? " (memory ranges beyond NUMA_MAX_RANGES ignored)" : "");
     for (int i = 0; i < numa.nnodes; i++) {
         const struct numa_node *nd = &numa.node[i];
         kprintf("numa: node %d: %d CPUs, %lu MiB%s\n", i, nd->ncpus, nd->mem_bytes / MIB,
-                !nd->ncpus && nd->mem_bytes ? ", CPU-less (high-bandwidth memory, e.g. MCDRAM)"
-                                            : "");
+                numa_is_hbm(i) ? ", CPU-less (high-bandwidth memory, e.g. MCDRAM)" : "");
     }
     for (int i = 0; i < numa.nnodes; i++) {
         kprintf("numa: distances from node %d:", i);
