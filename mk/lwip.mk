@@ -31,8 +31,10 @@ $(B)/lwip/src/%.o: $(LWIP_STAMP) $(LWIP_PORT_HDRS) | $(NEWLIB_K_STAMP) deps
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) $(LWIP_THIRD_PARTY_CFLAGS) $(LWIP_INC) -c -o $@ $(LWIP_DIR)/src/$*.c
 
-# The port includes the kernel's headers too (uk/cpu.h's inline cpu_id): -MMD tracks them.
-$(B)/lwip/port/%.o: net/lwip-port/%.c $(LWIP_PORT_HDRS) | $(LWIP_STAMP) $(NEWLIB_K_STAMP) deps
+# The port includes the kernel's headers too (uk/cpu.h's inline cpu_id): -MMD tracks them
+# (and the uk/ list, for a build tree from before the .d files).
+$(B)/lwip/port/%.o: net/lwip-port/%.c $(LWIP_PORT_HDRS) $(wildcard unikernel/include/uk/*.h) \
+                    | $(LWIP_STAMP) $(NEWLIB_K_STAMP) deps
 	@mkdir -p $(@D)
 	$(CC) $(KERNEL_CFLAGS) $(LWIP_INC) -MMD -MP -c -o $@ $<
 -include $(LWIP_PORT_OBJS:.o=.d)
