@@ -9,10 +9,18 @@
  *   memcpy   rank A copies MAXMSG bytes between two private buffers: the floor of a large
  *            same-node message (one copy).
  *
+ *   cost     what the steps of a message cost on this machine, rank A alone: an empty
+ *            loop iteration, a function call through a pointer (under QEMU's TCG each
+ *            return is an indirect jump it must look up), a locked read-modify-write and
+ *            a full fence (MPI's handshakes), in ns, each the best of COST_BLOCKS blocks
+ *            of COST_ITERS, the loop's own cost taken off the others. They turn an
+ *            instruction and call count (tests/bench/pathcost.bench.sh) into time.
+ *
  * Each sample is timed on its own with MPI_Wtime, as pingpong's are, so the ratios compare
  * like with like. Rank 0 prints
  *   limit flagpp iters=N half_rtt_us=X min_us=Y          (or: limit flagpp n/a)
  *   limit memcpy bytes=N iters=N us=X MBps=Y
+ *   limit cost loop_ns=W call_ns=X atomic_ns=Y fence_ns=Z
  */
 #include "mpibench.h"
 #include <stdint.h>
@@ -20,7 +28,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLAG_LINE 64 /* the two flags on cache lines of their own */
+#define FLAG_LINE   64 /* the two flags on cache lines of their own */
+#define COST_ITERS  20000
+#define COST_BLOCKS 7
+
+enum { COST_LOOP, COST_CALL, COST_ATOMIC, COST_FENCE, COST_N };
+
+static __attribute__((noinline)) void cost_nothing(void)
+{
+    __asm__ volatile("");
+}
+
+/* Rank A alone: ns per iteration of COST_ITERS steps of `kind`, the best of COST_BLOCKS. */
+static double cost_of(int kind)
+{
+    static void (*volatile fn)(void) = cost_nothing;
+    uint64_t word = 0;
+    double best = 0;
+    for (int b = 0; b < COST_BLOCKS; b++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < COST_ITERS; i++) {
+            if (kind == COST_CALL)
+                fn();
+            else if (kind == COST_ATOMIC)
+                __atomic_fetch_add(&word, 1, __ATOMIC_SEQ_CST);
+            else if (kind == COST_FENCE)
+                __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            __asm__ volatile("" ::: "memory");
+        }
+        double ns = (MPI_Wtime() - t0) * 1e9 / COST_ITERS;
+        if (b == 0 || ns < best)
+            best = ns;
+    }
+    return best;
+}
 
 #ifdef MPIBENCH_SAS
 /* Collective over MPI_COMM_WORLD (A and B measure, the others wait at the barrier):
@@ -101,6 +142,14 @@ void bench_limits(int iters, int a, int b)
     if (rank == 0)
         printf("limit memcpy bytes=%d iters=%d us=%.2f MBps=%.1f\n", MAXMSG, cit, res[0],
                MAXMSG / res[0]);
+    double c[COST_N] = {0};
+    if (rank == a)
+        for (int k = 0; k < COST_N; k++)
+            c[k] = cost_of(k) - (k == COST_LOOP ? 0 : c[COST_LOOP]);
+    to_rank0(c, COST_N, a);
+    if (rank == 0)
+        printf("limit cost loop_ns=%.1f call_ns=%.1f atomic_ns=%.1f fence_ns=%.1f\n", c[COST_LOOP],
+               c[COST_CALL], c[COST_ATOMIC], c[COST_FENCE]);
     fflush(stdout);
     free(t);
 }
