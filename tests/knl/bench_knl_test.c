@@ -19,13 +19,7 @@ static uint64_t rtt(int cpu)
     static uint64_t s[IPI_SAMPLES];
     for (int i = 0; i < IPI_SAMPLES; i++)
         s[i] = ipi_ping(cpu);
-    for (int i = 1; i < IPI_SAMPLES; i++) /* insertion sort: few samples, once */
-        for (int j = i; j > 0 && s[j - 1] > s[j]; j--) {
-            uint64_t t = s[j];
-            s[j] = s[j - 1];
-            s[j - 1] = t;
-        }
-    return s[IPI_SAMPLES / 2];
+    return ktest_median(s, IPI_SAMPLES);
 }
 
 KTEST(bench_knl_ipi)

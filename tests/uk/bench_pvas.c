@@ -109,13 +109,8 @@ KTEST(bench_pvas)
     }
     pvas_wait(as);
     pvas_destroy(as);
-    for (int i = 1; i < 21; i++) /* median */
-        for (int j = i; j > 0 && spawn[j - 1] > spawn[j]; j--) {
-            uint64_t x = spawn[j];
-            spawn[j] = spawn[j - 1];
-            spawn[j - 1] = x;
-        }
-    kprintf("bench: spawn_cycles=%lu spawn_us=%lu\n", spawn[10], spawn[10] * 1000000 / tsc_hz);
+    uint64_t med = ktest_median(spawn, 21);
+    kprintf("bench: spawn_cycles=%lu spawn_us=%lu\n", med, med * 1000000 / tsc_hz);
 
     switches(1);
     switches(0);

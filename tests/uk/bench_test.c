@@ -17,17 +17,6 @@
 
 extern uint64_t boot_tsc;
 
-static uint64_t median(uint64_t *v, int n)
-{
-    for (int i = 1; i < n; i++) /* insertion sort: n is small */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return v[n / 2];
-}
-
 KTEST(bench_boot)
 {
     uint64_t cycles = rdtsc() - boot_tsc;
@@ -76,14 +65,14 @@ KTEST(bench_ipi)
     }
     for (int i = 0; i < NSAMPLES; i++)
         s[i] = ipi_ping(1);
-    uint64_t ipi = median(s, NSAMPLES);
+    uint64_t ipi = ktest_median(s, NSAMPLES);
     responder_stop = 0;
     flag = 0;
     smp_post(1, responder, 0);
     flag_pingpong(s);
     responder_stop = 1;
     smp_wait(1);
-    uint64_t mem = median(s, NSAMPLES);
+    uint64_t mem = ktest_median(s, NSAMPLES);
     kprintf("bench: ipi_rtt_cycles=%lu ipi_rtt_ns=%lu\n", ipi, ipi * 1000000000 / tsc_hz);
     kprintf("bench: shm_rtt_cycles=%lu shm_rtt_ns=%lu\n", mem, mem * 1000000000 / tsc_hz);
     return 0;
@@ -134,9 +123,9 @@ KTEST(bench_irq)
         soft[i] = hook_tsc - hook_entry;
         softrt[i] = t1 - t0;
     }
-    kprintf("bench: timer_entry_to_handler_cycles=%lu\n", median(entry, NSAMPLES));
-    kprintf("bench: timer_expiry_to_handler_cycles=%lu\n", median(expiry, NSAMPLES));
-    kprintf("bench: softint_entry_to_handler_cycles=%lu\n", median(soft, NSAMPLES));
-    kprintf("bench: softint_round_trip_cycles=%lu\n", median(softrt, NSAMPLES));
+    kprintf("bench: timer_entry_to_handler_cycles=%lu\n", ktest_median(entry, NSAMPLES));
+    kprintf("bench: timer_expiry_to_handler_cycles=%lu\n", ktest_median(expiry, NSAMPLES));
+    kprintf("bench: softint_entry_to_handler_cycles=%lu\n", ktest_median(soft, NSAMPLES));
+    kprintf("bench: softint_round_trip_cycles=%lu\n", ktest_median(softrt, NSAMPLES));
     return 0;
 }

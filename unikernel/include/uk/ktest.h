@@ -11,6 +11,7 @@
  */
 #ifndef UK_KTEST_H
 #define UK_KTEST_H
+#include <stdint.h>
 
 struct ktest {
     const char *name;
@@ -22,5 +23,18 @@ struct ktest {
     static const struct ktest ktest_##tname                                                        \
         __attribute__((used, section(".ktests"), aligned(16))) = {#tname, ktest_fn_##tname};       \
     static int ktest_fn_##tname(const char *args)
+
+/* Any context: the median of v[0..n-1], n > 0, for the figures of bench tests (sorts v in
+ * place: an insertion sort, for the few hundred samples a test takes). */
+static inline uint64_t ktest_median(uint64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            uint64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v[n / 2];
+}
 
 #endif
