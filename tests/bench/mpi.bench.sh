@@ -157,6 +157,11 @@ floor "intra 1 MiB" MB/s ours-intra "pingpong bytes=1048576 " MBps ours-intra "l
     MBps "1 MiB memcpy in the same guest"
 floor "inter 0 B" us ours-inter "pingpong bytes=0 " half_rtt_us ours-l2 "limit l2echo " \
     l2_half_rtt_us "raw frame echo, driver to driver, same NIC/hub/netdev"
+# What the steps of a message cost in the same guest (limits.c): with pathcost.bench.sh's
+# instruction and call counts, where the time between ours and the flag floor goes.
+cost=
+for k in loop_ns call_ns atomic_ns fence_ns; do cost+=" ${k%_ns}=$(pick ours-intra "limit cost " $k)ns"; done
+echo "# a step's cost in our guest (median over runs):$cost"
 # The same figures as curves for report.html (series.sh).
 . tests/bench/series.sh
 series_new mpi-latency "MPI ping-pong half round trip: ours vs Open MPI, and the floors" us 1 \
