@@ -1,0 +1,19 @@
+# Board: hosted, the unikernel booted by host-kmod/ukload on CPUs and memory that a running
+# Linux keeps for it (Linux booted with maxcpus=N and memmap=SIZE$HOSTED_BASE; see
+# host-kmod/ukload/ukload_shm.h for the range's layout). `make BOARD=hosted` builds it into
+# build/hosted/.
+#
+# Differences from the QEMU board: the image is linked at HOSTED_BASE + UKL_KERNEL_OFF
+# inside the reserved range, not at 1 MiB (Linux owns low memory); no PIC, PIT, CMOS,
+# I/O APIC, UART, ACPI or PCI (they are Linux's): the CPU count and TSC rate come from
+# the command line (boards/hosted/hosted.c), the console and the exit code go through
+# shared memory. The local APIC runs in the mode the CPU is found in (lapic.c).
+# Hazard: HOSTED_BASE must equal ukload.ko's phys_base parameter (the module refuses an
+# ELF whose segments lie outside its range) and lie below 2 GiB (the boot page tables
+# alias only 0..2 GiB at KERNEL_VIRT_BASE, unikernel/arch/x86_64/boot.S).
+HOSTED_BASE := 0x20000000
+HOSTED_KERNEL := 0x20200000
+BOARD_DEFS := -DBOARD_HOSTED -DHOSTED_BASE=$(HOSTED_BASE) -DKERNEL_PHYS_BASE=$(HOSTED_KERNEL) \
+              -Iboards/hosted -Ihost-kmod/ukload
+BOARD_SRCS := boards/hosted/hosted.c
+BOARD_LDFLAGS := --defsym=UK_PHYS_BASE=$(HOSTED_KERNEL)
