@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ukload: the user side of ukload.ko (/dev/ukload, ukload_uapi.h).
+ *
+ *   ukload load [-c CPU] IMAGE [ARG...]  copy IMAGE in; ARGs are its command line
+ *   ukload boot                          start it on the CPU given to load
+ *   ukload console [-w SECONDS]          print its console; -w: follow it until the
+ *                                        unikernel exits, then exit with its code
+ *                                        (124 if SECONDS pass first)
+ *   ukload stop                          INIT the CPU (the image must be loaded again)
+ *   ukload status                        one line: module state, unikernel state, exit
+ *
+ * Errors: the module's refusal (its reason is in the kernel log) as the errno's text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "ukload_shm.h"
+#include "ukload_uapi.h"
+
+#define DEV          "/dev/ukload"
+#define POLL_NS      20000000L /* console poll period: 20 ms */
+#define EXIT_TIMEOUT 124       /* as timeout(1) */
+#define CHUNK        4096
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "ukload: %s: %s (the kernel log says why)\n", what, strerror(errno));
+	return 1;
+}
+
+static int cmd_load(int fd, int argc, char **argv)
+{
+	struct ukload_load a = { .cpu = 1 };
+	char cmdline[UKLOAD_CMDLINE_MAX + 1] = "";
+	size_t used = 0;
+	struct stat st;
+	char *img;
+	int i = 0, f, rc;
+
+	if (argc > 2 && !strcmp(argv[0], "-c")) {
+		a.cpu = (unsigned int)strtoul(argv[1], NULL, 0);
+		i = 2;
+	}
+	if (i >= argc) {
+		fprintf(stderr, "ukload load: no image\n");
+		return 2;
+	}
+	f = open(argv[i], O_RDONLY);
+	if (f < 0 || fstat(f, &st) < 0)
+		return fail(argv[i]);
+	img = malloc(st.st_size ? st.st_size : 1);
+	if (!img || read(f, img, st.st_size) != st.st_size)
+		return fail("reading the image");
+	close(f);
+	for (i++; i < argc; i++) {
+		int n = snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s",
+				 used ? " " : "", argv[i]);
+
+		if (n < 0 || (size_t)n >= sizeof(cmdline) - used) {
+			fprintf(stderr, "ukload load: command line too long\n");
+			return 2;
+		}
+		used += n;
+	}
+	a.elf = (unsigned long)img;
+	a.elf_len = st.st_size;
+	a.cmdline = (unsigned long)cmdline;
+	a.cmdline_len = used;
+	rc = ioctl(fd, UKLOAD_LOAD, &a);
+	free(img);
+	return rc ? fail("load") : 0;
+}
+
+static int status(int fd, struct ukload_status *s)
+{
+	return ioctl(fd, UKLOAD_STATUS, s);
+}
+
+/* Copies what the ring holds past the file position to stdout; returns bytes copied. */
+static long drain(int fd)
+{
+	char buf[CHUNK];
+	long total = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		fwrite(buf, 1, n, stdout);
+		total += n;
+	}
+	fflush(stdout);
+	return total;
+}
+
+static int cmd_console(int fd, int argc, char **argv)
+{
+	const struct timespec tick = { 0, POLL_NS };
+	struct ukload_status s;
+	long waited_ns = 0, limit_ns = 0;
+
+	if (argc >= 2 && !strcmp(argv[0], "-w"))
+		limit_ns = atol(argv[1]) * 1000000000L;
+	for (;;) {
+		drain(fd);
+		if (!limit_ns)
+			return 0;
+		if (status(fd, &s))
+			return fail("status");
+		if (s.shm_state == UKL_STATE_EXITED) {
+			drain(fd); /* the exit line went out before the exit word */
+			return s.exit_code;
+		}
+		if (waited_ns >= limit_ns) {
+			fprintf(stderr, "ukload: no exit after %ld s\n", limit_ns / 1000000000L);
+			return EXIT_TIMEOUT;
+		}
+		nanosleep(&tick, NULL);
+		waited_ns += POLL_NS;
+	}
+}
+
+static int cmd_status(int fd)
+{
+	static const char * const mod[] = { "idle", "loaded", "running" };
+	static const char * const uk[] = { "-", "booting", "up", "exited" };
+	struct ukload_status s;
+
+	if (status(fd, &s))
+		return fail("status");
+	printf("module %s cpu %u unikernel %s", s.state < 3 ? mod[s.state] : "?", s.cpu,
+	       s.shm_state < 4 ? uk[s.shm_state] : "?");
+	if (s.shm_state == UKL_STATE_EXITED)
+		printf(" exit %u", s.exit_code);
+	printf(" console %llu bytes", (unsigned long long)s.cons_head);
+	printf(" range 0x%llx+0x%llx\n", (unsigned long long)s.phys_base,
+	       (unsigned long long)s.phys_size);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int fd;
+
+	if (!*cmd) {
+		fprintf(stderr, "usage: ukload load [-c CPU] IMAGE [ARG...] | boot");
+		fprintf(stderr, " | console [-w S] | stop | status\n");
+		return 2;
+	}
+	fd = open(DEV, O_RDONLY);
+	if (fd < 0)
+		return fail(DEV " (is ukload.ko loaded?)");
+	if (!strcmp(cmd, "load"))
+		return cmd_load(fd, argc - 2, argv + 2);
+	if (!strcmp(cmd, "boot"))
+		return ioctl(fd, UKLOAD_BOOT) ? fail("boot") : 0;
+	if (!strcmp(cmd, "stop"))
+		return ioctl(fd, UKLOAD_STOP) ? fail("stop") : 0;
+	if (!strcmp(cmd, "console"))
+		return cmd_console(fd, argc - 2, argv + 2);
+	if (!strcmp(cmd, "status"))
+		return cmd_status(fd);
+	fprintf(stderr, "ukload: unknown command %s\n", cmd);
+	return 2;
+}
