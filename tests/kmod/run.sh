@@ -31,6 +31,7 @@ for n in "${names[@]}"; do
     o2g) for c in $O2G_CASES; do cases+=("$c"); done ;;
     o2g/*) cases+=("${n#o2g/}") ;;
     kacc | kacc/*) exec tests/kmod/kacc.sh "$@" ;; # host-kmod/kacc: its own guest
+    ukload | ukload/*) exec tests/kmod/ukload.sh "$@" ;; # host-kmod/ukload: its own guest
     o2g-mpi) for f in tests/mpi/progs/*.c; do progs+=("$(basename "$f" .c)"); done ;;
     o2g-mpi/module) ;;
     o2g-mpi/*) progs+=("${n#o2g-mpi/}") ;;

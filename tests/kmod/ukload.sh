@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/kmod/ukload.sh [ukload | ukload/CASE...]: host-kmod/ukload's tests, in a Debian guest
+# under QEMU/TCG (tests/kmod/run.sh hands ukload's names here). One line per case, then
+# "N passed, N failed"; exit status 1 on a failure.
+#
+# The guest: Debian's kernel (tests/bench/linux-kernel.sh), 4 CPUs of which Linux onlines
+# 3 (maxcpus=3), 1 GiB with 128 MiB at 0x20000000 and the page at 0x70000 kept from Linux
+# (memmap=, the hosted board's HOSTED_BASE and ukload.ko's default trampoline page); an
+# initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
+# (make BOARD=hosted) and the qemu board's kernel (an image for the wrong range), and
+# tests/kmod/ukload-init as /init, which runs the cases. The console goes to
+# $B/kmod/ukload.log. UKLOAD_CYCLES (3) boots in the cycles case.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/kmod/guestlib.sh
+B=${B:-build}
+out=$B/kmod
+CASES="range badelf busycpu cycles exitcode fault rmmod online"
+CYCLES=${UKLOAD_CYCLES:-3}
+
+cases=()
+for n in "${@:-ukload}"; do
+    case $n in
+    ukload) for c in $CASES; do cases+=("$c"); done ;;
+    ukload/*) cases+=("${n#ukload/}") ;;
+    *) echo "FAIL $n: not a ukload test"; echo "0 passed, 1 failed"; exit 1 ;;
+    esac
+done
+[[ " ${cases[*]} " == *" dmesg "* ]] || cases+=(dmesg) # every run's kernel log is checked
+
+refuse() { # all cases fail for one reason
+    for c in "${cases[@]}"; do echo "FAIL ukload/$c: $1"; done
+    echo "0 passed, ${#cases[@]} failed"
+    exit 1
+}
+if ! mk=$(make -s ukload build/uk/ukernel.elf 2>&1 && make -s BOARD=hosted build/hosted/uk/ukernel-test.elf 2>&1); then
+    echo "$mk" >&2
+    refuse "the module, the tool or the kernels do not build"
+fi
+kdir=$(tests/bench/linux-kernel.sh)
+why=$(kmod_for_guest "$out/ukload/ukload.ko" "$kdir") || refuse "$why"
+
+r=$out/ukload-root
+kmod_root "$r" tests/kmod/ukload-init
+mkdir -p "$r/uk"
+cp "$out/ukload/ukload.ko" "$r/"
+cp "$out/ukload/ukload" "$r/bin/"
+cp "$B/hosted/uk/ukernel-test.elf" "$r/uk/"
+cp "$B/uk/ukernel.elf" "$r/uk/qemu-board.elf"
+kmod_cpio "$r" "$out/ukload-initrd.cpio"
+
+log=$out/ukload.log
+list=$(IFS=,; echo "${cases[*]}")
+start=$SECONDS
+rc=0
+qemu/ukboot --smp 4 --mem 1G --timeout 150 --initrd "$out/ukload-initrd.cpio" \
+    --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES" \
+    "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
+pass=0 failn=0
+for c in "${cases[@]}"; do
+    line=$(grep -E "^(ok|FAIL) $c( |:|$)" "$log" | head -n1 || true)
+    if [ "${line%% *}" = ok ]; then
+        echo "ok ukload/${line#ok }"
+        pass=$((pass + 1))
+    else
+        [ -n "$line" ] || line="FAIL $c: no result (guest exit $rc; see $log)"
+        echo "FAIL ukload/${line#FAIL }"
+        failn=$((failn + 1))
+    fi
+done
+grep -E '^kmod: ' "$log" | sed 's/^/# /' || true
+echo "# guest run: $((SECONDS - start)) s"
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]
