@@ -8,6 +8,8 @@
  * Linux's own resources: neither may overlap System RAM (Linux would be handing those
  * pages out), so the module refuses to load rather than share memory with Linux.
  */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
@@ -42,6 +44,18 @@ static DEFINE_MUTEX(ukl_lock); /* everything below, and the range's loader part 
 static struct ukl_range ukl_range;
 static u32 ukl_state = UKLOAD_IDLE;
 static unsigned int ukl_cpu;
+/* The CPU the unikernel runs on, or -1: read by the hotplug callback without ukl_lock. */
+static int ukl_busy_cpu = -1;
+static enum cpuhp_state ukl_hp_state;
+
+/* CPU hotplug, before Linux boots a CPU: never the one the unikernel runs on. */
+static int ukl_cpu_prepare(unsigned int cpu)
+{
+	if (READ_ONCE(ukl_busy_cpu) != (int)cpu)
+		return 0;
+	pr_err("ukload: CPU %u runs the unikernel: ukload stop first\n", cpu);
+	return -EBUSY;
+}
 
 /* Module init: a range Linux does not use, or a clear refusal. */
 static int ukl_check_range(const char *what, phys_addr_t base, size_t size)
@@ -110,7 +124,11 @@ static int ukl_boot(void)
 
 	if (ukl_state != UKLOAD_LOADED)
 		return ukl_state == UKLOAD_RUNNING ? -EBUSY : -ENOEXEC;
+	cpus_read_lock(); /* no CPU comes up between the online check and the IPIs */
 	err = ukl_boot_cpu(&ukl_range, ukl_cpu);
+	if (!err)
+		WRITE_ONCE(ukl_busy_cpu, ukl_cpu);
+	cpus_read_unlock();
 	if (err)
 		return err;
 	__module_get(THIS_MODULE); /* no unload while the CPU runs the range's code */
@@ -124,6 +142,7 @@ static int ukl_stop(void)
 	if (ukl_state != UKLOAD_RUNNING)
 		return -ESRCH;
 	ukl_stop_cpu(ukl_cpu);
+	WRITE_ONCE(ukl_busy_cpu, -1);
 	ukl_state = UKLOAD_IDLE;
 	pr_info("ukload: stopped CPU %u\n", ukl_cpu);
 	module_put(THIS_MODULE);
@@ -268,9 +287,16 @@ static int __init ukl_init_module(void)
 		goto unmap;
 	}
 	memset(ukl_shm(), 0, sizeof(struct ukl_shm));
-	err = misc_register(&ukl_dev);
-	if (err)
+	err = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "ukload:prepare", ukl_cpu_prepare,
+					NULL);
+	if (err < 0)
 		goto unmap;
+	ukl_hp_state = err;
+	err = misc_register(&ukl_dev);
+	if (err) {
+		cpuhp_remove_state_nocalls(ukl_hp_state);
+		goto unmap;
+	}
 	pr_info("ukload: range 0x%lx-0x%lx, trampoline page 0x%lx\n", ukl_base,
 		ukl_base + ukl_size - 1, ukl_tramp);
 	return 0;
@@ -286,6 +312,7 @@ unmap:
 static void __exit ukl_exit_module(void)
 {
 	misc_deregister(&ukl_dev);
+	cpuhp_remove_state_nocalls(ukl_hp_state);
 	memunmap(ukl_range.tramp_virt);
 	memunmap(ukl_range.virt);
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/kmod/guestlib.sh: shell shared by the module tests' host scripts (sourced).
 
 # kmod_for_guest KO KDIR: the module's vermagic (from its .modinfo section: the host has

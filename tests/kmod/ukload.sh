@@ -9,14 +9,14 @@
 # initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
 # (make BOARD=hosted) and the qemu board's kernel (an image for the wrong range), and
 # tests/kmod/ukload-init as /init, which runs the cases. The console goes to
-# $B/kmod/ukload.log. UKLOAD_CYCLES (3) boots in the cycles case.
+# $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
 CASES="range badelf busycpu cycles exitcode fault rmmod online"
-CYCLES=${UKLOAD_CYCLES:-3}
+CYCLES=${UKLOAD_CYCLES:-10}
 
 cases=()
 for n in "${@:-ukload}"; do
