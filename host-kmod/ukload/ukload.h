@@ -9,8 +9,8 @@
 struct ukl_range {
 	phys_addr_t base;
 	size_t size;
-	void *virt;          /* memremap()ed, write-back */
-	phys_addr_t tramp;   /* the real-mode page, below 1 MiB */
+	void *virt;	   /* memremap()ed, write-back */
+	phys_addr_t tramp; /* the real-mode page, below 1 MiB */
 	void *tramp_virt;
 };
 

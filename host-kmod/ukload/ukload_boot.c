@@ -20,9 +20,9 @@
 #include "ukload_shm.h"
 
 #define UKL_INIT_DELAY_US 10000 /* INIT to SIPI, as smpboot.c's init_udelay default */
-#define UKL_SIPI_DELAY_US 200   /* between the two start-up IPIs (Intel's MP spec) */
-#define UKL_SIPI_TRIES    2
-#define UKL_E820_RAM      1
+#define UKL_SIPI_DELAY_US 200	/* between the two start-up IPIs (Intel's MP spec) */
+#define UKL_SIPI_TRIES 2
+#define UKL_E820_RAM 1
 
 /* Caller holds ukl_lock: the trampoline page is ours while no unikernel runs. */
 static void ukl_tramp_patch(const struct ukl_range *r, u32 entry, u32 start_info)
@@ -108,8 +108,7 @@ int ukl_boot_cpu(const struct ukl_range *r, unsigned int cpu)
 		return -ENODEV;
 	}
 	if (cpu_online(cpu)) {
-		pr_err("ukload: CPU %u is Linux's (online): boot Linux with maxcpus= or offline it\n",
-		       cpu);
+		pr_err("ukload: CPU %u is online in Linux (maxcpus=, or offline it)\n", cpu);
 		return -EBUSY;
 	}
 	apicid = apic->cpu_present_to_apicid(cpu);

@@ -70,8 +70,8 @@ static int ukl_check(const struct ukl_range *r, const u8 *elf, size_t len, u32 *
 	}
 	if (eh->e_phentsize != sizeof(*ph) || !eh->e_phnum || eh->e_phnum > UKL_MAX_PHDRS ||
 	    !ukl_in(eh->e_phoff, (u64)eh->e_phnum * sizeof(*ph), len)) {
-		pr_err("ukload: ELF program headers out of the file (%u at %llu)\n",
-		       eh->e_phnum, eh->e_phoff);
+		pr_err("ukload: ELF program headers out of the file (%u at %llu)\n", eh->e_phnum,
+		       eh->e_phoff);
 		return -ENOEXEC;
 	}
 	ph = (const struct elf64_phdr *)(elf + eh->e_phoff);
@@ -88,10 +88,11 @@ static int ukl_check(const struct ukl_range *r, const u8 *elf, size_t len, u32 *
 			continue;
 		}
 		if (ph[i].p_filesz > ph[i].p_memsz ||
-		    check_add_overflow(ph[i].p_paddr, ph[i].p_memsz, &end) ||
-		    ph[i].p_paddr < lo || end > hi) {
-			pr_err("ukload: ELF segment %d at 0x%llx+0x%llx outside 0x%llx-0x%llx (is the image built with make BOARD=hosted for this range?)\n",
-			       i, ph[i].p_paddr, ph[i].p_memsz, lo, hi - 1);
+		    check_add_overflow(ph[i].p_paddr, ph[i].p_memsz, &end) || ph[i].p_paddr < lo ||
+		    end > hi) {
+			pr_err("ukload: ELF segment %d at 0x%llx+0x%llx outside 0x%llx-0x%llx\n", i,
+			       ph[i].p_paddr, ph[i].p_memsz, lo, hi - 1);
+			pr_err("ukload: build the image for this range (BOARD=hosted)\n");
 			return -ENOEXEC;
 		}
 	}
@@ -100,8 +101,8 @@ static int ukl_check(const struct ukl_range *r, const u8 *elf, size_t len, u32 *
 		return -ENOEXEC;
 	}
 	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
-		    *entry >= ph[i].p_paddr && *entry - ph[i].p_paddr < ph[i].p_filesz)
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && *entry >= ph[i].p_paddr &&
+		    *entry - ph[i].p_paddr < ph[i].p_filesz)
 			entry_ok = true;
 	if (!entry_ok) {
 		pr_err("ukload: PVH entry 0x%x is not in an executable segment\n", *entry);

@@ -33,12 +33,13 @@ module_param_named(phys_size, ukl_size, ulong, 0444);
 MODULE_PARM_DESC(phys_size, "size of the reserved range, 2 MiB aligned");
 static unsigned long ukl_tramp = 0x70000;
 module_param_named(tramp_phys, ukl_tramp, ulong, 0444);
-MODULE_PARM_DESC(tramp_phys, "reserved page below 1 MiB for the real-mode start-up code (memmap=4K$ADDR)");
+MODULE_PARM_DESC(tramp_phys,
+		 "reserved page below 1 MiB for the real-mode start-up code (memmap=4K$ADDR)");
 
 #define UKL_RANGE_ALIGN SZ_2M
-#define UKL_MIN_SIZE    (UKL_KERNEL_OFF + SZ_2M)
-#define UKL_LOW_LIMIT   SZ_1M /* a start-up IPI's vector addresses the first 1 MiB only */
-#define UKL_READ_CHUNK  PAGE_SIZE
+#define UKL_MIN_SIZE (UKL_KERNEL_OFF + SZ_2M)
+#define UKL_LOW_LIMIT SZ_1M /* a start-up IPI's vector addresses the first 1 MiB only */
+#define UKL_READ_CHUNK PAGE_SIZE
 
 static DEFINE_MUTEX(ukl_lock); /* everything below, and the range's loader part */
 static struct ukl_range ukl_range;
@@ -63,8 +64,10 @@ static int ukl_check_range(const char *what, phys_addr_t base, size_t size)
 	int r = region_intersects(base, size, IORESOURCE_SYSTEM_RAM, IORES_DESC_NONE);
 
 	if (r != REGION_DISJOINT) {
-		pr_err("ukload: %s 0x%llx-0x%llx overlaps System RAM: reserve it on Linux's command line with memmap=%zuK$0x%llx\n",
-		       what, (u64)base, (u64)base + size - 1, size / SZ_1K, (u64)base);
+		pr_err("ukload: %s 0x%llx-0x%llx overlaps System RAM\n", what, (u64)base,
+		       (u64)base + size - 1);
+		pr_err("ukload: reserve it on Linux's command line: memmap=%zuK$0x%llx\n",
+		       size / SZ_1K, (u64)base);
 		return -EBUSY;
 	}
 	return 0;
@@ -262,7 +265,7 @@ static int __init ukl_init_module(void)
 	if (!ukl_size || !IS_ALIGNED(ukl_base, UKL_RANGE_ALIGN) ||
 	    !IS_ALIGNED(ukl_size, UKL_RANGE_ALIGN) || ukl_size < UKL_MIN_SIZE ||
 	    ukl_base + ukl_size < ukl_base) {
-		pr_err("ukload: phys_base=0x%lx phys_size=0x%lx: need a 2 MiB aligned range of at least %u MiB\n",
+		pr_err("ukload: phys_base=0x%lx phys_size=0x%lx: unaligned or below %u MiB\n",
 		       ukl_base, ukl_size, UKL_MIN_SIZE / SZ_1M);
 		return -EINVAL;
 	}

@@ -24,10 +24,10 @@
 #include "ukload_shm.h"
 #include "ukload_uapi.h"
 
-#define DEV          "/dev/ukload"
-#define POLL_NS      20000000L /* console poll period: 20 ms */
-#define EXIT_TIMEOUT 124       /* as timeout(1) */
-#define CHUNK        4096
+#define DEV "/dev/ukload"
+#define POLL_NS 20000000L /* console poll period: 20 ms */
+#define EXIT_TIMEOUT 124  /* as timeout(1) */
+#define CHUNK 4096
 
 static int fail(const char *what)
 {
@@ -60,8 +60,8 @@ static int cmd_load(int fd, int argc, char **argv)
 		return fail("reading the image");
 	close(f);
 	for (i++; i < argc; i++) {
-		int n = snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s",
-				 used ? " " : "", argv[i]);
+		int n = snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s", used ? " " : "",
+				 argv[i]);
 
 		if (n < 0 || (size_t)n >= sizeof(cmdline) - used) {
 			fprintf(stderr, "ukload load: command line too long\n");
@@ -127,8 +127,8 @@ static int cmd_console(int fd, int argc, char **argv)
 
 static int cmd_status(int fd)
 {
-	static const char * const mod[] = { "idle", "loaded", "running" };
-	static const char * const uk[] = { "-", "booting", "up", "exited" };
+	static const char *const mod[] = { "idle", "loaded", "running" };
+	static const char *const uk[] = { "-", "booting", "up", "exited" };
 	struct ukload_status s;
 
 	if (status(fd, &s))

@@ -16,32 +16,32 @@
 #define UKLOAD_CMDLINE_MAX 3072 /* the caller's part; the module appends its own */
 
 struct ukload_load {
-	__u64 elf;         /* user address of the ELF image */
+	__u64 elf; /* user address of the ELF image */
 	__u64 elf_len;
-	__u64 cmdline;     /* user address of the command line (no NUL needed) */
+	__u64 cmdline; /* user address of the command line (no NUL needed) */
 	__u32 cmdline_len;
-	__u32 cpu;         /* Linux's number of a present CPU Linux has not onlined */
+	__u32 cpu; /* Linux's number of a present CPU Linux has not onlined */
 };
 
 /* ukload_status.state: the module's view. */
-#define UKLOAD_IDLE    0 /* nothing loaded */
-#define UKLOAD_LOADED  1 /* an image is in place, not started */
+#define UKLOAD_IDLE 0	 /* nothing loaded */
+#define UKLOAD_LOADED 1	 /* an image is in place, not started */
 #define UKLOAD_RUNNING 2 /* started: the CPU is the unikernel's until STOP */
 
 struct ukload_status {
-	__u32 state;      /* UKLOAD_IDLE .. UKLOAD_RUNNING */
+	__u32 state; /* UKLOAD_IDLE .. UKLOAD_RUNNING */
 	__u32 cpu;
-	__u32 shm_state;  /* the unikernel's UKL_STATE_* (ukload_shm.h), 0 before BOOT */
-	__u32 exit_code;  /* valid once shm_state is UKL_STATE_EXITED */
-	__u64 cons_head;  /* console bytes written since LOAD */
+	__u32 shm_state; /* the unikernel's UKL_STATE_* (ukload_shm.h), 0 before BOOT */
+	__u32 exit_code; /* valid once shm_state is UKL_STATE_EXITED */
+	__u64 cons_head; /* console bytes written since LOAD */
 	__u64 phys_base;
 	__u64 phys_size;
 };
 
 #define UKLOAD_IOC_MAGIC 'k'
-#define UKLOAD_LOAD   _IOW(UKLOAD_IOC_MAGIC, 0x40, struct ukload_load)
-#define UKLOAD_BOOT   _IO(UKLOAD_IOC_MAGIC, 0x41)
-#define UKLOAD_STOP   _IO(UKLOAD_IOC_MAGIC, 0x42)
+#define UKLOAD_LOAD _IOW(UKLOAD_IOC_MAGIC, 0x40, struct ukload_load)
+#define UKLOAD_BOOT _IO(UKLOAD_IOC_MAGIC, 0x41)
+#define UKLOAD_STOP _IO(UKLOAD_IOC_MAGIC, 0x42)
 #define UKLOAD_STATUS _IOR(UKLOAD_IOC_MAGIC, 0x43, struct ukload_status)
 
 #endif
