@@ -11,9 +11,13 @@
 # Hazard: HOSTED_BASE must equal ukload.ko's phys_base parameter (the module refuses an
 # ELF whose segments lie outside its range) and lie below 2 GiB (the boot page tables
 # alias only 0..2 GiB at KERNEL_VIRT_BASE, unikernel/arch/x86_64/boot.S).
+# The other CPUs start through HOSTED_TRAMP, the page ukload.ko started the first one
+# through (its tramp_phys parameter, default 0x70000): the loader is done with it by then,
+# and the loader's memory map hands it to us (smp.c reaches it through the direct map).
 HOSTED_BASE := 0x20000000
 HOSTED_KERNEL := 0x20200000
+HOSTED_TRAMP := 0x70000
 BOARD_DEFS := -DBOARD_HOSTED -DHOSTED_BASE=$(HOSTED_BASE) -DKERNEL_PHYS_BASE=$(HOSTED_KERNEL) \
-              -Iboards/hosted -Ihost-kmod/ukload
+              -DAP_TRAMPOLINE_PHYS=$(HOSTED_TRAMP) -Iboards/hosted -Ihost-kmod/ukload
 BOARD_SRCS := boards/hosted/hosted.c
 BOARD_LDFLAGS := --defsym=UK_PHYS_BASE=$(HOSTED_KERNEL)

@@ -47,18 +47,42 @@ void hosted_console_putc(char c)
     __atomic_store_n(&s->cons_head, head + 1, __ATOMIC_RELEASE);
 }
 
+/* Boot only (BSP): the CPUs of apic_ids=A,B,... (the loader's list, this CPU first) into
+ * `acpi`; this CPU alone without the list. A malformed list is a loader bug: panic. */
+static void cpus_from_cmdline(uint32_t self)
+{
+    char list[MAX_CPUS * 8];
+    acpi.ncpus = 1;
+    acpi.cpu_apic_id[0] = self;
+    acpi.max_apic_id = self;
+    if (!cmdline_get("apic_ids", list, sizeof list))
+        return;
+    int n = 0;
+    for (const char *p = list; *p;) {
+        uint64_t id = 0;
+        if (*p < '0' || *p > '9')
+            panic("hosted: bad apic_ids=%s", list);
+        while (*p >= '0' && *p <= '9' && id <= MAX_APIC_ID)
+            id = id * 10 + (uint64_t)(*p++ - '0');
+        if (id > MAX_APIC_ID || n >= MAX_CPUS || (*p && *p++ != ','))
+            panic("hosted: bad apic_ids=%s (at most %d ids up to %d)", list, MAX_CPUS, MAX_APIC_ID);
+        if (n == 0 && id != self)
+            panic("hosted: apic_ids=%s does not start with this CPU (%u)", list, self);
+        acpi.cpu_apic_id[n++] = (uint32_t)id;
+        if (id > acpi.max_apic_id)
+            acpi.max_apic_id = (uint32_t)id;
+    }
+    if (!n)
+        panic("hosted: empty apic_ids=");
+    acpi.ncpus = n;
+}
+
 /* Boot only (BSP), after vmm_init(). */
 void hosted_platform_init(void)
 {
-    uint32_t id = lapic_cpuid_id();
-    acpi.ncpus = 1;
-    acpi.cpu_apic_id[0] = id;
-    acpi.max_apic_id = id;
+    cpus_from_cmdline(lapic_cpuid_id());
     acpi.lapic_phys = rdmsr(MSR_APIC_BASE) & APIC_BASE_ADDR_MASK;
     acpi.ioapic_phys = 0; /* Linux's: ioapic_init() leaves it alone */
-    uint64_t cpus = cmdline_get_u64("cpus", 1);
-    if (cpus > 1)
-        kprintf("hosted: cpus=%lu asked for; only the boot CPU runs for now\n", cpus);
     numa_finish();
 }
 

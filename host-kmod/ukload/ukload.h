@@ -21,9 +21,10 @@ struct ukl_range {
 int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entry);
 
 /* ukload_boot.c, all with ukl_lock held. */
-int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline);
-int ukl_boot_cpu(const struct ukl_range *r, unsigned int cpu);
-void ukl_stop_cpu(unsigned int cpu);
+int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, unsigned int first,
+		     u64 cpus);
+int ukl_boot_cpus(const struct ukl_range *r, unsigned int first, u64 cpus);
+void ukl_stop_cpus(u64 cpus);
 
 /* ukload_tramp.S: the trampoline and its patch fields (ukload_boot.c fills them in). */
 extern const u8 ukl_tramp_start[], ukl_tramp_end[], ukl_tramp_gdt[], ukl_tramp_pm32[];

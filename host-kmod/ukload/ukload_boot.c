@@ -6,6 +6,7 @@
  * arch/x86/kernel/smpboot.c wakes a secondary CPU. STOP is a lone INIT: the CPU waits for
  * a start-up IPI again, so Linux may online it afterwards.
  */
+#include <linux/bitops.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/irqflags.h>
@@ -18,6 +19,7 @@
 #include <xen/interface/hvm/start_info.h>
 #include "ukload.h"
 #include "ukload_shm.h"
+#include "ukload_uapi.h"
 
 #define UKL_INIT_DELAY_US 10000 /* INIT to SIPI, as smpboot.c's init_udelay default */
 #define UKL_SIPI_DELAY_US 200	/* between the two start-up IPIs (Intel's MP spec) */
@@ -40,33 +42,53 @@ static void ukl_tramp_patch(const struct ukl_range *r, u32 entry, u32 start_info
 
 /*
  * Caller holds ukl_lock; the image is in place and no unikernel runs. The command line
- * is the caller's, NUL-terminated; the module adds the TSC rate (Linux measured it) and
- * the time of day.
+ * is the caller's, NUL-terminated; the module adds the TSC rate (Linux measured it), the
+ * time of day, and the CPUs' APIC ids (the first CPU's first: it starts the others).
  */
-int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline)
+int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, unsigned int first,
+		     u64 cpus)
 {
 	struct hvm_start_info *si = r->virt + UKL_BOOT_OFF;
 	struct hvm_memmap_table_entry *mm = (void *)(si + 1);
 	struct ukl_shm *shm = r->virt + UKL_SHM_OFF;
 	char *cl = r->virt + UKL_CMDLINE_OFF;
-	int n;
+	unsigned int cpu;
+	size_t n;
 
-	n = snprintf(cl, UKL_CMDLINE_MAX, "%s tsc_khz=%u epoch_ns=%llu", cmdline, tsc_khz,
-		     ktime_get_real_ns());
-	if (n >= UKL_CMDLINE_MAX) {
-		pr_err("ukload: command line too long (%d bytes, at most %d)\n", n,
-		       UKL_CMDLINE_MAX - 1);
+	if (first >= UKLOAD_MAX_CPU || !(cpus & BIT_ULL(first))) {
+		pr_err("ukload: the first CPU %u is not among the CPUs 0x%llx\n", first, cpus);
+		return -EINVAL;
+	}
+	for (cpu = 0; cpu < UKLOAD_MAX_CPU; cpu++) {
+		if ((cpus & BIT_ULL(cpu)) && (cpu >= nr_cpu_ids || !cpu_present(cpu))) {
+			pr_err("ukload: CPU %u is not present\n", cpu);
+			return -ENODEV;
+		}
+	}
+	n = scnprintf(cl, UKL_CMDLINE_MAX, "%s tsc_khz=%u epoch_ns=%llu cpus=%u apic_ids=%u",
+		      cmdline, tsc_khz, ktime_get_real_ns(), (unsigned int)hweight64(cpus),
+		      apic->cpu_present_to_apicid(first));
+	for (cpu = 0; cpu < UKLOAD_MAX_CPU; cpu++)
+		if ((cpus & BIT_ULL(cpu)) && cpu != first)
+			n += scnprintf(cl + n, UKL_CMDLINE_MAX - n, ",%u",
+				       apic->cpu_present_to_apicid(cpu));
+	if (n >= UKL_CMDLINE_MAX - 1) {
+		pr_err("ukload: command line too long (at most %d bytes)\n", UKL_CMDLINE_MAX - 2);
 		return -E2BIG;
 	}
-	memset(si, 0, sizeof(*si) + sizeof(*mm));
+	memset(si, 0, sizeof(*si) + 2 * sizeof(*mm));
 	si->magic = XEN_HVM_START_MAGIC_VALUE;
 	si->version = 1; /* has the memory map */
 	si->cmdline_paddr = r->base + UKL_CMDLINE_OFF;
 	si->memmap_paddr = r->base + UKL_BOOT_OFF + sizeof(*si);
-	si->memmap_entries = 1;
-	mm->addr = r->base; /* the unikernel keeps the loader's part itself (pmm.c) */
-	mm->size = r->size;
-	mm->type = UKL_E820_RAM;
+	si->memmap_entries = 2;
+	/* the trampoline page: the unikernel starts its other CPUs through it (smp.c) */
+	mm[0].addr = r->tramp;
+	mm[0].size = PAGE_SIZE;
+	mm[0].type = UKL_E820_RAM;
+	mm[1].addr = r->base; /* the unikernel keeps the loader's part itself (pmm.c) */
+	mm[1].size = r->size;
+	mm[1].type = UKL_E820_RAM;
 
 	memset(shm, 0, UKL_CONS_OFF + UKL_CONS_SIZE);
 	shm->magic = UKL_MAGIC;
@@ -96,20 +118,22 @@ static void ukl_init(u32 apicid)
 	ukl_ipi(apicid, APIC_INT_LEVELTRIG | APIC_DM_INIT);
 }
 
-/* Caller holds ukl_lock, process context; ukl_boot_prepare() done for this image. */
-int ukl_boot_cpu(const struct ukl_range *r, unsigned int cpu)
+/*
+ * Caller holds ukl_lock and cpus_read_lock (no CPU comes up meanwhile), process context;
+ * ukl_boot_prepare() done for this image and these CPUs.
+ */
+int ukl_boot_cpus(const struct ukl_range *r, unsigned int first, u64 cpus)
 {
 	struct ukl_shm *shm = r->virt + UKL_SHM_OFF;
+	unsigned int cpu = first;
 	u32 apicid;
 	int i;
 
-	if (cpu >= nr_cpu_ids || !cpu_present(cpu)) {
-		pr_err("ukload: CPU %u is not present\n", cpu);
-		return -ENODEV;
-	}
-	if (cpu_online(cpu)) {
-		pr_err("ukload: CPU %u is online in Linux (maxcpus=, or offline it)\n", cpu);
-		return -EBUSY;
+	for (i = 0; i < UKLOAD_MAX_CPU; i++) {
+		if ((cpus & BIT_ULL(i)) && cpu_online(i)) {
+			pr_err("ukload: CPU %d is online in Linux (maxcpus=, or offline it)\n", i);
+			return -EBUSY;
+		}
 	}
 	apicid = apic->cpu_present_to_apicid(cpu);
 	WRITE_ONCE(shm->state, UKL_STATE_BOOTING);
@@ -126,7 +150,11 @@ int ukl_boot_cpu(const struct ukl_range *r, unsigned int cpu)
 }
 
 /* Caller holds ukl_lock, process context. */
-void ukl_stop_cpu(unsigned int cpu)
+void ukl_stop_cpus(u64 cpus)
 {
-	ukl_init(apic->cpu_present_to_apicid(cpu));
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < UKLOAD_MAX_CPU; cpu++)
+		if (cpus & BIT_ULL(cpu))
+			ukl_init(apic->cpu_present_to_apicid(cpu));
 }

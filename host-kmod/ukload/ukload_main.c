@@ -44,15 +44,16 @@ MODULE_PARM_DESC(tramp_phys,
 static DEFINE_MUTEX(ukl_lock); /* everything below, and the range's loader part */
 static struct ukl_range ukl_range;
 static u32 ukl_state = UKLOAD_IDLE;
-static unsigned int ukl_cpu;
-/* The CPU the unikernel runs on, or -1: read by the hotplug callback without ukl_lock. */
-static int ukl_busy_cpu = -1;
+static unsigned int ukl_cpu; /* the first CPU */
+static u64 ukl_cpus;	     /* all of them */
+/* The CPUs the unikernel runs on, or 0: read by the hotplug callback without ukl_lock. */
+static u64 ukl_busy;
 static enum cpuhp_state ukl_hp_state;
 
 /* CPU hotplug, before Linux boots a CPU: never the one the unikernel runs on. */
 static int ukl_cpu_prepare(unsigned int cpu)
 {
-	if (READ_ONCE(ukl_busy_cpu) != (int)cpu)
+	if (cpu >= UKLOAD_MAX_CPU || !(READ_ONCE(ukl_busy) & BIT_ULL(cpu)))
 		return 0;
 	pr_err("ukload: CPU %u runs the unikernel: ukload stop first\n", cpu);
 	return -EBUSY;
@@ -110,10 +111,11 @@ static int ukl_load(const struct ukload_load __user *uarg)
 	ukl_state = UKLOAD_IDLE; /* the old image is gone from here on */
 	err = ukl_elf_load(&ukl_range, elf, a.elf_len, &entry);
 	if (!err)
-		err = ukl_boot_prepare(&ukl_range, entry, cmdline);
+		err = ukl_boot_prepare(&ukl_range, entry, cmdline, a.cpu, a.cpus);
 	if (!err) {
 		ukl_state = UKLOAD_LOADED;
 		ukl_cpu = a.cpu;
+		ukl_cpus = a.cpus;
 	}
 	kvfree(elf);
 	kfree(cmdline);
@@ -128,9 +130,9 @@ static int ukl_boot(void)
 	if (ukl_state != UKLOAD_LOADED)
 		return ukl_state == UKLOAD_RUNNING ? -EBUSY : -ENOEXEC;
 	cpus_read_lock(); /* no CPU comes up between the online check and the IPIs */
-	err = ukl_boot_cpu(&ukl_range, ukl_cpu);
+	err = ukl_boot_cpus(&ukl_range, ukl_cpu, ukl_cpus);
 	if (!err)
-		WRITE_ONCE(ukl_busy_cpu, ukl_cpu);
+		WRITE_ONCE(ukl_busy, ukl_cpus);
 	cpus_read_unlock();
 	if (err)
 		return err;
@@ -144,10 +146,10 @@ static int ukl_stop(void)
 {
 	if (ukl_state != UKLOAD_RUNNING)
 		return -ESRCH;
-	ukl_stop_cpu(ukl_cpu);
-	WRITE_ONCE(ukl_busy_cpu, -1);
+	ukl_stop_cpus(ukl_cpus);
+	WRITE_ONCE(ukl_busy, 0);
 	ukl_state = UKLOAD_IDLE;
-	pr_info("ukload: stopped CPU %u\n", ukl_cpu);
+	pr_info("ukload: stopped CPUs 0x%llx\n", ukl_cpus);
 	module_put(THIS_MODULE);
 	return 0;
 }
@@ -159,6 +161,7 @@ static int ukl_status(struct ukload_status __user *uarg)
 	struct ukload_status s = {
 		.state = ukl_state,
 		.cpu = ukl_cpu,
+		.cpus = ukl_cpus,
 		.phys_base = ukl_range.base,
 		.phys_size = ukl_range.size,
 	};

@@ -2,7 +2,9 @@
 /*
  * ukload: the user side of ukload.ko (/dev/ukload, ukload_uapi.h).
  *
- *   ukload load [-c CPU] IMAGE [ARG...]  copy IMAGE in; ARGs are its command line
+ *   ukload load [-c CPUS] IMAGE [ARG...] copy IMAGE in; ARGs are its command line; CPUS:
+ *                                        Linux's numbers, comma-separated, the first
+ *                                        boots (default 1)
  *   ukload boot                          start it on the CPU given to load
  *   ukload console [-w SECONDS]          print its console; -w: follow it until the
  *                                        unikernel exits, then exit with its code
@@ -35,9 +37,33 @@ static int fail(const char *what)
 	return 1;
 }
 
+/* "3,2": the first CPU and the set; 1 and a message if malformed. */
+static int parse_cpus(const char *s, struct ukload_load *a)
+{
+	char *end;
+	int n = 0;
+
+	a->cpus = 0;
+	for (;;) {
+		unsigned long c = strtoul(s, &end, 10);
+
+		if (end == s || c >= UKLOAD_MAX_CPU || (*end && *end != ',')) {
+			fprintf(stderr, "ukload load: bad CPU list (numbers below %d)\n",
+				UKLOAD_MAX_CPU);
+			return 1;
+		}
+		if (!n++)
+			a->cpu = c;
+		a->cpus |= 1ULL << c;
+		if (!*end)
+			return 0;
+		s = end + 1;
+	}
+}
+
 static int cmd_load(int fd, int argc, char **argv)
 {
-	struct ukload_load a = { .cpu = 1 };
+	struct ukload_load a = { .cpu = 1, .cpus = 1ULL << 1 };
 	char cmdline[UKLOAD_CMDLINE_MAX + 1] = "";
 	size_t used = 0;
 	struct stat st;
@@ -45,7 +71,8 @@ static int cmd_load(int fd, int argc, char **argv)
 	int i = 0, f, rc;
 
 	if (argc > 2 && !strcmp(argv[0], "-c")) {
-		a.cpu = (unsigned int)strtoul(argv[1], NULL, 0);
+		if (parse_cpus(argv[1], &a))
+			return 2;
 		i = 2;
 	}
 	if (i >= argc) {
@@ -133,8 +160,8 @@ static int cmd_status(int fd)
 
 	if (status(fd, &s))
 		return fail("status");
-	printf("module %s cpu %u unikernel %s", s.state < 3 ? mod[s.state] : "?", s.cpu,
-	       s.shm_state < 4 ? uk[s.shm_state] : "?");
+	printf("module %s cpu %u cpus 0x%llx unikernel %s", s.state < 3 ? mod[s.state] : "?", s.cpu,
+	       (unsigned long long)s.cpus, s.shm_state < 4 ? uk[s.shm_state] : "?");
 	if (s.shm_state == UKL_STATE_EXITED)
 		printf(" exit %u", s.exit_code);
 	printf(" console %llu bytes", (unsigned long long)s.cons_head);

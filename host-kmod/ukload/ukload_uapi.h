@@ -15,12 +15,15 @@
 
 #define UKLOAD_CMDLINE_MAX 3072 /* the caller's part; the module appends its own */
 
+#define UKLOAD_MAX_CPU 64 /* CPUs are named by a bit mask of Linux's CPU numbers */
+
 struct ukload_load {
 	__u64 elf; /* user address of the ELF image */
 	__u64 elf_len;
 	__u64 cmdline; /* user address of the command line (no NUL needed) */
+	__u64 cpus;    /* Linux's numbers of present CPUs that Linux has not onlined */
 	__u32 cmdline_len;
-	__u32 cpu; /* Linux's number of a present CPU Linux has not onlined */
+	__u32 cpu; /* the one of cpus that boots first (it starts the others) */
 };
 
 /* ukload_status.state: the module's view. */
@@ -29,13 +32,14 @@ struct ukload_load {
 #define UKLOAD_RUNNING 2 /* started: the CPU is the unikernel's until STOP */
 
 struct ukload_status {
-	__u32 state; /* UKLOAD_IDLE .. UKLOAD_RUNNING */
-	__u32 cpu;
+	__u32 state;	 /* UKLOAD_IDLE .. UKLOAD_RUNNING */
+	__u32 cpu;	 /* the first CPU */
 	__u32 shm_state; /* the unikernel's UKL_STATE_* (ukload_shm.h), 0 before BOOT */
 	__u32 exit_code; /* valid once shm_state is UKL_STATE_EXITED */
 	__u64 cons_head; /* console bytes written since LOAD */
 	__u64 phys_base;
 	__u64 phys_size;
+	__u64 cpus; /* all its CPUs */
 };
 
 #define UKLOAD_IOC_MAGIC 'k'

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault stop rmmod online"
+CASES="range badelf busycpu cycles exitcode fault smp stop rmmod online"
 CYCLES=${UKLOAD_CYCLES:-10}
 
 cases=()
