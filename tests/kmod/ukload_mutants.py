@@ -20,7 +20,7 @@ HOSTED = 'boards/hosted/hosted.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
- 'segcheck': ('badelf', ELF, 'ph[i].p_paddr < lo || end > hi) {', '0) {'),
+ 'segcheck': ('badelf', ELF, '|| ph[i].p_paddr < lo ||\n\t\t    end > hi) {', ') {'),
  'magic': ('badelf', ELF, '|| memcmp(eh->e_ident, ELFMAG, SELFMAG)) {', ') {'),
  'nosipi': ('cycles', BOOT, 'for (i = 0; i < UKL_SIPI_TRIES; i++) {', 'for (i = 0; i < 0; i++) {'),
  'bss': ('cycles', ELF, '\t\tmemset(dst + ph[i].p_filesz, 0, ph[i].p_memsz - ph[i].p_filesz);\n',
@@ -28,11 +28,11 @@ M = {
  'exitword': ('exitcode', HOSTED, 's->exit_code = (uint32_t)code;', 's->exit_code = 0;'),
  'apicids': ('smp', HOSTED, 'if (!cmdline_get("apic_ids", list, sizeof list))',
              'if (1)'),
- 'smpmap': ('smp', BOOT, 'si->memmap_entries = 2;', 
+ 'smpmap': ('smp', BOOT, 'si->memmap_entries = 2;',
              'si->memmap_entries = 1;\n\tsi->memmap_paddr += sizeof(*mm);'),
- 'nostop': ('stop', BOOT, '\tukl_init(apic->cpu_present_to_apicid(cpu));\n}', '}'),
+ 'nostop': ('stop', BOOT, '\t\t\tukl_init(apic->cpu_present_to_apicid(cpu));\n}', '\t\t\t;\n}'),
  'modref': ('rmmod', MAIN, '\t__module_get(THIS_MODULE);', '\t;'),
- 'hotplug': ('rmmod', MAIN, 'if (READ_ONCE(ukl_busy_cpu) != (int)cpu)', 'if (1)'),
+ 'hotplug': ('rmmod', MAIN, '!(READ_ONCE(ukl_busy) & BIT_ULL(cpu)))', '1)'),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
 }
