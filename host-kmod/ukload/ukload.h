@@ -16,13 +16,19 @@ struct ukl_range {
 
 /*
  * ukload_elf.c: check a private copy of an ELF image and copy its segments into the
- * range; *entry gets its PVH entry point (physical, 32-bit). Caller holds ukl_lock.
+ * range; *entry gets its PVH entry point (physical, 32-bit), *end the physical address
+ * past its last segment. Caller holds ukl_lock.
  */
-int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entry);
+int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entry, u64 *end);
 
 /* ukload_boot.c, all with ukl_lock held. */
+/* The initrd as placed in the range (size 0: none). */
+struct ukl_initrd {
+	u64 phys, size;
+};
+
 int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, unsigned int first,
-		     u64 cpus);
+		     u64 cpus, const struct ukl_initrd *initrd);
 int ukl_boot_cpus(const struct ukl_range *r, unsigned int first, u64 cpus);
 void ukl_stop_cpus(u64 cpus);
 

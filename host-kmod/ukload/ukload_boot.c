@@ -46,12 +46,13 @@ static void ukl_tramp_patch(const struct ukl_range *r, u32 entry, u32 start_info
  * time of day, and the CPUs' APIC ids (the first CPU's first: it starts the others).
  */
 int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, unsigned int first,
-		     u64 cpus)
+		     u64 cpus, const struct ukl_initrd *initrd)
 {
 	struct hvm_start_info *si = r->virt + UKL_BOOT_OFF;
 	struct hvm_memmap_table_entry *mm = (void *)(si + 1);
 	struct ukl_shm *shm = r->virt + UKL_SHM_OFF;
 	char *cl = r->virt + UKL_CMDLINE_OFF;
+	struct hvm_modlist_entry *mod = (void *)(mm + 2);
 	unsigned int cpu;
 	size_t n;
 
@@ -76,7 +77,7 @@ int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, 
 		pr_err("ukload: command line too long (at most %d bytes)\n", UKL_CMDLINE_MAX - 2);
 		return -E2BIG;
 	}
-	memset(si, 0, sizeof(*si) + 2 * sizeof(*mm));
+	memset(si, 0, sizeof(*si) + 2 * sizeof(*mm) + sizeof(*mod));
 	si->magic = XEN_HVM_START_MAGIC_VALUE;
 	si->version = 1; /* has the memory map */
 	si->cmdline_paddr = r->base + UKL_CMDLINE_OFF;
@@ -89,6 +90,12 @@ int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, 
 	mm[1].addr = r->base; /* the unikernel keeps the loader's part itself (pmm.c) */
 	mm[1].size = r->size;
 	mm[1].type = UKL_E820_RAM;
+	if (initrd->size) { /* the job: the unikernel reserves it itself (pmm.c) */
+		si->nr_modules = 1;
+		si->modlist_paddr = r->base + UKL_BOOT_OFF + ((u8 *)mod - (u8 *)si);
+		mod->paddr = initrd->phys;
+		mod->size = initrd->size;
+	}
 
 	memset(shm, 0, UKL_CONS_OFF + UKL_CONS_SIZE);
 	shm->magic = UKL_MAGIC;

@@ -112,7 +112,7 @@ static int ukl_check(const struct ukl_range *r, const u8 *elf, size_t len, u32 *
 }
 
 /* Caller holds ukl_lock and owns elf (the module's copy); the unikernel is not running. */
-int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entry)
+int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entry, u64 *end)
 {
 	const struct elf64_hdr *eh = (const struct elf64_hdr *)elf;
 	const struct elf64_phdr *ph;
@@ -122,6 +122,7 @@ int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entr
 	if (err)
 		return err;
 	ph = (const struct elf64_phdr *)(elf + eh->e_phoff);
+	*end = 0;
 	for (i = 0; i < eh->e_phnum; i++) {
 		void *dst = r->virt + (ph[i].p_paddr - r->base);
 
@@ -130,6 +131,7 @@ int ukl_elf_load(const struct ukl_range *r, const u8 *elf, size_t len, u32 *entr
 		memcpy(dst, elf + ph[i].p_offset, ph[i].p_filesz);
 		/* .bss: zero, whatever the last run left there */
 		memset(dst + ph[i].p_filesz, 0, ph[i].p_memsz - ph[i].p_filesz);
+		*end = max(*end, ph[i].p_paddr + ph[i].p_memsz); /* checked by ukl_check() */
 	}
 	return 0;
 }

@@ -17,6 +17,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
+
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -85,6 +87,8 @@ static int ukl_load(const struct ukload_load __user *uarg)
 	struct ukload_load a;
 	char *cmdline;
 	u8 *elf;
+	struct ukl_initrd initrd = { 0 };
+	u64 end, limit;
 	u32 entry;
 	int err;
 
@@ -109,9 +113,22 @@ static int ukl_load(const struct ukload_load __user *uarg)
 		return PTR_ERR(elf);
 	}
 	ukl_state = UKLOAD_IDLE; /* the old image is gone from here on */
-	err = ukl_elf_load(&ukl_range, elf, a.elf_len, &entry);
+	err = ukl_elf_load(&ukl_range, elf, a.elf_len, &entry, &end);
+	if (!err && a.initrd_len) { /* after the image; the unikernel checks what it reads */
+		initrd.phys = ALIGN(end, PAGE_SIZE);
+		initrd.size = a.initrd_len;
+		if (check_add_overflow(initrd.phys, initrd.size, &limit) ||
+		    limit > ukl_range.base + ukl_range.size) {
+			pr_err("ukload: initrd of %llu bytes does not fit after the image\n",
+			       a.initrd_len);
+			err = -EFBIG;
+		} else if (copy_from_user(ukl_range.virt + (initrd.phys - ukl_range.base),
+					  u64_to_user_ptr(a.initrd), initrd.size)) {
+			err = -EFAULT;
+		}
+	}
 	if (!err)
-		err = ukl_boot_prepare(&ukl_range, entry, cmdline, a.cpu, a.cpus);
+		err = ukl_boot_prepare(&ukl_range, entry, cmdline, a.cpu, a.cpus, &initrd);
 	if (!err) {
 		ukl_state = UKLOAD_LOADED;
 		ukl_cpu = a.cpu;

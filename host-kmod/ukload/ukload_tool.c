@@ -2,7 +2,9 @@
 /*
  * ukload: the user side of ukload.ko (/dev/ukload, ukload_uapi.h).
  *
- *   ukload load [-c CPUS] IMAGE [ARG...] copy IMAGE in; ARGs are its command line; CPUS:
+ *   ukload load [-c CPUS] [-i INITRD] IMAGE [ARG...]
+ *                                        copy IMAGE (and INITRD: a job, as qemu/ukrun
+ *                                        packs it) in; ARGs are its command line; CPUS:
  *                                        Linux's numbers, comma-separated, the first
  *                                        boots (default 1)
  *   ukload boot                          start it on the CPU given to load
@@ -61,31 +63,44 @@ static int parse_cpus(const char *s, struct ukload_load *a)
 	}
 }
 
+/* The whole file into a new buffer (the caller frees it); 1 and a message on failure. */
+static int slurp(const char *path, char **buf, size_t *len)
+{
+	struct stat st;
+	int f = open(path, O_RDONLY);
+
+	if (f < 0 || fstat(f, &st) < 0)
+		return fail(path);
+	*buf = malloc(st.st_size ? st.st_size : 1);
+	if (!*buf || read(f, *buf, st.st_size) != st.st_size)
+		return fail(path);
+	close(f);
+	*len = st.st_size;
+	return 0;
+}
+
 static int cmd_load(int fd, int argc, char **argv)
 {
 	struct ukload_load a = { .cpu = 1, .cpus = 1ULL << 1 };
 	char cmdline[UKLOAD_CMDLINE_MAX + 1] = "";
 	size_t used = 0;
-	struct stat st;
-	char *img;
-	int i = 0, f, rc;
+	char *img, *initrd = NULL;
+	size_t len, initrd_len = 0;
+	int i = 0, rc;
 
-	if (argc > 2 && !strcmp(argv[0], "-c")) {
-		if (parse_cpus(argv[1], &a))
-			return 2;
-		i = 2;
+	for (; i + 2 < argc && argv[i][0] == '-'; i += 2) {
+		if (!strcmp(argv[i], "-c") && !parse_cpus(argv[i + 1], &a))
+			continue;
+		if (!strcmp(argv[i], "-i") && !slurp(argv[i + 1], &initrd, &initrd_len))
+			continue;
+		return 2;
 	}
 	if (i >= argc) {
 		fprintf(stderr, "ukload load: no image\n");
 		return 2;
 	}
-	f = open(argv[i], O_RDONLY);
-	if (f < 0 || fstat(f, &st) < 0)
-		return fail(argv[i]);
-	img = malloc(st.st_size ? st.st_size : 1);
-	if (!img || read(f, img, st.st_size) != st.st_size)
-		return fail("reading the image");
-	close(f);
+	if (slurp(argv[i], &img, &len))
+		return 1;
 	for (i++; i < argc; i++) {
 		int n = snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s", used ? " " : "",
 				 argv[i]);
@@ -97,11 +112,14 @@ static int cmd_load(int fd, int argc, char **argv)
 		used += n;
 	}
 	a.elf = (unsigned long)img;
-	a.elf_len = st.st_size;
+	a.elf_len = len;
+	a.initrd = (unsigned long)initrd;
+	a.initrd_len = initrd_len;
 	a.cmdline = (unsigned long)cmdline;
 	a.cmdline_len = used;
 	rc = ioctl(fd, UKLOAD_LOAD, &a);
 	free(img);
+	free(initrd);
 	return rc ? fail("load") : 0;
 }
 

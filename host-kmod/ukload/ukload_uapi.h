@@ -22,6 +22,8 @@ struct ukload_load {
 	__u64 elf_len;
 	__u64 cmdline; /* user address of the command line (no NUL needed) */
 	__u64 cpus;    /* Linux's numbers of present CPUs that Linux has not onlined */
+	__u64 initrd;  /* user address of the initrd (the job), or 0 */
+	__u64 initrd_len;
 	__u32 cmdline_len;
 	__u32 cpu; /* the one of cpus that boots first (it starts the others) */
 };

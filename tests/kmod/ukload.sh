@@ -15,7 +15,8 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault smp stop rmmod online"
+CASES="range badelf busycpu cycles exitcode fault smp job stop rmmod online"
+JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 
 cases=()
@@ -33,7 +34,8 @@ refuse() { # all cases fail for one reason
     echo "0 passed, ${#cases[@]} failed"
     exit 1
 }
-if ! mk=$(make -s ukload build/uk/ukernel.elf 2>&1 && make -s BOARD=hosted build/hosted/uk/ukernel-test.elf 2>&1); then
+if ! mk=$(make -s ukload build/uk/ukernel.elf 2>&1 &&
+    make -s BOARD=hosted build/hosted/uk/ukernel-test.elf build/hosted/uk/ukernel.elf 2>&1); then
     echo "$mk" >&2
     refuse "the module, the tool or the kernels do not build"
 fi
@@ -47,6 +49,17 @@ cp "$out/ukload/ukload.ko" "$r/"
 cp "$out/ukload/ukload" "$r/bin/"
 cp "$B/hosted/uk/ukernel-test.elf" "$r/uk/"
 cp "$B/uk/ukernel.elf" "$r/uk/qemu-board.elf"
+cp "$B/hosted/uk/ukernel.elf" "$r/uk/ukernel.elf"
+# the job: its program and job.conf in a cpio, as qemu/ukrun packs them; Open MPI's output
+# for the comparison, made by tests/mpi/run.sh when missing
+ref=$B/mpi-ref/$JOB_PROG.$JOB_NP.out
+[ -s "$ref" ] || tests/mpi/run.sh --ref-only "$JOB_PROG" >/dev/null 2>&1 || true
+job=$out/ukload-job
+rm -rf "$job" && mkdir -p "$job"
+printf 'image=%s\nsize=%s\nnodes=1\n' "$JOB_PROG" "$JOB_NP" >"$job/job.conf"
+if mpi/bin/ukmpicc -O2 "tests/mpi/progs/$JOB_PROG.c" -o "$job/$JOB_PROG" >"$job/build.log" 2>&1; then
+    (cd "$job" && printf '%s\n' job.conf "$JOB_PROG" | cpio -o -H newc --quiet) >"$r/uk/job.cpio"
+fi
 kmod_cpio "$r" "$out/ukload-initrd.cpio"
 
 log=$out/ukload.log
@@ -59,6 +72,16 @@ qemu/ukboot --smp 4 --mem 1G --timeout 150 --initrd "$out/ukload-initrd.cpio" \
 pass=0 failn=0
 for c in "${cases[@]}"; do
     line=$(grep -E "^(ok|FAIL) $c( |:|$)" "$log" | head -n1 || true)
+    # the job's output: rank 0's lines identical to Open MPI's
+    if [ "$c" = job ] && [ "${line%% *}" = ok ]; then
+        if [ ! -s "$ref" ]; then
+            line="FAIL job: no Open MPI reference $ref"
+        elif ! sed -nE 's/^ukjob\| \[0\] //p' "$log" | diff -q "$ref" - >/dev/null; then
+            line="FAIL job: rank 0's output differs from Open MPI's ($ref; see $log)"
+        else
+            line="ok job ($JOB_PROG, $JOB_NP ranks on CPUs 3 and 2, output as Open MPI's)"
+        fi
+    fi
     if [ "${line%% *}" = ok ]; then
         echo "ok ukload/${line#ok }"
         pass=$((pass + 1))
