@@ -17,6 +17,7 @@ MAIN = 'host-kmod/ukload/ukload_main.c'
 ELF = 'host-kmod/ukload/ukload_elf.c'
 BOOT = 'host-kmod/ukload/ukload_boot.c'
 HOSTED = 'boards/hosted/hosted.c'
+LAPIC = 'unikernel/arch/x86_64/lapic.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
@@ -30,6 +31,8 @@ M = {
              'if (1)'),
  'smpmap': ('smp', BOOT, 'si->memmap_entries = 2;',
              'si->memmap_entries = 1;\n\tsi->memmap_paddr += sizeof(*mm);'),
+ 'broadcast': ('isolation', LAPIC, '    send_each(vector, 1);',
+               '    ops->send(0, (uint32_t)vector | ICR_ASSERT | ICR_DEST_ALL);'),
  'noinitrd': ('job', BOOT, 'si->nr_modules = 1;', 'si->nr_modules = 0;'),
  'initrdoff': ('job', BOOT, 'mod->paddr = initrd->phys;',
                'mod->paddr = initrd->phys + PAGE_SIZE;'),
