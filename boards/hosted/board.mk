@@ -14,6 +14,9 @@
 # The other CPUs start through HOSTED_TRAMP, the page ukload.ko started the first one
 # through (its tramp_phys parameter, default 0x70000): the loader is done with it by then,
 # and the loader's memory map hands it to us (smp.c reaches it through the direct map).
+# Hazard: the direct map rounds that page out to 2 MiB, so Linux's first 2 MiB are mapped
+# (never touched); and until vmm_init() the boot page tables map 0..4 GiB 1:1. Nothing but
+# the kernel's own correctness keeps it off Linux's memory: there is no hypervisor.
 HOSTED_BASE := 0x20000000
 HOSTED_KERNEL := 0x20200000
 HOSTED_TRAMP := 0x70000

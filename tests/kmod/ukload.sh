@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault smp isolation job stop rmmod online"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job stop rmmod online"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 

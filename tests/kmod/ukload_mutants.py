@@ -18,6 +18,7 @@ ELF = 'host-kmod/ukload/ukload_elf.c'
 BOOT = 'host-kmod/ukload/ukload_boot.c'
 HOSTED = 'boards/hosted/hosted.c'
 LAPIC = 'unikernel/arch/x86_64/lapic.c'
+TOOL = 'host-kmod/ukload/ukload_tool.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
@@ -27,6 +28,7 @@ M = {
  'bss': ('cycles', ELF, '\t\tmemset(dst + ph[i].p_filesz, 0, ph[i].p_memsz - ph[i].p_filesz);\n',
          ''),
  'exitword': ('exitcode', HOSTED, 's->exit_code = (uint32_t)code;', 's->exit_code = 0;'),
+ 'timeout': ('hang', TOOL, 'return EXIT_TIMEOUT;', 'return 0;'),
  'apicids': ('smp', HOSTED, 'if (!cmdline_get("apic_ids", list, sizeof list))',
              'if (1)'),
  'smpmap': ('smp', BOOT, 'si->memmap_entries = 2;',
