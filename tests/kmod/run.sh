@@ -10,7 +10,8 @@
 # o2g-mpi2/PROG: the same on 2 guests (qemu/uknodes) of MPI_KMOD_NP/2 processes each.
 # Default: o2g, o2g-mpi, o2g-mpi2. One line per case, then "N passed, N failed"; exit
 # status 1 on a failure. kacc and kacc/CASE are host-kmod/kacc's: tests/kmod/kacc.sh runs
-# them, in its own guest.
+# them, in its own guest; ukload and ukload/CASE are host-kmod/ukload's (tests/kmod/ukload.sh,
+# a 4-CPU guest).
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh, the version the module is built
 # for) with an initramfs made here: busybox-static, the module, tests/kmod/o2gtest
