@@ -7,10 +7,12 @@
  *                                        packs it) in; ARGs are its command line; CPUS:
  *                                        Linux's numbers, comma-separated, the first
  *                                        boots (default 1)
- *   ukload boot                          start it on the CPU given to load
+ *   ukload boot [-w SECONDS]             start it on the CPUs given to load; -w: then
+ *                                        as console -w, the wait timed from the boot
  *   ukload console [-w SECONDS]          print its console; -w: follow it until the
- *                                        unikernel exits, then exit with its code
- *                                        (124 if SECONDS pass first)
+ *                                        unikernel exits, then exit with its code and
+ *                                        say on stderr how long it waited (124 if
+ *                                        SECONDS pass first)
  *   ukload stop                          INIT the CPU (the image must be loaded again)
  *   ukload status                        one line: module state, unikernel state, exit
  *
@@ -29,8 +31,10 @@
 #include "ukload_uapi.h"
 
 #define DEV "/dev/ukload"
-#define POLL_NS 20000000L /* console poll period: 20 ms */
-#define EXIT_TIMEOUT 124  /* as timeout(1) */
+#define POLL_NS 1000000L /* console poll period: 1 ms (exit times to the ms) */
+#define NS_PER_S 1000000000L
+#define NS_PER_MS 1000000L
+#define EXIT_TIMEOUT 124 /* as timeout(1) */
 #define CHUNK 4096
 
 static int fail(const char *what)
@@ -143,14 +147,23 @@ static long drain(int fd)
 	return total;
 }
 
-static int cmd_console(int fd, int argc, char **argv)
+static long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * NS_PER_S + t.tv_nsec;
+}
+
+/* start: when the wait began (for boot -w: before the start-up IPIs). */
+static int cmd_console(int fd, int argc, char **argv, long start)
 {
 	const struct timespec tick = { 0, POLL_NS };
 	struct ukload_status s;
-	long waited_ns = 0, limit_ns = 0;
+	long limit_ns = 0;
 
 	if (argc >= 2 && !strcmp(argv[0], "-w"))
-		limit_ns = atol(argv[1]) * 1000000000L;
+		limit_ns = atol(argv[1]) * NS_PER_S;
 	for (;;) {
 		drain(fd);
 		if (!limit_ns)
@@ -159,14 +172,15 @@ static int cmd_console(int fd, int argc, char **argv)
 			return fail("status");
 		if (s.shm_state == UKL_STATE_EXITED) {
 			drain(fd); /* the exit line went out before the exit word */
+			fprintf(stderr, "ukload: exit %u after %ld ms\n", s.exit_code,
+				(now_ns() - start) / NS_PER_MS);
 			return s.exit_code;
 		}
-		if (waited_ns >= limit_ns) {
-			fprintf(stderr, "ukload: no exit after %ld s\n", limit_ns / 1000000000L);
+		if (now_ns() - start >= limit_ns) {
+			fprintf(stderr, "ukload: no exit after %ld s\n", limit_ns / NS_PER_S);
 			return EXIT_TIMEOUT;
 		}
 		nanosleep(&tick, NULL);
-		waited_ns += POLL_NS;
 	}
 }
 
@@ -203,12 +217,17 @@ int main(int argc, char **argv)
 		return fail(DEV " (is ukload.ko loaded?)");
 	if (!strcmp(cmd, "load"))
 		return cmd_load(fd, argc - 2, argv + 2);
-	if (!strcmp(cmd, "boot"))
-		return ioctl(fd, UKLOAD_BOOT) ? fail("boot") : 0;
+	if (!strcmp(cmd, "boot")) {
+		long start = now_ns();
+
+		if (ioctl(fd, UKLOAD_BOOT))
+			return fail("boot");
+		return argc > 2 ? cmd_console(fd, argc - 2, argv + 2, start) : 0;
+	}
 	if (!strcmp(cmd, "stop"))
 		return ioctl(fd, UKLOAD_STOP) ? fail("stop") : 0;
 	if (!strcmp(cmd, "console"))
-		return cmd_console(fd, argc - 2, argv + 2);
+		return cmd_console(fd, argc - 2, argv + 2, now_ns());
 	if (!strcmp(cmd, "status"))
 		return cmd_status(fd);
 	fprintf(stderr, "ukload: unknown command %s\n", cmd);

@@ -9,7 +9,8 @@
 # initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
 # (make BOARD=hosted) and the qemu board's kernel (an image for the wrong range), and
 # tests/kmod/ukload-init as /init, which runs the cases. The console goes to
-# $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case.
+# $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case; ukload/bench (not in
+# the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
@@ -67,7 +68,7 @@ list=$(IFS=,; echo "${cases[*]}")
 start=$SECONDS
 rc=0
 qemu/ukboot --smp 4 --mem 1G --timeout 150 --initrd "$out/ukload-initrd.cpio" \
-    --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES" \
+    --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}" \
     "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
 pass=0 failn=0
 for c in "${cases[@]}"; do
