@@ -36,6 +36,7 @@ include tests/bench/bench.mk
 include net/net.mk
 include host-kmod/o2g/o2g.mk
 include host-kmod/kacc/kacc.mk
+include host-kmod/ukload/ukload.mk
 include tests/kmod/kmod.mk
 # Last: unit.mk's rule lists the UNIT_SRCS that the modules above appended.
 include tests/unit/unit.mk

@@ -4,7 +4,7 @@
 set -euo pipefail
 elf=$1 out=$2
 nm -n --defined-only "$elf" | awk '
-    $2 ~ /^[tTwW]$/ && $1 ~ /^ffffffff8/ { addr[n] = $1; name[n] = $3; n++ }
+    $2 ~ /^[tTwW]$/ && $1 ~ /^ffffffff[89a-f]/ { addr[n] = $1; name[n] = $3; n++ }
     END {
         print "\t.section .ksyms, \"a\""
         print "\t.p2align 3"

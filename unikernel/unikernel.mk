@@ -11,7 +11,7 @@
 UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers unikernel/pvas net/uknet \
            unikernel/mpi mpi/core mpi/cad mpi/impi
 UK_SRCS := $(foreach d,$(UK_DIRS),$(wildcard $(d)/*.c $(d)/*.S))
-UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS))
+UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS)) $(BOARD_SRCS)
 UK_TEST_SRCS := $(wildcard tests/uk/*.c tests/knl/*.c)
 
 # newlib's headers come with KERNEL_CFLAGS (mk/newlib.mk); without it, freestanding only.
@@ -28,7 +28,9 @@ UK_TEST_OBJS := $(call uk_obj,$(UK_TEST_SRCS)) $(B)/uk/apps_blob.o
 UK_MB_OBJ := $(call uk_obj,unikernel/arch/x86_64/multiboot.S)
 UK_LIBGCC := $(shell $(CC) -print-libgcc-file-name)
 UK_LIBS = $(if $(NEWLIB_K_LIBDIR),-L$(NEWLIB_K_LIBDIR) -lc -lm) $(UK_LIBGCC)
-UK_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack -T linker/kernel.ld
+# BOARD_LDFLAGS before -T: the script's DEFINED() sees only symbols defined ahead of it.
+UK_LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack $(BOARD_LDFLAGS) \
+              -T linker/kernel.ld
 
 $(UK_OBJ)/%.c.o: %.c mk/config.mk | deps $(NEWLIB_K_STAMP) $(LWIP_SRC_STAMP)
 	@mkdir -p $(@D)

@@ -9,6 +9,7 @@
 # goes to $B/kmod/kacc.log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
 CASES="refuse calc status cancel ipi poll stress killed memlock rmmod"
@@ -36,23 +37,17 @@ gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -o "$out/kacctest
     tests/kmod/kacctest.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
     mpi/cad/cad_calc.c mpi/cad/cad_err.c mpi/cad/cad_types.c
 kdir=$(tests/bench/linux-kernel.sh)
-# the module must be built for the guest's kernel (vermagic from the .modinfo section)
-objcopy -O binary -j .modinfo "$out/kacc/kacc.ko" "$out/kacc.modinfo"
-kver=$(tr '\0' '\n' <"$out/kacc.modinfo" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
-if [ "$kver" != "$(basename "$kdir")" ]; then
-    for c in "${cases[@]}"; do echo "FAIL kacc/$c: kacc.ko is for $kver, the guest runs $(basename "$kdir")"; done
+# the module must be built for the guest's kernel
+if ! why=$(kmod_for_guest "$out/kacc/kacc.ko" "$kdir"); then
+    for c in "${cases[@]}"; do echo "FAIL kacc/$c: $why"; done
     echo "0 passed, ${#cases[@]} failed"
     exit 1
 fi
 r=$out/kacc-root
-rm -rf "$r" && mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
-cp /bin/busybox "$r/bin/busybox" # busybox-static's (mk/deps.d/60-kmod.sh)
-ln -s busybox "$r/bin/sh"
-cp tests/kmod/kacc-init "$r/init"
-cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
+kmod_root "$r" tests/kmod/kacc-init
 cp "$out/kacc/kacc.ko" "$r/kacc.ko"
 cp "$out/kacctest" "$r/"
-(cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/kacc-initrd.cpio"
+kmod_cpio "$r" "$out/kacc-initrd.cpio"
 
 log=$out/kacc.log
 list=$(IFS=,; echo "${cases[*]}")

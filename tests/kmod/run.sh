@@ -17,7 +17,8 @@
 # sockets + epoll instead (UKMPI_O2G=off).
 # Default: o2g, o2g-mpi, o2g-mpi2, mixed. One line per case, then "N passed, N failed"; exit
 # status 1 on a failure. kacc and kacc/CASE are host-kmod/kacc's: tests/kmod/kacc.sh runs
-# them, in its own guest.
+# them, in its own guest; ukload and ukload/CASE are host-kmod/ukload's (tests/kmod/ukload.sh,
+# a 4-CPU guest).
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh, the version the module is built
 # for) with an initramfs made here: busybox-static, the module, tests/kmod/o2gtest
@@ -40,6 +41,7 @@ for n in "${names[@]}"; do
     o2g) for c in $O2G_CASES; do cases+=("$c"); done ;;
     o2g/*) cases+=("${n#o2g/}") ;;
     kacc | kacc/*) exec tests/kmod/kacc.sh "$@" ;; # host-kmod/kacc: its own guest
+    ukload | ukload/*) exec tests/kmod/ukload.sh "$@" ;; # host-kmod/ukload: its own guest
     o2g-mpi) for f in tests/mpi/progs/*.c; do progs+=("$(basename "$f" .c)"); done ;;
     o2g-mpi/module) ;;
     o2g-mpi/*) progs+=("${n#o2g-mpi/}") ;;

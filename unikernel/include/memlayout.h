@@ -29,12 +29,16 @@
 #define PAGE_SHIFT 12
 #define HUGE_SIZE  0x200000 /* a 2 MiB page */
 
+#ifndef KERNEL_PHYS_BASE /* a board may link the image elsewhere (boards/hosted) */
 #define KERNEL_PHYS_BASE 0x100000
+#endif
 #define KERNEL_VIRT_BASE 0xffffffff80000000
 /* The boot page tables map this much physical memory at KERNEL_VIRT_BASE and 1:1. */
 #define BOOT_MAP_SIZE    0x40000000 /* 1 GiB */
 
+#ifndef AP_TRAMPOLINE_PHYS /* a board may move it (boards/hosted: Linux keeps that page) */
 #define AP_TRAMPOLINE_PHYS 0x8000
+#endif
 
 #define DIRECT_MAP_BASE 0xffff800000000000
 #define DIRECT_MAP_MAX  0x0000400000000000 /* 64 TiB of physical address space */

@@ -11,7 +11,11 @@
 #include "uk/spinlock.h"
 #include "uk/cpu.h"
 #include "kernel/fmt.h"
+#ifdef BOARD_HOSTED
+#include "hosted.h" /* boards/hosted: the console is a ring in shared memory */
+#else
 #include "drivers/uart.h"
+#endif
 
 static spinlock_t console_lock = SPINLOCK_INIT;
 volatile int console_panic_cpu = -1; /* set by the fault path: bypass the lock */
@@ -19,7 +23,23 @@ volatile int console_panic_cpu = -1; /* set by the fault path: bypass the lock *
 /* Boot only. */
 void console_init(void)
 {
+#ifdef BOARD_HOSTED
+    hosted_console_init();
+#else
     uart_init();
+#endif
+}
+
+/* Under the console lock (or by the panicking CPU). */
+static void console_putc(char c)
+{
+#ifdef BOARD_HOSTED
+    hosted_console_putc(c);
+#else
+    if (c == '\n')
+        uart_putc('\r');
+    uart_putc(c);
+#endif
 }
 
 /* Any context. */
@@ -29,11 +49,8 @@ void console_write(const char *buf, size_t len)
     uint64_t f = 0;
     if (!bypass)
         f = spin_lock_irqsave(&console_lock);
-    for (size_t i = 0; i < len; i++) {
-        if (buf[i] == '\n')
-            uart_putc('\r');
-        uart_putc(buf[i]);
-    }
+    for (size_t i = 0; i < len; i++)
+        console_putc(buf[i]);
     if (!bypass)
         spin_unlock_irqrestore(&console_lock, f);
 }

@@ -28,6 +28,9 @@
 #include "uk/time.h"
 #include "uk/cpu.h"
 #include "uk/net.h"
+#ifdef BOARD_HOSTED
+#include "hosted.h"
+#endif
 
 void kmain(uint32_t kind, uint32_t info_phys, uint32_t mb_magic);
 
@@ -93,14 +96,22 @@ static void init_main(void *arg)
 
 static void kmain_on_kstack(void)
 {
+#ifdef BOARD_HOSTED
+    hosted_platform_init(); /* CPUs from the command line: the ACPI tables are Linux's */
+#else
     pic_disable();
     acpi_init(lapic_cpuid_id());
+#endif
     lapic_init_bsp(acpi.lapic_phys);
     percpu[0].apic_id = lapic_id();
     if (percpu[0].apic_id != acpi.cpu_apic_id[0])
         panic("boot CPU: APIC id %u, CPUID said %u", percpu[0].apic_id, acpi.cpu_apic_id[0]);
     ioapic_init();
+#ifdef BOARD_HOSTED
+    hosted_tsc_init(); /* the PIT and the CMOS clock are Linux's */
+#else
     tsc_calibrate();
+#endif
     timer_calibrate();
     ipi_init();
     ncpus_online = 1;
@@ -108,7 +119,9 @@ static void kmain_on_kstack(void)
     irq_enable();
     smp_boot();
     report();
-    net_init(); /* virtio-net + lwIP, if the machine has a NIC */
+#ifndef BOARD_HOSTED /* PCI is Linux's; the shared-memory NIC comes later (issue 19) */
+    net_init();      /* virtio-net + lwIP, if the machine has a NIC */
+#endif
     sched_init();
     pvas_init();
 

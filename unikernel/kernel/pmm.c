@@ -92,6 +92,10 @@ void pmm_init(void)
     }
     /* Low 1 MiB (BIOS data, the AP trampoline page), the kernel, the initrd, the bitmap. */
     mark_range(0, 0x100000, 1);
+#ifdef BOARD_HOSTED
+    /* The loader's part of the reserved range (start info, console ring): not ours. */
+    mark_range(HOSTED_BASE, KERNEL_PHYS_BASE, 1);
+#endif
     mark_range(KERNEL_PHYS_BASE, kend, 1);
     if (bootinfo.initrd_size)
         mark_range(bootinfo.initrd_phys & ~(uint64_t)(PAGE_SIZE - 1), iend + PAGE_SIZE - 1, 1);

@@ -21,9 +21,9 @@
 ap_tramp_start:
     cli
     cld
-    xorw %ax, %ax
+    movw %cs, %ax               /* the page's segment: it may lie above 64 KiB (hosted) */
     movw %ax, %ds
-    lgdtl T(tramp_gdt_ptr)
+    lgdtl tramp_gdt_ptr - ap_tramp_start
     movl %cr0, %eax
     orl $CR0_PE, %eax
     movl %eax, %cr0

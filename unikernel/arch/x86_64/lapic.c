@@ -11,6 +11,7 @@
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/trap.h"
 #include "arch/x86_64/x86.h"
+#include "arch/x86_64/percpu.h"
 #include "kernel/vmm.h"
 #include "uk/cpu.h"
 
@@ -203,16 +204,36 @@ void lapic_send_ipi(uint32_t apic_id, int vector)
     ops->send(apic_id, (uint32_t)vector | ICR_ASSERT); /* fixed delivery */
 }
 
+#ifdef BOARD_HOSTED
+/* Hazard: Linux's CPUs share the APIC bus (boards/hosted): a shorthand broadcast would
+ * reach them too, as a device interrupt or one of their own IPIs. One IPI per CPU of ours. */
+static void send_each(int vector, int self)
+{
+    int me = cpu_id();
+    for (int i = 0; i < MAX_CPUS; i++)
+        if (percpu[i].online && (self || i != me))
+            lapic_send_ipi(percpu[i].apic_id, vector);
+}
+#endif
+
 /* Any context. */
 void lapic_send_ipi_all_but_self(int vector)
 {
+#ifdef BOARD_HOSTED
+    send_each(vector, 0);
+#else
     ops->send(0, (uint32_t)vector | ICR_ASSERT | ICR_DEST_OTHERS);
+#endif
 }
 
 /* Any context. */
 void lapic_send_ipi_all(int vector)
 {
+#ifdef BOARD_HOSTED
+    send_each(vector, 1);
+#else
     ops->send(0, (uint32_t)vector | ICR_ASSERT | ICR_DEST_ALL);
+#endif
 }
 
 /* Boot only. */

@@ -6,6 +6,9 @@
 #include "arch/x86_64/io.h"
 #include "arch/x86_64/lapic.h"
 #include "arch/x86_64/trap.h"
+#ifdef BOARD_HOSTED
+#include "hosted.h"
+#endif
 
 #define ISA_DEBUG_EXIT_PORT 0xf4
 
@@ -29,7 +32,11 @@ void machine_exit(int code)
     machine_stop_others(); /* so none of them prints after the exit line */
     code &= EXIT_STATUS_MASK;
     kprintf(EXIT_STATUS_LINE "%d\n", code);
+#ifdef BOARD_HOSTED
+    hosted_exit(code); /* the exit word in shared memory: the loader reads it */
+#else
     outl(ISA_DEBUG_EXIT_PORT, (uint32_t)code);
+#endif
     /* Not under QEMU (or no isa-debug-exit device): stop here. */
     for (;;)
         halt();

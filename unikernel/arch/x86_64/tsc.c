@@ -75,6 +75,15 @@ void tsc_calibrate(void)
     rtc_read();
 }
 
+/* Boot only (BSP), instead of tsc_calibrate() where the PIT and the CMOS clock are not
+ * ours (boards/hosted): the rate and the time of day as the loader measured them. */
+void tsc_set(uint64_t hz, uint64_t epoch_ns)
+{
+    tsc_hz = hz;
+    tsc_boot = rdtsc();
+    epoch_boot_ns = epoch_ns;
+}
+
 /* Any context. 128-bit intermediate: no overflow for centuries at any TSC rate. */
 uint64_t time_ns(void)
 {

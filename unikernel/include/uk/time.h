@@ -14,6 +14,8 @@ extern uint64_t tsc_hz; /* TSC ticks per second, set once by tsc_calibrate() */
 
 /* Any context. Nanoseconds since boot (monotonic). */
 uint64_t time_ns(void);
+/* Boot only: the TSC rate and the time of day given by a loader (boards/hosted). */
+void tsc_set(uint64_t hz, uint64_t epoch_ns);
 /* Any context. Nanoseconds since the Unix epoch: the CMOS clock read at boot + time_ns(). */
 uint64_t time_realtime_ns(void);
 /* Task context. CPU time the calling task has run, in ns (0 outside a task). */

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# tests/bench/ukload.bench.sh: boot time of the unikernel on a Linux node's reserved cores
+# (host-kmod/ukload, issue 19) against the same test image booted as its own QEMU VM.
+#   reserved cores: tests/kmod/ukload.sh ukload/bench, REPS boots of boards/hosted's test
+#     image (test=bench_boot) on CPU 3 of a 4-CPU Debian guest: the kernel's own time from
+#     its entry to the test code (TSC), and the wall time `ukload boot -w` saw from just
+#     before the start-up IPIs (INIT's 10 ms wait included) to the exit word
+#   own VM: the qemu board's test image, qemu/ukboot --smp 1 test=bench_boot: the same
+#     kernel figure, and the wall time of the whole QEMU process
+# Medians of REPS (5). Both under QEMU/TCG, so the walls are TCG's, not hardware's; the
+# hosted kernel skips the PIT calibration (the loader gives the TSC rate). Prints rows
+# "figure value baseline unit ratio"; never fails `make bench`.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+B=${B:-build}
+REPS=${REPS:-5}
+median() { sort -n | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "")}'; }
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+row() { # name value baseline unit baseline-name; an empty value prints "-"
+    awk -v n="$1" -v v="$2" -v b="$3" -v u="$4" -v bn="$5" \
+        'BEGIN { printf "%-34s %12s %12s %-7s %8s   (baseline: %s)\n", n, (v == "" ? "-" : v), (b == "" ? "-" : b), u, (b > 0 && v != "" ? sprintf("%.2f", v / b) : "-"), bn }'
+}
+
+log=$B/kmod/ukload.log
+if ! UKLOAD_BENCH_REPS=$REPS tests/kmod/ukload.sh ukload/bench >/dev/null 2>&1; then
+    echo "# ukload: the reserved-cores guest run failed (see $log)"
+fi
+hk=$(sed -n 's/^ukload-bench kernel_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null | median)
+hw=$(sed -n 's/^ukload-bench .*wall_ms=\([0-9]*\)$/\1/p' "$log" 2>/dev/null | median)
+
+K=$B/uk/ukernel-test.elf
+vk=() vw=()
+for _ in $(seq "$REPS"); do
+    t0=$(ms_now)
+    out=$(qemu/ukboot --smp 1 --append test=bench_boot "$K" 2>&1)
+    vw+=($(($(ms_now) - t0)))
+    vk+=("$(sed -n 's/^bench: boot_kernel_to_test_us=//p' <<<"$out")")
+done
+row "ukload: boot, IPI to exit (wall)" "$hw" "$(printf '%s\n' "${vw[@]}" | median)" ms \
+    "the image as its own QEMU VM, whole process"
+row "ukload: kernel entry to test code" "$hk" "$(printf '%s\n' "${vk[@]}" | median)" us \
+    "the same in its own QEMU VM (PIT calibration)"

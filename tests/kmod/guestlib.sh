@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# tests/kmod/guestlib.sh: shell shared by the module tests' host scripts (sourced).
+
+# kmod_for_guest KO KDIR: the module's vermagic (from its .modinfo section: the host has
+# no modinfo) names the guest kernel's version; prints why not and fails otherwise.
+kmod_for_guest() {
+    local ko=$1 kdir=$2 info kver
+    info=$(mktemp)
+    objcopy -O binary -j .modinfo "$ko" "$info"
+    kver=$(tr '\0' '\n' <"$info" | sed -n 's/^vermagic=\([^ ]*\).*/\1/p')
+    rm -f "$info"
+    [ "$kver" = "$(basename "$kdir")" ] && return 0
+    echo "$(basename "$ko") is for $kver, the guest runs $(basename "$kdir")"
+    return 1
+}
+
+# kmod_root DIR INIT: a fresh initramfs tree in DIR: busybox-static (mk/deps.d/60-kmod.sh;
+# the guest has no libc), INIT as /init, guest-exit (tests/bench/ompi/guest/).
+kmod_root() {
+    local r=$1
+    rm -rf "$r" && mkdir -p "$r/bin" "$r/proc" "$r/sys" "$r/dev" "$r/tmp"
+    cp /bin/busybox "$r/bin/busybox"
+    ln -s busybox "$r/bin/sh"
+    cp "$2" "$r/init"
+    cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
+}
+
+# kmod_cpio DIR OUT: DIR as a newc initramfs.
+kmod_cpio() {
+    (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$2"
+}

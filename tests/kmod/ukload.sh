@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# tests/kmod/ukload.sh [ukload | ukload/CASE...]: host-kmod/ukload's tests, in a Debian guest
+# under QEMU/TCG (tests/kmod/run.sh hands ukload's names here). One line per case, then
+# "N passed, N failed"; exit status 1 on a failure.
+#
+# The guest: Debian's kernel (tests/bench/linux-kernel.sh), 4 CPUs of which Linux onlines
+# 3 (maxcpus=3), 1 GiB with 128 MiB at 0x20000000 and the page at 0x70000 kept from Linux
+# (memmap=, the hosted board's HOSTED_BASE and ukload.ko's default trampoline page); an
+# initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
+# (make BOARD=hosted) and the qemu board's kernel (an image for the wrong range), and
+# tests/kmod/ukload-init as /init, which runs the cases. The console goes to
+# $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case; ukload/bench (not in
+# the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. tests/kmod/guestlib.sh
+B=${B:-build}
+out=$B/kmod
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job stop rmmod online"
+JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
+CYCLES=${UKLOAD_CYCLES:-10}
+
+cases=()
+for n in "${@:-ukload}"; do
+    case $n in
+    ukload) for c in $CASES; do cases+=("$c"); done ;;
+    ukload/*) cases+=("${n#ukload/}") ;;
+    *) echo "FAIL $n: not a ukload test"; echo "0 passed, 1 failed"; exit 1 ;;
+    esac
+done
+[[ " ${cases[*]} " == *" dmesg "* ]] || cases+=(dmesg) # every run's kernel log is checked
+
+refuse() { # all cases fail for one reason
+    for c in "${cases[@]}"; do echo "FAIL ukload/$c: $1"; done
+    echo "0 passed, ${#cases[@]} failed"
+    exit 1
+}
+if ! mk=$(make -s ukload build/uk/ukernel.elf 2>&1 &&
+    make -s BOARD=hosted build/hosted/uk/ukernel-test.elf build/hosted/uk/ukernel.elf 2>&1); then
+    echo "$mk" >&2
+    refuse "the module, the tool or the kernels do not build"
+fi
+kdir=$(tests/bench/linux-kernel.sh)
+why=$(kmod_for_guest "$out/ukload/ukload.ko" "$kdir") || refuse "$why"
+
+r=$out/ukload-root
+kmod_root "$r" tests/kmod/ukload-init
+mkdir -p "$r/uk"
+cp "$out/ukload/ukload.ko" "$r/"
+cp "$out/ukload/ukload" "$r/bin/"
+cp "$B/hosted/uk/ukernel-test.elf" "$r/uk/"
+cp "$B/uk/ukernel.elf" "$r/uk/qemu-board.elf"
+cp "$B/hosted/uk/ukernel.elf" "$r/uk/ukernel.elf"
+# the job: its program and job.conf in a cpio, as qemu/ukrun packs them; Open MPI's output
+# for the comparison, made by tests/mpi/run.sh when missing
+ref=$B/mpi-ref/$JOB_PROG.$JOB_NP.out
+[ -s "$ref" ] || tests/mpi/run.sh --ref-only "$JOB_PROG" >/dev/null 2>&1 || true
+job=$out/ukload-job
+rm -rf "$job" && mkdir -p "$job"
+printf 'image=%s\nsize=%s\nnodes=1\n' "$JOB_PROG" "$JOB_NP" >"$job/job.conf"
+if mpi/bin/ukmpicc -O2 "tests/mpi/progs/$JOB_PROG.c" -o "$job/$JOB_PROG" >"$job/build.log" 2>&1; then
+    (cd "$job" && printf '%s\n' job.conf "$JOB_PROG" | cpio -o -H newc --quiet) >"$r/uk/job.cpio"
+fi
+kmod_cpio "$r" "$out/ukload-initrd.cpio"
+
+log=$out/ukload.log
+list=$(IFS=,; echo "${cases[*]}")
+start=$SECONDS
+rc=0
+qemu/ukboot --smp 4 --mem 1G --timeout 150 --initrd "$out/ukload-initrd.cpio" \
+    --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}" \
+    "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
+pass=0 failn=0
+for c in "${cases[@]}"; do
+    line=$(grep -E "^(ok|FAIL) $c( |:|$)" "$log" | head -n1 || true)
+    # the job's output: rank 0's lines identical to Open MPI's
+    if [ "$c" = job ] && [ "${line%% *}" = ok ]; then
+        if [ ! -s "$ref" ]; then
+            line="FAIL job: no Open MPI reference $ref"
+        elif ! sed -nE 's/^ukjob\| \[0\] //p' "$log" | diff -q "$ref" - >/dev/null; then
+            line="FAIL job: rank 0's output differs from Open MPI's ($ref; see $log)"
+        else
+            line="ok job ($JOB_PROG, $JOB_NP ranks on CPUs 3 and 2, output as Open MPI's)"
+        fi
+    fi
+    if [ "${line%% *}" = ok ]; then
+        echo "ok ukload/${line#ok }"
+        pass=$((pass + 1))
+    else
+        [ -n "$line" ] || line="FAIL $c: no result (guest exit $rc; see $log)"
+        echo "FAIL ukload/${line#FAIL }"
+        failn=$((failn + 1))
+    fi
+done
+grep -E '^kmod: ' "$log" | sed 's/^/# /' || true
+echo "# guest run: $((SECONDS - start)) s"
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]

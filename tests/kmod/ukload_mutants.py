@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""tests/kmod/ukload_mutants.py [MUTANT...]: shows that each ukload guest test fails when the
+behaviour it guards breaks (tests/kmod/mutants.py does the same for o2g). For each mutant,
+one edit of host-kmod/ukload or boards/hosted breaks a behaviour; the case guarding it is
+run against the mutant (tests/kmod/run.sh ukload/CASE) and must fail. The source is
+restored afterwards, whatever happens. Not part of `make test` (one guest boot and one
+build per mutant, 20-90 s each: nosipi and bss wait out the console's 60 s limit).
+Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutants import report, try_mutant  # noqa: E402 (after the path; it also cds to the top)
+
+MAIN = 'host-kmod/ukload/ukload_main.c'
+ELF = 'host-kmod/ukload/ukload_elf.c'
+BOOT = 'host-kmod/ukload/ukload_boot.c'
+HOSTED = 'boards/hosted/hosted.c'
+LAPIC = 'unikernel/arch/x86_64/lapic.c'
+TOOL = 'host-kmod/ukload/ukload_tool.c'
+# mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
+M = {
+ 'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
+ 'segcheck': ('badelf', ELF, '|| ph[i].p_paddr < lo ||\n\t\t    end > hi) {', ') {'),
+ 'magic': ('badelf', ELF, '|| memcmp(eh->e_ident, ELFMAG, SELFMAG)) {', ') {'),
+ 'nosipi': ('cycles', BOOT, 'for (i = 0; i < UKL_SIPI_TRIES; i++) {', 'for (i = 0; i < 0; i++) {'),
+ 'bss': ('cycles', ELF, '\t\tmemset(dst + ph[i].p_filesz, 0, ph[i].p_memsz - ph[i].p_filesz);\n',
+         ''),
+ 'exitword': ('exitcode', HOSTED, 's->exit_code = (uint32_t)code;', 's->exit_code = 0;'),
+ 'timeout': ('hang', TOOL, 'return EXIT_TIMEOUT;', 'return 0;'),
+ 'apicids': ('smp', HOSTED, 'if (!cmdline_get("apic_ids", list, sizeof list))',
+             'if (1)'),
+ 'smpmap': ('smp', BOOT, 'si->memmap_entries = 2;',
+             'si->memmap_entries = 1;\n\tsi->memmap_paddr += sizeof(*mm);'),
+ 'broadcast': ('isolation', LAPIC, '    send_each(vector, 1);',
+               '    ops->send(0, (uint32_t)vector | ICR_ASSERT | ICR_DEST_ALL);'),
+ 'noinitrd': ('job', BOOT, 'si->nr_modules = 1;', 'si->nr_modules = 0;'),
+ 'initrdoff': ('job', BOOT, 'mod->paddr = initrd->phys;',
+               'mod->paddr = initrd->phys + PAGE_SIZE;'),
+ 'nostop': ('stop', BOOT, '\t\t\tukl_init(apic->cpu_present_to_apicid(cpu));\n}', '\t\t\t;\n}'),
+ 'modref': ('rmmod', MAIN, '\t__module_get(THIS_MODULE);', '\t;'),
+ 'hotplug': ('rmmod', MAIN, '!(READ_ONCE(ukl_busy) & BIT_ULL(cpu)))', '1)'),
+ 'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
+          '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
+}
+# Cases that need another case to run first (dmesg checks what the others logged).
+BEFORE = {'dmesg': ['ukload/cycles']}
+
+
+def run(name):
+    case, path, a, b = M[name]
+    return try_mutant(path, a, b, BEFORE.get(case, []) + ['ukload/' + case], 'ukload/' + case)
+
+
+if __name__ == '__main__':
+    sys.exit(report(sys.argv[1:] or list(M), run))
