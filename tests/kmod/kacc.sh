@@ -4,14 +4,14 @@
 # "N passed, N failed"; exit status 1 on a failure.
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh) with an initramfs made here:
-# busybox-static, kacc.ko, tests/kmod/kacctest (static, with mpi/cad's builder) and
+# busybox-static, o2g.ko and kacc.ko, tests/kmod/kacctest (static, with mpi/cad's builder) and
 # tests/kmod/kacc-init as /init. Two CPUs: the ipi case needs a second one. The console
 # goes to $B/kmod/kacc.log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
-CASES="refuse calc status cancel ipi poll stress killed memlock rmmod"
+CASES="refuse calc status cancel ipi poll stress killed memlock xfer noprogress xkilled rmmod"
 
 cases=()
 for n in "${@:-kacc}"; do
@@ -51,6 +51,7 @@ ln -s busybox "$r/bin/sh"
 cp tests/kmod/kacc-init "$r/init"
 cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
 cp "$out/kacc/kacc.ko" "$r/kacc.ko"
+cp "$out/o2g/o2g.ko" "$r/o2g.ko" # kacc.ko uses its exports (SEND/RECV)
 cp "$out/kacctest" "$r/"
 (cd "$r" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/kacc-initrd.cpio"
 
@@ -58,7 +59,7 @@ log=$out/kacc.log
 list=$(IFS=,; echo "${cases[*]}")
 start=$SECONDS
 rc=0
-qemu/ukboot --smp 2 --mem 512M --timeout 120 --initrd "$out/kacc-initrd.cpio" \
+qemu/ukboot --smp 2 --mem 512M --timeout 180 --initrd "$out/kacc-initrd.cpio" \
     --append "console=ttyS0 quiet panic=-1 kmod_cases=$list" "$kdir/vmlinuz" \
     >"$log" 2>&1 || rc=$?
 pass=0 failn=0
