@@ -17,22 +17,23 @@
  *   - Status page: vmalloc_user, written by the module under the graph's lock, mapped
  *     read-only by the process; freed at release (no mapping left by then).
  *
- * SEND and RECV (design; needs o2g, issue 17; graphs holding them are refused for now):
- *   - RECV: at issue, each RECV node is posted to o2g as a receive of the file's o2g
- *     connection set, with the node's pinned range as its buffer (o2g copies into it in
- *     its data_ready softirq, MPI's matching rules). o2g calls the exported hook
- *         void kacc_recv_done(void *cookie, int status, size_t bytes);
- *     from that softirq, cookie naming (graph, node): it takes the graph's lock,
- *     cad_complete()s the node, and calls kacc_event(), which runs the successors on
- *     this CPU or sends the IPI to the home CPU (progress=). o2g learns the hook when
- *     kacc registers it (o2g_set_cad_hook(), exported by o2g) at load, so o2g does not
- *     depend on kacc. Cancel: o2g_cancel(cookie) before cad_complete of an ACTIVE RECV.
- *   - SEND: TCP transmit may sleep, so a ready SEND node is not sent in the tasklet but
- *     appended to the per-connection worker's queue (a work item bound to the home CPU,
- *     one per o2g connection). The worker writes header and payload with kernel_sendmsg
- *     and MSG_DONTWAIT; on EAGAIN it stops and the connection's sk_write_space (chained
- *     to the previous callback) requeues it. A SEND completes (cad_complete, then
- *     kacc_event) once its last byte is in the socket, as MPI's buffered send.
+ * SEND and RECV (kacc_net.c, over the o2g file given with KACC_IOC_O2G):
+ *   - RECV: posted to o2g when the node becomes ready, not at issue (the design first
+ *     said at issue): a RECV's buffer may still be read by a SEND it depends on (a
+ *     pipelined chain reuses its buffers), and MPI's matching order between the RECVs of
+ *     one graph then follows the graph's order. o2g fills the pinned pages in its
+ *     data_ready softirq and calls the hook kacc registers at load (o2g_set_cad_hook,
+ *     o2g does not depend on kacc); the hook takes no graph lock (o2g holds its own,
+ *     which kacc_step holds inside the graph's while posting): it hands the node back
+ *     through the graph's done list and makes an event (tasklet here, IPI to the home
+ *     CPU, or nothing under progress=poll).
+ *   - SEND: TCP transmit may sleep, so a ready SEND goes on the queue of its peer's
+ *     connection (the o2g connection's socket), written by a work item on the file's
+ *     home CPU with kernel_sendmsg and MSG_DONTWAIT, resumed from sk_write_space. It
+ *     completes once its last byte is in the socket, as MPI's buffered send.
+ *   - Cancel and release: RECVs still queued in o2g and SENDs not begun are stopped at
+ *     once; the others are waited for (kacc_settle); a SEND whose peer stops reading is
+ *     ended by shutting its connection down after KACC_SETTLE_MS.
  *   - User-op CALCs run in the process (cad_defer; a DEFER entry in the status page and
  *     a RUN_DEFERRED ioctl), as in the unikernel.
  */

@@ -15,6 +15,7 @@ from mutants import report, try_mutant  # noqa: E402 (after the path; it also cd
 
 MAIN = 'host-kmod/kacc/kacc_main.c'
 RUN = 'host-kmod/kacc/kacc_run.c'
+NET = 'host-kmod/kacc/kacc_net.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'novalidate': ('refuse', MAIN, 'ret = cad_validate(gr->g, a.bytes, &cerr);',
@@ -37,6 +38,11 @@ M = {
           '\t\tkacc_cancel(f->slots[i]);'),
  'memlock': ('memlock', MAIN, 'err = account_locked_vm(f->mm, n, true);', 'err = 0;'),
  'owner': ('rmmod', MAIN, '.owner = THIS_MODULE,', '.owner = NULL,'),
+ 'hook': ('xfer', NET, 'o2g_set_cad_hook(kacc_recv_done);', 'o2g_set_cad_hook(NULL);'),
+ 'drain': ('xfer', RUN, '\tkacc_xfer_drain(gr); /* SENDs and RECVs completed since the last run */', ''),
+ 'wirectx': ('xfer', NET, '.ctx = n[i].u.x.ctx,\n\t\t\t.src', '.ctx = n[i].u.x.ctx + 1,\n\t\t\t.src'),
+ 'tasklet': ('noprogress', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', '\treturn;'),
+ 'settle': ('xkilled', MAIN, '\t\tkacc_settle(f, f->slots[i]);\n', ''),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
 }

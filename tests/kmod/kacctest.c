@@ -732,6 +732,14 @@ static int c_killed(void)
     return 0; /* the check after every case tests that nothing is left */
 }
 
+/* Fail with why prefixed by what (fail's own arguments must not be why itself). */
+static int fail_in(const char *what)
+{
+    char inner[sizeof why];
+    memcpy(inner, why, sizeof inner);
+    return fail("%s: %s", what, inner);
+}
+
 /* ---- SEND and RECV over o2g: processes of a job in this guest, over loopback TCP ---- */
 
 #define RANKS      3
@@ -1034,7 +1042,7 @@ static int c_xfer(void)
         struct kacc_stats s1 = stats();
         set_progress("tasklet");
         if (r)
-            return fail("%s: %s", policies[p], why);
+            return fail_in(policies[p]);
         /* 1 + 2 bcast SENDs, 3 x 2 allreduce SENDs; as many RECVs */
         if (s1.sent - s0.sent != 9 || s1.received - s0.received != 9)
             return fail("%s: %llu SENDs, %llu RECVs completed, not 9 and 9", policies[p],
@@ -1052,12 +1060,12 @@ static int c_noprogress(void)
     int t_tasklet, t_poll;
     set_progress("tasklet");
     if (job(1, &t_tasklet))
-        return fail("tasklet: %s", why);
+        return fail_in("tasklet");
     set_progress("poll");
     int r = job(1, &t_poll);
     set_progress("tasklet");
     if (r)
-        return fail("poll: %s", why);
+        return fail_in("poll");
     if (!t_tasklet)
         return fail("progress=tasklet: graphs not done after %d ms of computing", COMPUTE_MS);
     if (t_poll)
@@ -1070,8 +1078,10 @@ static int c_noprogress(void)
 static int c_xkilled(void)
 {
     int a, b, pipefd[2];
-    if (tcp_pair(&a, &b) || pipe(pipefd))
-        return fail("setup: %s", why);
+    if (tcp_pair(&a, &b))
+        return 1;
+    if (pipe(pipefd))
+        return fail("pipe: %s", strerror(errno));
     pid_t pid = fork();
     if (pid == 0) {
         struct rank me;
