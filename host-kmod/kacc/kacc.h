@@ -41,6 +41,7 @@ enum kacc_stat {
 	ST_SENT,
 	ST_RECEIVED,
 	ST_WRITE_SPACE,
+	ST_SEND_NS,
 	ST_N
 };
 
@@ -76,6 +77,7 @@ struct kacc_xfer {
 	bool posted; /* posted, not yet taken back from gr->done */
 	bool started; /* SEND: the worker has begun writing it (not cancellable) */
 	u64 sent;    /* SEND: bytes of header and payload written */
+	u64 t_ready; /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
 	void *kaddr; /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
 	struct kacc_buf *buf; /* RECV: its pinned pages (o2g writes them) */
 	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header */

@@ -33,6 +33,7 @@
 #include <linux/file.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <net/sock.h>
 
 #include "kacc.h"
@@ -43,6 +44,14 @@
 static struct workqueue_struct *kacc_wq;
 static LIST_HEAD(kacc_conns); /* every file's connections, RCU for sk_write_space */
 static DEFINE_SPINLOCK(kacc_conns_lock);
+
+/* Any context: run c's worker on its home CPU, or here if that one went offline. */
+static void kacc_conn_kick(struct kacc_conn *c)
+{
+	int cpu = cpu_online(c->home) ? c->home : raw_smp_processor_id();
+
+	queue_work_on(cpu, kacc_wq, &c->work);
+}
 
 /* Softirq (o2g's hook) or process context (the worker, a cancel): the xfer is done; the
  * last touch of its graph by whoever completed it.
@@ -116,6 +125,8 @@ static void kacc_send_work(struct work_struct *w)
 		spin_lock_bh(&c->lock);
 		list_del(&x->q);
 		spin_unlock_bh(&c->lock);
+		if (!err)
+			kacc_stat_add(ST_SEND_NS, ktime_get_ns() - x->t_ready);
 		kacc_xfer_done(x, err);
 	}
 }
@@ -131,7 +142,7 @@ static void kacc_write_space(struct sock *sk)
 		if (c->sock->sk == sk) {
 			next = c->saved_write_space;
 			kacc_stat_add(ST_WRITE_SPACE, 1);
-			queue_work_on(c->home, kacc_wq, &c->work);
+			kacc_conn_kick(c);
 			break;
 		}
 	}
@@ -252,10 +263,11 @@ int kacc_xfer_start(struct kacc_graph *gr, int i)
 	gr->inflight++;
 	atomic_inc(&gr->active);
 	if (n->type == CAD_SEND) {
+		x->t_ready = ktime_get_ns();
 		spin_lock(&c->lock);
 		list_add_tail(&x->q, &c->sendq);
 		spin_unlock(&c->lock);
-		queue_work_on(c->home, kacc_wq, &c->work);
+		kacc_conn_kick(c);
 		return 0;
 	}
 	{

@@ -16,7 +16,9 @@
  *   3. Test status[slot].run (>= KACC_Q_DONE: finished; load it with acquire order), or
  *      poll(): EPOLLIN while a finished graph of the file is not yet released.
  *   4. KACC_IOC_RELEASE the slot once finished (unpins, frees the slot). KACC_IOC_CANCEL
- *      stops a running graph first.
+ *      stops a running graph first (CANCELLED at once, or CANCELLING until the SENDs
+ *      and RECVs it cannot stop have ended: under progress=poll, KACC_IOC_PROGRESS
+ *      takes their ends in).
  * Closing the file (or the process dying) cancels and releases every graph of the file.
  *
  * Nodes supported: CALC with a predefined op; SEND and RECV over the process's o2g file
@@ -92,6 +94,9 @@ struct kacc_stats {
 	__u64 sent;   /* SEND nodes completed */
 	__u64 received; /* RECV nodes completed */
 	__u64 write_space; /* a socket had room again: its SEND worker resumed */
+	__u64 send_ns;	   /* ns from SENDs being ready to their last byte in the socket
+			    * (sum over the SENDs completed: the cost of the worker hop)
+			    */
 };
 
 #define KACC_IOC_MAGIC 'k'

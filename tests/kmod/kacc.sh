@@ -32,8 +32,8 @@ if ! mk=$(make -s kacc 2>&1); then
     exit 1
 fi
 mkdir -p "$out"
-gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -o "$out/kacctest" \
-    tests/kmod/kacctest.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
+gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -I mpi/core -o "$out/kacctest" \
+    tests/kmod/kacctest.c mpi/core/mpe_wire.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
     mpi/cad/cad_calc.c mpi/cad/cad_err.c mpi/cad/cad_types.c
 kdir=$(tests/bench/linux-kernel.sh)
 # the module must be built for the guest's kernel (vermagic from the .modinfo section)
