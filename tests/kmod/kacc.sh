@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
-CASES="refuse calc status cancel ipi poll stress killed memlock xfer noprogress xkilled rmmod"
+CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled rmmod"
 
 cases=()
 for n in "${@:-kacc}"; do

@@ -43,6 +43,10 @@ M = {
  'wirectx': ('xfer', NET, '.ctx = n[i].u.x.ctx,\n\t\t\t.src', '.ctx = n[i].u.x.ctx + 1,\n\t\t\t.src'),
  'tasklet': ('noprogress', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', '\treturn;'),
  'settle': ('xkilled', MAIN, '\t\tkacc_settle(f, f->slots[i]);\n', ''),
+ 'truncate': ('xerror', 'host-kmod/o2g/o2g_rx.c',
+              'o2g_kern_done(f, r, !status && w && w->len > r->len ? -EMSGSIZE : status,',
+              'o2g_kern_done(f, r, status,'),
+ 'eager': ('xerror', NET, 'if (n[i].u.x.bytes > eager)', 'if (0)'),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
 }

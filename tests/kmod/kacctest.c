@@ -783,7 +783,8 @@ static int tcp_pair(int *a, int *b)
     return 0;
 }
 
-/* Rank r of size: o2g set up, socks[p] attached as peer p, kacc bound to it. */
+/* Rank r of size: o2g set up, socks[p] attached as peer p (but r's own and those < 0),
+ * kacc bound to it. */
 static int rank_open(struct rank *me, int r, int size, const int *socks)
 {
     struct o2g_setup s = {.dump_len = DUMP, .max_eager = EAGER};
@@ -802,7 +803,7 @@ static int rank_open(struct rank *me, int r, int size, const int *socks)
     me->tail = 0;
     for (int p = 0; p < size; p++) {
         struct o2g_attach a = {.fd = socks[p], .peer = p};
-        if (p != r && ioctl(me->o2g, O2G_IOC_ATTACH, &a))
+        if (p != r && socks[p] >= 0 && ioctl(me->o2g, O2G_IOC_ATTACH, &a))
             return fail("rank %d: attach peer %d: %s", r, p, strerror(errno));
     }
     me->k = kopen();
@@ -1116,6 +1117,91 @@ static int c_noprogress(void)
     return 0;
 }
 
+/* One-node graph of rank `me` in `block`: a SEND (send) or RECV of bytes with tag. */
+static int one_xfer(const struct rank *me, int send, void *buf, uint64_t bytes, int peer, int tag)
+{
+    struct cad_graph *g = rank_graph(me);
+    struct cad_error e;
+    int n =
+        send ? cad_send(g, buf, bytes, peer, tag, CTX) : cad_recv(g, buf, bytes, peer, tag, CTX);
+    cad_connect(g, CAD_NODE_START, n);
+    cad_connect(g, n, CAD_NODE_END);
+    return cad_finalize(g, &e) ? fail("finalize: %s", e.msg) : 0;
+}
+
+/* Issue the graph in `block`, wait for its end; its state, *error its status's error. */
+static int issue_wait(struct rank *me, int *error)
+{
+    struct kacc_issue a;
+    if (issue(&me->k, &a, 0))
+        return -1;
+    int run = wait_done(&me->k, a.slot);
+    *error = me->k.st[a.slot].error;
+    ioctl(me->k.fd, KACC_IOC_RELEASE, a.slot);
+    return run;
+}
+
+/* Case "xerror": one process talking to itself (rank 0 of 4: its connection to "peer 1"
+ * loops back to its own o2g, the other end attached as "peer 2"): a message longer than the RECV stops
+ * the graph with -(KACC_EXFER + EMSGSIZE), whether the RECV waited for it (softirq) or it
+ * waited in the dump area; a cancelled RECV leaves nothing posted in o2g; SENDs beyond
+ * the eager limit or to a peer without connection are refused. */
+static int c_xerror(void)
+{
+    int a, b, socks[4] = {-1, -1, -1, -1}, err, run;
+    struct rank me;
+    struct kacc_issue ia;
+    char *buf =
+        mmap(NULL, EAGER + 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tcp_pair(&a, &b))
+        return 1;
+    socks[1] = a; /* SENDs to rank 1 go out on a */
+    socks[2] = b; /* and come in on b: from rank 0 (their header), ourselves */
+    if (rank_open(&me, 0, 4, socks))
+        return 1;
+    /* the RECV first: matched in softirq, too short */
+    if (one_xfer(&me, 0, buf, PAGE, 0, 60) || issue(&me.k, &ia, 0))
+        return fail("recv 60: %s", strerror(errno));
+    if (one_xfer(&me, 1, buf + PAGE, 2 * PAGE, 1, 60) || issue_wait(&me, &err) != KACC_Q_DONE)
+        return fail("send 60 did not complete");
+    run = wait_done(&me.k, ia.slot);
+    err = me.k.st[ia.slot].error;
+    ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot);
+    if (run != KACC_Q_CANCELLED || err != -(KACC_EXFER + EMSGSIZE))
+        return fail("truncated in softirq: state %d error %d", run, err);
+    /* the message first (dump area), then the RECV */
+    if (one_xfer(&me, 1, buf + PAGE, 2 * PAGE, 1, 61) || issue_wait(&me, &err) != KACC_Q_DONE)
+        return fail("send 61 did not complete");
+    usleep(200 * 1000);
+    if (one_xfer(&me, 0, buf, PAGE, 0, 61) || (run = issue_wait(&me, &err)) != KACC_Q_CANCELLED ||
+        err != -(KACC_EXFER + EMSGSIZE))
+        return fail("truncated from the dump area: state %d error %d", run, err);
+    /* a RECV nobody sends to, cancelled */
+    struct o2g_stats o0 = {0}, o1 = {0};
+    ioctl(me.o2g, O2G_IOC_STATS, &o0);
+    if (one_xfer(&me, 0, buf, PAGE, 0, 62) || issue(&me.k, &ia, 0))
+        return fail("recv 62: %s", strerror(errno));
+    usleep(100 * 1000);
+    ioctl(me.o2g, O2G_IOC_STATS, &o1);
+    if (o1.posted != o0.posted + 1)
+        return fail("a RECV not posted in o2g: %llu, then %llu", (unsigned long long)o0.posted,
+                    (unsigned long long)o1.posted);
+    if (ioctl(me.k.fd, KACC_IOC_CANCEL, ia.slot) || me.k.st[ia.slot].run != KACC_Q_CANCELLED)
+        return fail("cancel: state %u (%s)", me.k.st[ia.slot].run, strerror(errno));
+    ioctl(me.o2g, O2G_IOC_STATS, &o1);
+    if (o1.posted != o0.posted || ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot))
+        return fail("after cancel: %llu posted in o2g, not %llu", (unsigned long long)o1.posted,
+                    (unsigned long long)o0.posted);
+    /* refusals */
+    if (one_xfer(&me, 1, buf, EAGER + 1, 1, 63) || issue(&me.k, &ia, 0) == 0 ||
+        ia.err_code != KACC_EEAGER)
+        return fail("SEND beyond the eager limit: code %d \"%s\"", ia.err_code, ia.err_msg);
+    if (one_xfer(&me, 1, buf, 64, 3, 63) || issue(&me.k, &ia, 0) == 0 ||
+        ia.err_code != KACC_ENOCONN)
+        return fail("SEND without a connection: code %d \"%s\"", ia.err_code, ia.err_msg);
+    return rank_drain(&me);
+}
+
 /* Case "xkilled": a process killed with a RECV that never comes and a SEND its peer
  * never reads (stuck in the socket) leaves no graph, no pinned page in kacc or o2g. */
 static int c_xkilled(void)
@@ -1191,9 +1277,10 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"refuse", c_refuse}, {"calc", c_calc}, {"status", c_status},         {"cancel", c_cancel},
-    {"ipi", c_ipi},       {"poll", c_poll}, {"killed", c_killed},         {"memlock", c_memlock},
-    {"stress", c_stress}, {"xfer", c_xfer}, {"noprogress", c_noprogress}, {"xkilled", c_xkilled},
+    {"refuse", c_refuse},   {"calc", c_calc}, {"status", c_status}, {"cancel", c_cancel},
+    {"ipi", c_ipi},         {"poll", c_poll}, {"killed", c_killed}, {"memlock", c_memlock},
+    {"stress", c_stress},   {"xfer", c_xfer}, {"xerror", c_xerror}, {"noprogress", c_noprogress},
+    {"xkilled", c_xkilled},
 };
 
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
