@@ -62,6 +62,10 @@ struct kacc_buf {
 
 struct kacc_graph;
 struct kacc_conn;
+struct sock;
+
+/* A socket callback (sk_write_space): ours, or the one it replaced. */
+typedef void (*kacc_sk_cb)(struct sock *sk);
 
 /* A SEND or RECV node of a graph while it is posted (kacc_net.c). Posted under the
  * graph's lock; completed (status) by o2g's hook or the connection's worker, which hand
@@ -73,12 +77,12 @@ struct kacc_xfer {
 	struct list_head q;	/* SEND: on its connection's queue */
 	struct kacc_conn *conn; /* SEND: the connection it goes out on */
 	int node;
-	int status;  /* 0 or a negative errno */
-	bool posted; /* posted, not yet taken back from gr->done */
-	bool started; /* SEND: the worker has begun writing it (not cancellable) */
-	u64 sent;    /* SEND: bytes of header and payload written */
-	u64 t_ready; /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
-	void *kaddr; /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
+	int status;	      /* 0 or a negative errno */
+	bool posted;	      /* posted, not yet taken back from gr->done */
+	bool started;	      /* SEND: the worker has begun writing it (not cancellable) */
+	u64 sent;	      /* SEND: bytes of header and payload written */
+	u64 t_ready;	      /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
+	void *kaddr;	      /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
 	struct kacc_buf *buf; /* RECV: its pinned pages (o2g writes them) */
 	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header */
 };
@@ -95,7 +99,7 @@ struct kacc_conn {
 	spinlock_t lock;	/* BH lock: sendq, xfer->started */
 	struct list_head sendq; /* kacc_xfer.q, in order */
 	struct work_struct work;
-	void (*saved_write_space)(struct sock *sk);
+	kacc_sk_cb saved_write_space;
 	struct list_head all; /* kacc_conns (RCU): how sk_write_space finds it */
 };
 

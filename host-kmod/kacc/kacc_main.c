@@ -54,7 +54,7 @@
 #include "o2g_kern.h"
 
 #define KACC_MAX_RANGE (256UL << 20) /* bytes of one buffer a node names */
-#define KACC_SETTLE_MS 2000 /* a dying file waits this long for its SENDs to go out */
+#define KACC_SETTLE_MS 2000	     /* a dying file waits this long for its SENDs to go out */
 
 atomic64_t kacc_stats[ST_N];
 int kacc_progress = KACC_TASKLET;

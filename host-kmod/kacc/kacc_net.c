@@ -134,7 +134,7 @@ static void kacc_send_work(struct work_struct *w)
 /* sk_write_space: softirq or process context, socket locked. */
 static void kacc_write_space(struct sock *sk)
 {
-	void (*next)(struct sock *sk) = NULL;
+	kacc_sk_cb next = NULL;
 	struct kacc_conn *c;
 
 	rcu_read_lock();

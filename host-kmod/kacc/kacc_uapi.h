@@ -85,14 +85,14 @@ struct kacc_stats {
 	__u64 graphs; /* graphs alive (issued, not released) */
 	__u64 pinned; /* pages pinned */
 	__u64 issued, refused, finished, cancelled;
-	__u64 calc;   /* CALC nodes run */
-	__u64 local;  /* progress runs on a CPU other than the home CPU */
-	__u64 ipi;    /* IPIs sent to a graph's home CPU */
-	__u64 home;   /* progress runs on the home CPU without an IPI */
-	__u64 polled; /* progress runs by KACC_IOC_PROGRESS */
-	__u64 slices; /* CALC slices run (a node is cut into 64 KiB slices) */
-	__u64 sent;   /* SEND nodes completed */
-	__u64 received; /* RECV nodes completed */
+	__u64 calc;	   /* CALC nodes run */
+	__u64 local;	   /* progress runs on a CPU other than the home CPU */
+	__u64 ipi;	   /* IPIs sent to a graph's home CPU */
+	__u64 home;	   /* progress runs on the home CPU without an IPI */
+	__u64 polled;	   /* progress runs by KACC_IOC_PROGRESS */
+	__u64 slices;	   /* CALC slices run (a node is cut into 64 KiB slices) */
+	__u64 sent;	   /* SEND nodes completed */
+	__u64 received;	   /* RECV nodes completed */
 	__u64 write_space; /* a socket had room again: its SEND worker resumed */
 	__u64 send_ns;	   /* ns from SENDs being ready to their last byte in the socket
 			    * (sum over the SENDs completed: the cost of the worker hop)

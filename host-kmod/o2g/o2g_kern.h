@@ -26,13 +26,13 @@ typedef void (*o2g_cad_hook_t)(u64 cookie, int status, u64 len);
 
 /* One receive posted by the kernel. */
 struct o2g_kpost {
-	u64 cookie;	    /* unique among the file's kernel receives */
-	struct page **pages; /* the buffer's pinned pages (the caller's, kept until done) */
+	u64 cookie;		/* unique among the file's kernel receives */
+	struct page **pages;	/* the buffer's pinned pages (the caller's, kept until done) */
 	unsigned int first_off; /* offset of the buffer in pages[0] */
-	u64 len;	    /* buffer bytes */
+	u64 len;		/* buffer bytes */
 	u32 ctx;
-	s32 src, tag;	    /* O2G_ANY_SOURCE / O2G_ANY_TAG allowed */
-	u64 got;	    /* out (done at once): the message's bytes */
+	s32 src, tag; /* O2G_ANY_SOURCE / O2G_ANY_TAG allowed */
+	u64 got;      /* out (done at once): the message's bytes */
 };
 
 void o2g_set_cad_hook(o2g_cad_hook_t hook);
