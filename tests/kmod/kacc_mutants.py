@@ -47,6 +47,7 @@ M = {
               'o2g_kern_done(f, r, !status && w && w->len > r->len ? -EMSGSIZE : status,',
               'o2g_kern_done(f, r, status,'),
  'eager': ('xerror', NET, 'if (n[i].u.x.bytes > eager)', 'if (0)'),
+ 'shutdown': ('xkilled', MAIN, '\t\tif (ms == KACC_SETTLE_MS)\n\t\t\tkacc_net_shutdown(f);\n', ''),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
 }
