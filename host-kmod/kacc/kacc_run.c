@@ -146,8 +146,17 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 		kacc_xfer_drain(gr);
 	}
 	kacc_publish(gr);
-	if (queued && !more)
+	if (queued && !more) {
 		clear_bit_unlock(KACC_QUEUED, &gr->flags);
+		/* Hazard: a SEND/RECV completer does not take gr->lock: it adds to gr->done,
+		 * then makes an event, which found the bit still set. Full barriers on both
+		 * sides (here; llist_add and test_and_set_bit there): either its event
+		 * queues the graph, or this sees its completion and queues it (or both).
+		 */
+		smp_mb__after_atomic();
+		if (!llist_empty(&gr->done))
+			kacc_event(gr);
+	}
 	spin_unlock_bh(&gr->lock); /* the tasklet's last touch of gr (kacc_unqueue) */
 	return more;
 }
