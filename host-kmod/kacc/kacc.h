@@ -12,9 +12,14 @@
 #include <linux/wait.h>
 #include <linux/list.h>
 #include <linux/atomic.h>
+#include <linux/llist.h>
+#include <linux/workqueue.h>
 
 #include "kacc_uapi.h"
 #include "cad.h"
+#include "mpe_wire.h"
+
+#define KACC_PEERS 64 /* peers a file sends to (= O2G_MAX_CONNS) */
 
 /* progress= module parameter */
 enum kacc_progress { KACC_TASKLET, KACC_IPI, KACC_POLL };
@@ -33,6 +38,10 @@ enum kacc_stat {
 	ST_HOME,
 	ST_POLLED,
 	ST_SLICES,
+	ST_SENT,
+	ST_RECEIVED,
+	ST_WRITE_SPACE,
+	ST_SEND_NS,
 	ST_N
 };
 
@@ -49,6 +58,49 @@ struct kacc_buf {
 	unsigned long npages;
 	void *map;  /* vmap of the pages, or NULL */
 	bool write; /* the graph writes it: unpinned dirty */
+};
+
+struct kacc_graph;
+struct kacc_conn;
+struct sock;
+
+/* A socket callback (sk_write_space): ours, or the one it replaced. */
+typedef void (*kacc_sk_cb)(struct sock *sk);
+
+/* A SEND or RECV node of a graph while it is posted (kacc_net.c). Posted under the
+ * graph's lock; completed (status) by o2g's hook or the connection's worker, which hand
+ * it back through the graph's done list; the graph's lock takes it from there.
+ */
+struct kacc_xfer {
+	struct kacc_graph *gr;
+	struct llist_node done; /* on gr->done once complete */
+	struct list_head q;	/* SEND: on its connection's queue */
+	struct kacc_conn *conn; /* SEND: the connection it goes out on */
+	int node;
+	int status;	      /* 0 or a negative errno */
+	bool posted;	      /* posted, not yet taken back from gr->done */
+	bool started;	      /* SEND: the worker has begun writing it (not cancellable) */
+	u64 sent;	      /* SEND: bytes of header and payload written */
+	u64 t_ready;	      /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
+	void *kaddr;	      /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
+	struct kacc_buf *buf; /* RECV: its pinned pages (o2g writes them) */
+	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header */
+};
+
+/* A connection SENDs go out on: the socket of the opener's o2g connection to a peer.
+ * The worker (work, on the file's home CPU) writes the queue in order, without blocking,
+ * and is queued again by sk_write_space when the socket has room.
+ */
+struct kacc_conn {
+	struct kacc_file *f;
+	struct socket *sock; /* a reference to its file (sockfd_put) */
+	s32 peer;
+	int home;
+	spinlock_t lock;	/* BH lock: sendq, xfer->started */
+	struct list_head sendq; /* kacc_xfer.q, in order */
+	struct work_struct work;
+	kacc_sk_cb saved_write_space;
+	struct list_head all; /* kacc_conns (RCU): how sk_write_space finds it */
 };
 
 /* Bits of kacc_graph.flags */
@@ -73,6 +125,10 @@ struct kacc_graph {
 	struct kacc_buf *bufs;
 	unsigned int nbufs;
 	unsigned long npinned;
+	struct kacc_xfer *xfers; /* per node (SEND/RECV only used), or NULL: none */
+	struct llist_head done;	 /* completed xfers not yet taken back */
+	unsigned int inflight;	 /* xfers posted, not taken back (under lock) */
+	atomic_t active;	 /* xfers whose completer may still touch the graph */
 };
 
 struct kacc_file {
@@ -81,7 +137,24 @@ struct kacc_file {
 	wait_queue_head_t wq;	    /* poll(): a graph finished */
 	struct kacc_status *status; /* vmalloc_user page, mapped read-only by the process */
 	struct kacc_graph *slots[KACC_SLOTS];
+	struct file *o2g; /* KACC_IOC_O2G: the opener's o2g file (a reference), or NULL */
+	int home;	  /* the CPU of the KACC_IOC_O2G call: the workers' */
+	struct kacc_conn *conns[KACC_PEERS]; /* by peer rank, made at the first SEND */
 };
+
+/* kacc_main.c */
+struct cad_error;
+int kacc_refuse(struct cad_error *err, int code, int node, int type, const char *why);
+
+/* kacc_net.c */
+int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_error *err);
+int kacc_xfer_start(struct kacc_graph *gr, int node);
+void kacc_xfer_drain(struct kacc_graph *gr);
+void kacc_xfer_stop(struct kacc_graph *gr);
+void kacc_net_release(struct kacc_file *f);
+void kacc_net_shutdown(struct kacc_file *f);
+int kacc_net_init(void);
+void kacc_net_exit(void);
 
 /* kacc_run.c */
 void kacc_event(struct kacc_graph *gr);

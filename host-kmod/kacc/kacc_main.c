@@ -17,22 +17,23 @@
  *   - Status page: vmalloc_user, written by the module under the graph's lock, mapped
  *     read-only by the process; freed at release (no mapping left by then).
  *
- * SEND and RECV (design; needs o2g, issue 17; graphs holding them are refused for now):
- *   - RECV: at issue, each RECV node is posted to o2g as a receive of the file's o2g
- *     connection set, with the node's pinned range as its buffer (o2g copies into it in
- *     its data_ready softirq, MPI's matching rules). o2g calls the exported hook
- *         void kacc_recv_done(void *cookie, int status, size_t bytes);
- *     from that softirq, cookie naming (graph, node): it takes the graph's lock,
- *     cad_complete()s the node, and calls kacc_event(), which runs the successors on
- *     this CPU or sends the IPI to the home CPU (progress=). o2g learns the hook when
- *     kacc registers it (o2g_set_cad_hook(), exported by o2g) at load, so o2g does not
- *     depend on kacc. Cancel: o2g_cancel(cookie) before cad_complete of an ACTIVE RECV.
- *   - SEND: TCP transmit may sleep, so a ready SEND node is not sent in the tasklet but
- *     appended to the per-connection worker's queue (a work item bound to the home CPU,
- *     one per o2g connection). The worker writes header and payload with kernel_sendmsg
- *     and MSG_DONTWAIT; on EAGAIN it stops and the connection's sk_write_space (chained
- *     to the previous callback) requeues it. A SEND completes (cad_complete, then
- *     kacc_event) once its last byte is in the socket, as MPI's buffered send.
+ * SEND and RECV (kacc_net.c, over the o2g file given with KACC_IOC_O2G):
+ *   - RECV: posted to o2g when the node becomes ready, not at issue (the design first
+ *     said at issue): a RECV's buffer may still be read by a SEND it depends on (a
+ *     pipelined chain reuses its buffers), and MPI's matching order between the RECVs of
+ *     one graph then follows the graph's order. o2g fills the pinned pages in its
+ *     data_ready softirq and calls the hook kacc registers at load (o2g_set_cad_hook,
+ *     o2g does not depend on kacc); the hook takes no graph lock (o2g holds its own,
+ *     which kacc_step holds inside the graph's while posting): it hands the node back
+ *     through the graph's done list and makes an event (tasklet here, IPI to the home
+ *     CPU, or nothing under progress=poll).
+ *   - SEND: TCP transmit may sleep, so a ready SEND goes on the queue of its peer's
+ *     connection (the o2g connection's socket), written by a work item on the file's
+ *     home CPU with kernel_sendmsg and MSG_DONTWAIT, resumed from sk_write_space. It
+ *     completes once its last byte is in the socket, as MPI's buffered send.
+ *   - Cancel and release: RECVs still queued in o2g and SENDs not begun are stopped at
+ *     once; the others are waited for (kacc_settle); a SEND whose peer stops reading is
+ *     ended by shutting its connection down after KACC_SETTLE_MS.
  *   - User-op CALCs run in the process (cad_defer; a DEFER entry in the status page and
  *     a RUN_DEFERRED ioctl), as in the unikernel.
  */
@@ -45,11 +46,15 @@
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
 #include <linux/poll.h>
+#include <linux/delay.h>
+#include <linux/file.h>
 
 #include "kacc.h"
 #include "cad_internal.h"
+#include "o2g_kern.h"
 
 #define KACC_MAX_RANGE (256UL << 20) /* bytes of one buffer a node names */
+#define KACC_SETTLE_MS 2000	     /* a dying file waits this long for its SENDs to go out */
 
 atomic64_t kacc_stats[ST_N];
 int kacc_progress = KACC_TASKLET;
@@ -104,6 +109,7 @@ static void kacc_unpin(struct kacc_file *f, struct kacc_graph *gr)
 static void kacc_free(struct kacc_file *f, struct kacc_graph *gr)
 {
 	kacc_unpin(f, gr);
+	kvfree(gr->xfers);
 	kvfree(gr->g);
 	kfree(gr);
 	kacc_stat_add(ST_GRAPHS, -1);
@@ -147,7 +153,7 @@ static int kacc_pin(struct kacc_file *f, struct kacc_graph *gr, u64 addr, u64 le
 }
 
 /* Process context: refusal message in the validator's format ("node N (TYPE): ..."). */
-static int kacc_refuse(struct cad_error *err, int code, int node, int type, const char *why)
+int kacc_refuse(struct cad_error *err, int code, int node, int type, const char *why)
 {
 	cad_fail(err, code, node, type);
 	cad_msg_str(err, why);
@@ -162,22 +168,47 @@ static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_e
 {
 	static const char unmapped[] = "buffer not mapped (writable, for inout) in the process";
 	struct cad_node *n = cad_nodes(gr->g);
+	bool xfers = false;
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < gr->g->nnodes; i++) {
+		if ((n[i].type == CAD_SEND || n[i].type == CAD_RECV) && !f->o2g)
+			return kacc_refuse(err, KACC_ENEEDO2G, i, n[i].type,
+					   "needs o2g: no /dev/o2g file given (KACC_IOC_O2G)");
 		if (n[i].type == CAD_SEND || n[i].type == CAD_RECV)
-			return kacc_refuse(err, KACC_ENEEDO2G, i, n[i].type, "needs o2g: not yet");
+			xfers = true;
 		if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)
 			return kacc_refuse(err, CAD_EOP, i, n[i].type,
 					   "user ops run in the process: not yet");
+	}
+	if (xfers) {
+		ret = kacc_net_prepare(f, gr, err);
+		if (ret)
+			return ret;
 	}
 	gr->bufs = kvcalloc(2 * gr->g->nnodes, sizeof(*gr->bufs), GFP_KERNEL);
 	if (!gr->bufs)
 		return -ENOMEM;
 	for (i = 0; i < gr->g->nnodes; i++) {
 		struct cad_calcop *c = &n[i].u.c;
+		struct cad_xfer *x = &n[i].u.x;
+		u64 kaddr;
 
+		if ((n[i].type == CAD_SEND || n[i].type == CAD_RECV) && x->bytes) {
+			if (x->bytes > KACC_MAX_RANGE)
+				return kacc_refuse(err, CAD_EBUF, i, n[i].type,
+						   "buffer larger than 256 MiB");
+			ret = kacc_pin(f, gr, x->addr, x->bytes, n[i].type == CAD_RECV, &kaddr);
+			if (ret == -EFAULT)
+				return kacc_refuse(err, CAD_EBUF, i, n[i].type, unmapped);
+			if (ret)
+				return ret;
+			/* the node keeps its user address: o2g writes the pages */
+			gr->xfers[i].kaddr = (void *)(uintptr_t)kaddr;
+			gr->xfers[i].buf = &gr->bufs[gr->nbufs - 1];
+			continue;
+		}
 		if (n[i].type != CAD_CALC || !c->bytes)
 			continue;
 		if (c->bytes > KACC_MAX_RANGE)
@@ -216,6 +247,8 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 		return -ENOMEM;
 	spin_lock_init(&gr->lock);
 	INIT_LIST_HEAD(&gr->run_node);
+	init_llist_head(&gr->done);
+	atomic_set(&gr->active, 0);
 	gr->partial = -1;
 	gr->f = f;
 	gr->slot = slot;
@@ -315,6 +348,25 @@ static int kacc_progress_all(struct kacc_file *f, unsigned long budget)
 	return 0;
 }
 
+/* Process context, f->mutex held: KACC_IOC_O2G, the o2g file RECVs are posted on and
+ * whose connections SENDs go out on; once per file. Its CPU is the workers' home.
+ */
+static int kacc_bind_o2g(struct kacc_file *f, unsigned long fd)
+{
+	struct file *o2g;
+
+	if (f->o2g)
+		return -EBUSY;
+	if (fd > INT_MAX)
+		return -EBADF;
+	o2g = o2g_kget(fd);
+	if (IS_ERR(o2g))
+		return PTR_ERR(o2g);
+	f->o2g = o2g;
+	f->home = raw_smp_processor_id();
+	return 0;
+}
+
 static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct kacc_file *f = file->private_data;
@@ -350,6 +402,9 @@ static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case KACC_IOC_PROGRESS:
 		err = kacc_progress_all(f, arg);
+		break;
+	case KACC_IOC_O2G:
+		err = kacc_bind_o2g(f, arg);
 		break;
 	case KACC_IOC_KICK:
 		gr = kacc_slot(f, arg);
@@ -414,8 +469,30 @@ static int kacc_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Process context, f->mutex held, gr cancelled: wait until its SENDs and RECVs have
+ * completed (o2g's hook, the workers) and it is CANCELLED or DONE. Progress=poll makes
+ * no event of their completions: they are drained here. A peer that stops reading keeps
+ * a SEND unfinished: after KACC_SETTLE_MS the file's connections are shut down.
+ */
+static void kacc_settle(struct kacc_file *f, struct kacc_graph *gr)
+{
+	unsigned int ms;
+
+	for (ms = 0;; ms++) {
+		spin_lock_bh(&gr->lock);
+		kacc_xfer_drain(gr);
+		kacc_publish(gr);
+		spin_unlock_bh(&gr->lock);
+		if (cad_query(gr->g) >= CAD_Q_DONE)
+			return;
+		if (ms == KACC_SETTLE_MS)
+			kacc_net_shutdown(f);
+		usleep_range(1000, 2000);
+	}
+}
+
 /* Process context (last close, e.g. the process was killed): cancel every graph, wait
- * for the tasklets to let go of it, unpin.
+ * for the tasklets, o2g and the workers to let go of it, unpin.
  */
 static int kacc_release(struct inode *inode, struct file *file)
 {
@@ -427,8 +504,10 @@ static int kacc_release(struct inode *inode, struct file *file)
 		if (!f->slots[i])
 			continue;
 		kacc_cancel(f->slots[i]);
+		kacc_settle(f, f->slots[i]);
 		kacc_release_slot(f, i);
 	}
+	kacc_net_release(f);
 	mutex_unlock(&f->mutex);
 	mmdrop(f->mm);
 	vfree(f->status);
@@ -455,14 +534,24 @@ static struct miscdevice kacc_dev = {
 
 static int __init kacc_init(void)
 {
+	int err = kacc_net_init();
+
+	if (err)
+		return err;
 	kacc_run_init();
-	return misc_register(&kacc_dev);
+	err = misc_register(&kacc_dev);
+	if (err) {
+		kacc_run_exit();
+		kacc_net_exit();
+	}
+	return err;
 }
 
 static void __exit kacc_exit(void)
 {
 	misc_deregister(&kacc_dev);
 	kacc_run_exit();
+	kacc_net_exit();
 }
 
 module_init(kacc_init);

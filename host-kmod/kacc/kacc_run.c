@@ -2,7 +2,7 @@
 /*
  * kacc_run.c: progress of issued graphs (KACC's balancing, seed 000).
  *
- * An event for a graph (its issue, a KACC_IOC_KICK, later a RECV completion from o2g)
+ * An event for a graph (its issue, a KACC_IOC_KICK, a SEND or RECV completion: kacc_net.c)
  * puts the graph on one CPU's run list and schedules that CPU's tasklet, which runs the
  * graph's ready nodes (kacc_step). Which CPU is the progress= policy:
  *   tasklet  the CPU the event happened on ("local" if it is not the graph's home CPU,
@@ -111,15 +111,28 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 	int i, err;
 
 	spin_lock_bh(&gr->lock);
+	kacc_xfer_drain(gr); /* SENDs and RECVs completed since the last run */
 	while (cad_query(g) == CAD_Q_RUNNING && (gr->partial >= 0 || g->ready_head != CAD_NIL)) {
-		/* Hazard: a softirq may interrupt a task between its kernel_fpu_begin/end,
-		 * where the FPU is not ours to take: try again in a later run.
-		 */
-		if (!budget-- || !irq_fpu_usable()) {
+		if (!budget--) {
 			more = true;
 			break;
 		}
-		i = gr->partial >= 0 ? gr->partial : cad_next_ready(g);
+		i = gr->partial >= 0 ? gr->partial : g->ready_head;
+		if (cad_nodes(g)[i].type == CAD_SEND || cad_nodes(g)[i].type == CAD_RECV) {
+			cad_next_ready(g);
+			kacc_xfer_start(gr, i);
+			kacc_xfer_drain(gr); /* a RECV may have found its message already */
+			continue;
+		}
+		/* Hazard: a softirq may interrupt a task between its kernel_fpu_begin/end,
+		 * where the FPU is not ours to take: try again in a later run.
+		 */
+		if (!irq_fpu_usable()) {
+			more = true;
+			break;
+		}
+		if (gr->partial < 0)
+			cad_next_ready(g);
 		err = kacc_calc_slice(gr, i);
 		gr->partial = err ? -1 : i;
 		if (!err)
@@ -127,18 +140,30 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 		if (err < 0) { /* a node validation should have refused: stop the graph */
 			gr->error = err;
 			cad_cancel(g);
+			kacc_xfer_stop(gr);
 		}
 		cad_complete(g, i);
+		kacc_xfer_drain(gr);
 	}
 	kacc_publish(gr);
-	if (queued && !more)
+	if (queued && !more) {
 		clear_bit_unlock(KACC_QUEUED, &gr->flags);
+		/* Hazard: a SEND/RECV completer does not take gr->lock: it adds to gr->done,
+		 * then makes an event, which found the bit still set. Full barriers on both
+		 * sides (here; llist_add and test_and_set_bit there): either its event
+		 * queues the graph, or this sees its completion and queues it (or both).
+		 */
+		smp_mb__after_atomic();
+		if (!llist_empty(&gr->done))
+			kacc_event(gr);
+	}
 	spin_unlock_bh(&gr->lock); /* the tasklet's last touch of gr (kacc_unqueue) */
 	return more;
 }
 
-/* Process context, gr->lock held: cancel a running graph. Only a CALC cut into slices
- * can be ACTIVE between steps: it is settled here, so the graph is CANCELLED at once.
+/* Process context, gr->lock held: cancel a running graph. A CALC cut into slices is
+ * settled here, and so are the SENDs and RECVs that can be stopped (kacc_xfer_stop):
+ * without others in flight the graph is CANCELLED at once, else once they complete.
  */
 void kacc_stop(struct kacc_graph *gr)
 {
@@ -149,6 +174,8 @@ void kacc_stop(struct kacc_graph *gr)
 		cad_complete(gr->g, gr->partial);
 	gr->partial = -1;
 	gr->calc_off = 0;
+	kacc_xfer_stop(gr);
+	kacc_xfer_drain(gr);
 }
 
 /* Any context: put gr on cpu's list unless it is queued already. True if it was added. */
@@ -229,6 +256,9 @@ static void kacc_tasklet(struct tasklet_struct *t)
  */
 void kacc_unqueue(struct kacc_graph *gr)
 {
+	/* a completer's last touch of gr is its decrement (kacc_xfer_done) */
+	while (atomic_read_acquire(&gr->active))
+		usleep_range(50, 200);
 	while (test_bit_acquire(KACC_QUEUED, &gr->flags))
 		usleep_range(50, 200);
 	/* the tasklet cleared the bit under the lock: wait until it dropped it */

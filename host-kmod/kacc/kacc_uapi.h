@@ -16,11 +16,19 @@
  *   3. Test status[slot].run (>= KACC_Q_DONE: finished; load it with acquire order), or
  *      poll(): EPOLLIN while a finished graph of the file is not yet released.
  *   4. KACC_IOC_RELEASE the slot once finished (unpins, frees the slot). KACC_IOC_CANCEL
- *      stops a running graph first.
+ *      stops a running graph first (CANCELLED at once, or CANCELLING until the SENDs
+ *      and RECVs it cannot stop have ended: under progress=poll, KACC_IOC_PROGRESS
+ *      takes their ends in).
  * Closing the file (or the process dying) cancels and releases every graph of the file.
  *
- * Nodes supported so far: CALC with a predefined op. SEND and RECV need the o2g module's
- * transport (issue 17): a graph holding one is refused with code KACC_ENEEDO2G.
+ * Nodes supported: CALC with a predefined op; SEND and RECV over the process's o2g file
+ * (host-kmod/o2g, issue 17), given once with KACC_IOC_O2G (its fd; the calling CPU
+ * becomes the home CPU of the file's senders). Without it a graph holding one is refused
+ * with KACC_ENEEDO2G. A RECV is a receive of that o2g file (MPI matching, with the
+ * process's own), filled in o2g's softirq; a SEND an EAGER message with the native
+ * header on the socket of the o2g connection whose peer is the node's peer (refused:
+ * KACC_ENOCONN without one, KACC_EEAGER beyond the file's eager limit). The process must
+ * not write to a socket while SENDs of its graphs are in flight on it.
  */
 #ifndef KACC_UAPI_H
 #define KACC_UAPI_H
@@ -41,8 +49,15 @@
 #define KACC_Q_DONE 3
 #define KACC_Q_CANCELLED 4
 
-/* kacc_issue.err_code beyond the CAD_E* codes: a SEND or RECV node (needs o2g: not yet). */
-#define KACC_ENEEDO2G 100
+/* kacc_issue.err_code beyond the CAD_E* codes */
+#define KACC_ENEEDO2G 100 /* a SEND or RECV node, and no o2g file given */
+#define KACC_ENOCONN 101  /* a SEND to a peer without an o2g connection */
+#define KACC_EEAGER 102	  /* a SEND longer than the eager limit (no rendezvous) */
+
+/* kacc_status.error of a graph stopped by a failed SEND or RECV: -(KACC_EXFER + errno),
+ * e.g. EMSGSIZE (the message was longer than the RECV's buffer), ECONNRESET, EPROTO.
+ */
+#define KACC_EXFER 1000
 
 /* kacc_issue.flags */
 #define KACC_ISSUE_HOLD 1u /* start, but run nothing until an event (KACC_IOC_KICK) */
@@ -51,7 +66,7 @@
 struct kacc_status {
 	__u32 run;    /* KACC_Q_*; stored with release order after the graph's results */
 	__u32 issues; /* times this slot was issued (tells a reused slot apart) */
-	__s32 error;  /* 0, or the negative CAD_E* a CALC failed with (then CANCELLED) */
+	__s32 error;  /* 0, -CAD_E* (a CALC), -(KACC_EXFER + errno): then CANCELLED */
 	__u32 ndone;  /* nodes completed */
 };
 
@@ -70,12 +85,18 @@ struct kacc_stats {
 	__u64 graphs; /* graphs alive (issued, not released) */
 	__u64 pinned; /* pages pinned */
 	__u64 issued, refused, finished, cancelled;
-	__u64 calc;   /* CALC nodes run */
-	__u64 local;  /* progress runs on a CPU other than the home CPU */
-	__u64 ipi;    /* IPIs sent to a graph's home CPU */
-	__u64 home;   /* progress runs on the home CPU without an IPI */
-	__u64 polled; /* progress runs by KACC_IOC_PROGRESS */
-	__u64 slices; /* CALC slices run (a node is cut into 64 KiB slices) */
+	__u64 calc;	   /* CALC nodes run */
+	__u64 local;	   /* progress runs on a CPU other than the home CPU */
+	__u64 ipi;	   /* IPIs sent to a graph's home CPU */
+	__u64 home;	   /* progress runs on the home CPU without an IPI */
+	__u64 polled;	   /* progress runs by KACC_IOC_PROGRESS */
+	__u64 slices;	   /* CALC slices run (a node is cut into 64 KiB slices) */
+	__u64 sent;	   /* SEND nodes completed */
+	__u64 received;	   /* RECV nodes completed */
+	__u64 write_space; /* a socket had room again: its SEND worker resumed */
+	__u64 send_ns;	   /* ns from SENDs being ready to their last byte in the socket
+			    * (sum over the SENDs completed: the cost of the worker hop)
+			    */
 };
 
 #define KACC_IOC_MAGIC 'k'
@@ -86,5 +107,6 @@ struct kacc_stats {
 #define KACC_IOC_PROGRESS _IO(KACC_IOC_MAGIC, 4) /* run the file's graphs here, now */
 #define KACC_IOC_KICK _IO(KACC_IOC_MAGIC, 5)	 /* arg: slot; an event on this CPU */
 #define KACC_IOC_STATS _IOR(KACC_IOC_MAGIC, 6, struct kacc_stats)
+#define KACC_IOC_O2G _IO(KACC_IOC_MAGIC, 7) /* arg: the process's /dev/o2g fd */
 
 #endif

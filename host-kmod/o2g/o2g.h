@@ -45,6 +45,7 @@ struct o2g_req {
 	struct page **pages;
 	unsigned int npages, first_off;
 	enum o2g_req_state state;
+	bool kern; /* posted by another module (o2g_kern.c): its pages are not ours */
 };
 
 enum o2g_msg_state { MSG_FREE, MSG_FILLING, MSG_READY };
@@ -130,5 +131,12 @@ void o2g_conn_fail(struct o2g_conn *c, int status);
 void o2g_data_ready(struct sock *sk);
 void o2g_state_change(struct sock *sk);
 void o2g_resume(struct o2g_conn *c);
+void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n);
+
+/* o2g_main.c */
+extern const struct file_operations o2g_fops;
+
+/* o2g_kern.c */
+void o2g_kern_done(struct o2g_file *f, struct o2g_req *r, int status, u64 len);
 
 #endif

@@ -267,13 +267,15 @@ put:
 	return err;
 }
 
-/* Process context, f->mutex held: find a live receive by cookie, under f->lock. */
+/* Process context, f->mutex held: find a live receive of the process (not a kernel
+ * receive, o2g_kern.c) by cookie, under f->lock.
+ */
 static struct o2g_req *o2g_find(struct o2g_file *f, u64 cookie)
 {
 	struct o2g_req *r;
 
 	list_for_each_entry(r, &f->reqs, node)
-		if (r->cookie == cookie)
+		if (r->cookie == cookie && !r->kern)
 			return r;
 	return NULL;
 }
@@ -593,7 +595,7 @@ static int o2g_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static const struct file_operations o2g_fops = {
+const struct file_operations o2g_fops = {
 	.owner = THIS_MODULE,
 	.open = o2g_open,
 	.release = o2g_release,

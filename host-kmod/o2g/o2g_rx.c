@@ -70,7 +70,7 @@ static int o2g_copy_to_pages(struct page **pages, u64 pos, const struct sk_buff 
 }
 
 /* Any context: copy n bytes between two pinned page arrays. */
-static void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n)
+void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n)
 {
 	while (n) {
 		size_t in = spos & ~PAGE_MASK;
@@ -99,6 +99,11 @@ static void o2g_req_complete(struct o2g_file *f, struct o2g_req *r, int status,
 		.conn = conn,
 	};
 
+	if (r->kern) { /* another module's receive: its hook, not the ring */
+		o2g_kern_done(f, r, !status && w && w->len > r->len ? -EMSGSIZE : status,
+			      w ? w->len : 0);
+		return;
+	}
 	if (w) {
 		e.len = w->len;
 		e.ctx = w->ctx;
@@ -273,6 +278,13 @@ static void o2g_finish(struct o2g_conn *c)
 		.len = c->w.len, .ctx = c->w.ctx, .src = c->w.src, .tag = c->w.tag, .conn = c->id
 	};
 
+	if (c->req && m && c->req->kern) {
+		/* An RTS took a kernel receive: the kernel does no rendezvous; the receive
+		 * fails, the process gets the header as an unexpected RTS.
+		 */
+		o2g_req_complete(f, c->req, -EPROTO, NULL, c->id);
+		c->req = NULL;
+	}
 	if (c->req && m) {
 		/* An RTS took a posted receive: one entry says both (the receive's promise
 		 * is used, the record's given back); the buffer was never written.

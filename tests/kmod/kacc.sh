@@ -4,7 +4,7 @@
 # "N passed, N failed"; exit status 1 on a failure.
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh) with an initramfs made here:
-# busybox-static, kacc.ko, tests/kmod/kacctest (static, with mpi/cad's builder) and
+# busybox-static, o2g.ko and kacc.ko, tests/kmod/kacctest (static, with mpi/cad's builder) and
 # tests/kmod/kacc-init as /init. Two CPUs: the ipi case needs a second one. The console
 # goes to $B/kmod/kacc.log.
 set -euo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="refuse calc status cancel ipi poll stress killed memlock rmmod"
+CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled rmmod"
 
 cases=()
 for n in "${@:-kacc}"; do
@@ -33,8 +33,8 @@ if ! mk=$(make -s kacc 2>&1); then
     exit 1
 fi
 mkdir -p "$out"
-gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -o "$out/kacctest" \
-    tests/kmod/kacctest.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
+gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -I mpi/core -o "$out/kacctest" \
+    tests/kmod/kacctest.c mpi/core/mpe_wire.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
     mpi/cad/cad_calc.c mpi/cad/cad_err.c mpi/cad/cad_types.c
 kdir=$(tests/bench/linux-kernel.sh)
 # the module must be built for the guest's kernel
@@ -46,6 +46,7 @@ fi
 r=$out/kacc-root
 kmod_root "$r" tests/kmod/kacc-init
 cp "$out/kacc/kacc.ko" "$r/kacc.ko"
+cp "$out/o2g/o2g.ko" "$r/o2g.ko" # kacc.ko uses its exports (SEND/RECV)
 cp "$out/kacctest" "$r/"
 kmod_cpio "$r" "$out/kacc-initrd.cpio"
 
@@ -53,7 +54,7 @@ log=$out/kacc.log
 list=$(IFS=,; echo "${cases[*]}")
 start=$SECONDS
 rc=0
-qemu/ukboot --smp 2 --mem 512M --timeout 120 --initrd "$out/kacc-initrd.cpio" \
+qemu/ukboot --smp 2 --mem 512M --timeout 180 --initrd "$out/kacc-initrd.cpio" \
     --append "console=ttyS0 quiet panic=-1 kmod_cases=$list" "$kdir/vmlinuz" \
     >"$log" 2>&1 || rc=$?
 pass=0 failn=0

@@ -15,11 +15,13 @@ from mutants import report, try_mutant  # noqa: E402 (after the path; it also cd
 
 MAIN = 'host-kmod/kacc/kacc_main.c'
 RUN = 'host-kmod/kacc/kacc_run.c'
+NET = 'host-kmod/kacc/kacc_net.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'novalidate': ('refuse', MAIN, 'ret = cad_validate(gr->g, a.bytes, &cerr);',
                 'gr->g->flags |= CAD_F_VALID;\n\tret = 0;'),
- 'nopin': ('refuse', MAIN, '\t\tif (ret == -EFAULT)\n', '\t\tif (ret == -EFAULT && 0)\n'),
+ 'nopin': ('refuse', MAIN, '\t\tif (ret == -EFAULT)\n\t\t\treturn kacc_refuse(err, CAD_EBUF, i, CAD_CALC',
+           '\t\tif (ret == -EFAULT && 0)\n\t\t\treturn kacc_refuse(err, CAD_EBUF, i, CAD_CALC'),
  'x87double': ('calc', 'host-kmod/kacc/Kbuild',
                '-msse -msse2 -m80387\nCFLAGS_REMOVE_cad_calc.o := -mno-sse -mno-mmx -mno-sse2',
                '-msse -m80387\nCFLAGS_REMOVE_cad_calc.o := -mno-sse -mno-mmx'),
@@ -33,10 +35,20 @@ M = {
  'noslice': ('calc', RUN, '(64ULL << 10)', '(64ULL << 30)'),
  'nohome': ('ipi', RUN, 'target = policy == KACC_IPI && cpu_online(gr->home) ? gr->home : me;', 'target = me;'),
  'nopoll': ('poll', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', ''),
- 'leak': ('killed', MAIN, '\t\tkacc_cancel(f->slots[i]);\n\t\tkacc_release_slot(f, i);',
-          '\t\tkacc_cancel(f->slots[i]);'),
+ 'leak': ('killed', MAIN, '\t\tkacc_settle(f, f->slots[i]);\n\t\tkacc_release_slot(f, i);',
+          '\t\tkacc_settle(f, f->slots[i]);'),
  'memlock': ('memlock', MAIN, 'err = account_locked_vm(f->mm, n, true);', 'err = 0;'),
  'owner': ('rmmod', MAIN, '.owner = THIS_MODULE,', '.owner = NULL,'),
+ 'hook': ('xfer', NET, 'o2g_set_cad_hook(kacc_recv_done);', 'o2g_set_cad_hook(NULL);'),
+ 'drain': ('xfer', RUN, '\tkacc_xfer_drain(gr); /* SENDs and RECVs completed since the last run */', ''),
+ 'wirectx': ('xfer', NET, '.ctx = n[i].u.x.ctx,\n\t\t\t.src', '.ctx = n[i].u.x.ctx + 1,\n\t\t\t.src'),
+ 'tasklet': ('noprogress', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', '\treturn;'),
+ 'settle': ('xkilled', MAIN, '\t\tkacc_settle(f, f->slots[i]);\n', ''),
+ 'truncate': ('xerror', 'host-kmod/o2g/o2g_rx.c',
+              'o2g_kern_done(f, r, !status && w && w->len > r->len ? -EMSGSIZE : status,',
+              'o2g_kern_done(f, r, status,'),
+ 'eager': ('xerror', NET, 'if (n[i].u.x.bytes > eager)', 'if (0)'),
+ 'shutdown': ('xkilled', MAIN, '\t\tif (ms == KACC_SETTLE_MS)\n\t\t\tkacc_net_shutdown(f);\n', ''),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
 }

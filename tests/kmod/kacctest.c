@@ -11,10 +11,14 @@
  */
 #define _GNU_SOURCE
 #include "../../host-kmod/kacc/kacc_uapi.h"
+#include "../../host-kmod/o2g/o2g_uapi.h"
 #include "cad.h"
 #include "kt.h"
+#include "mpe_wire.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -251,7 +256,7 @@ static int c_refuse(void)
                         a.err_msg);
     }
 
-    /* SEND/RECV need o2g */
+    /* SEND/RECV need an o2g file (KACC_IOC_O2G) */
     g = new_graph();
     n2 = cad_send(g, x, 64, 0, 5, 1);
     cad_connect(g, CAD_NODE_START, n2);
@@ -260,7 +265,7 @@ static int c_refuse(void)
         return fail("send: finalize: %s", e.msg);
     if (issue(&k, &a, 0) == 0 || errno != EINVAL)
         return fail("send: issued (errno %d)", errno);
-    if (a.err_code != KACC_ENEEDO2G || !strstr(a.err_msg, "needs o2g: not yet"))
+    if (a.err_code != KACC_ENEEDO2G || !strstr(a.err_msg, "needs o2g"))
         return fail("send: code %d \"%s\"", a.err_code, a.err_msg);
     struct kacc_stats s = stats();
     if (s.pinned || s.graphs)
@@ -728,6 +733,534 @@ static int c_killed(void)
     return 0; /* the check after every case tests that nothing is left */
 }
 
+/* Fail with why prefixed by what (fail's own arguments must not be why itself). */
+static int fail_in(const char *what)
+{
+    char inner[sizeof why];
+    memcpy(inner, why, sizeof inner);
+    return fail("%s: %s", what, inner);
+}
+
+/* ---- SEND and RECV over o2g: processes of a job in this guest, over loopback TCP ---- */
+
+#define RANKS      3
+#define EAGER      (1u << 20) /* the job's eager limit */
+#define DUMP       (4u << 20) /* each process's o2g dump area */
+#define CTX        3          /* the collectives' context id */
+#define BCAST_B    (96 << 10) /* bytes broadcast */
+#define AR_N       8192       /* int64 elements allreduced */
+#define COMPUTE_MS 4000       /* the no-progress case's compute phase */
+
+/* One process of a job: its o2g file (dump area, ring) and kacc file, bound. */
+struct rank {
+    int r, size;
+    int o2g;
+    unsigned char *dump;
+    struct o2g_ring_hdr *ring;
+    struct o2g_cqe *cqe;
+    uint32_t mask, tail;
+    struct kacc k;
+};
+
+/* A connected loopback pair (*a, *b), Nagle off on both. */
+static int tcp_pair(int *a, int *b)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t al = sizeof sa;
+    int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
+    if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof sa) || listen(l, 1) ||
+        getsockname(l, (struct sockaddr *)&sa, &al))
+        return fail("listen: %s", strerror(errno));
+    *a = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(*a, (struct sockaddr *)&sa, sizeof sa))
+        return fail("connect: %s", strerror(errno));
+    *b = accept(l, NULL, NULL);
+    close(l);
+    if (*b < 0)
+        return fail("accept: %s", strerror(errno));
+    setsockopt(*a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(*b, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return 0;
+}
+
+/* Rank r of size: o2g set up, socks[p] attached as peer p (but r's own and those < 0),
+ * kacc bound to it. */
+static int rank_open(struct rank *me, int r, int size, const int *socks)
+{
+    struct o2g_setup s = {.dump_len = DUMP, .max_eager = EAGER};
+    me->r = r;
+    me->size = size;
+    me->o2g = open(O2G_DEV, O_RDWR);
+    me->dump = mmap(NULL, DUMP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    s.dump_addr = (uintptr_t)me->dump;
+    if (me->o2g < 0 || ioctl(me->o2g, O2G_IOC_SETUP, &s))
+        return fail("rank %d: o2g setup: %s", r, strerror(errno));
+    me->ring = mmap(NULL, s.ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, me->o2g, 0);
+    if (me->ring == MAP_FAILED)
+        return fail("rank %d: o2g ring: %s", r, strerror(errno));
+    me->cqe = (struct o2g_cqe *)((char *)me->ring + O2G_RING_CQE_OFF);
+    me->mask = s.entries - 1;
+    me->tail = 0;
+    for (int p = 0; p < size; p++) {
+        struct o2g_attach a = {.fd = socks[p], .peer = p};
+        if (p != r && socks[p] >= 0 && ioctl(me->o2g, O2G_IOC_ATTACH, &a))
+            return fail("rank %d: attach peer %d: %s", r, p, strerror(errno));
+    }
+    me->k = kopen();
+    if (ioctl(me->k.fd, KACC_IOC_O2G, me->o2g))
+        return fail("rank %d: KACC_IOC_O2G: %s", r, strerror(errno));
+    return 0;
+}
+
+/* Read the o2g ring without waiting: unexpected messages a RECV node took from the dump
+ * area are still the process's records; give them back. Other entries: none expected. */
+static int rank_drain(struct rank *me)
+{
+    uint32_t head = __atomic_load_n(&me->ring->head, __ATOMIC_ACQUIRE);
+    for (; me->tail != head; me->tail++) {
+        struct o2g_cqe e = me->cqe[me->tail & me->mask];
+        if (e.kind != O2G_CQE_UNEXP)
+            return fail("rank %d: o2g entry of kind %u (status %d)", me->r, e.kind, e.status);
+        if (ioctl(me->o2g, O2G_IOC_FREE, &e.off))
+            return fail("rank %d: free: %s", me->r, strerror(errno));
+    }
+    __atomic_store_n(&me->ring->tail, me->tail, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static struct cad_graph *rank_graph(const struct rank *me)
+{
+    static struct cad_owner own;
+    own.rank = me->r;
+    own.comm_size = me->size;
+    own.part_base = 0;
+    own.part_size = user_top();
+    block_bytes = cad_bytes(NODES, EDGES);
+    if (!block)
+        block = aligned_alloc(64, block_bytes);
+    return cad_init(block, block_bytes, NODES, EDGES, &own);
+}
+
+/* Ibcast-shaped, from rank 0 down a chain: 0 sends the buffer to 1; 1 receives it, then
+ * sends its halves to 2 (two SENDs); 2 receives the halves. */
+static int build_bcast(const struct rank *me, char *buf)
+{
+    struct cad_graph *g = rank_graph(me);
+    struct cad_error e;
+    int h = BCAST_B / 2;
+    if (me->r == 0) {
+        int s = cad_send(g, buf, BCAST_B, 1, 7, CTX);
+        cad_connect(g, CAD_NODE_START, s);
+        cad_connect(g, s, CAD_NODE_END);
+    } else if (me->r == 1) {
+        int rv = cad_recv(g, buf, BCAST_B, 0, 7, CTX);
+        int s1 = cad_send(g, buf, h, 2, 8, CTX), s2 = cad_send(g, buf + h, h, 2, 9, CTX);
+        cad_connect(g, CAD_NODE_START, rv);
+        cad_connect(g, rv, s1);
+        cad_connect(g, rv, s2);
+        cad_connect(g, s1, CAD_NODE_END);
+        cad_connect(g, s2, CAD_NODE_END);
+    } else {
+        int r1 = cad_recv(g, buf, h, 1, 8, CTX), r2 = cad_recv(g, buf + h, h, 1, 9, CTX);
+        cad_connect(g, CAD_NODE_START, r1);
+        cad_connect(g, CAD_NODE_START, r2);
+        cad_connect(g, r1, CAD_NODE_END);
+        cad_connect(g, r2, CAD_NODE_END);
+    }
+    return cad_finalize(g, &e) ? fail("rank %d: bcast: %s", me->r, e.msg) : 0;
+}
+
+/* Iallreduce-shaped (SUM of int64): every rank sends its vector to the others, receives
+ * theirs and adds them into its result in rank order. sbuf: what it sends (its vector),
+ * acc: its vector, then the result; tmp: size receive buffers. */
+static int build_allreduce(const struct rank *me, int64_t *sbuf, int64_t *acc, int64_t *tmp)
+{
+    struct cad_graph *g = rank_graph(me);
+    struct cad_error e;
+    int prev = CAD_NODE_START;
+    for (int p = 0; p < me->size; p++) {
+        if (p == me->r)
+            continue;
+        int s = cad_send(g, sbuf, AR_N * 8, p, 20, CTX);
+        int rv = cad_recv(g, tmp + p * AR_N, AR_N * 8, p, 20, CTX);
+        int c = cad_calc(g, CAD_OP_SUM, CAD_T_INT64, tmp + p * AR_N, acc, AR_N);
+        cad_connect(g, CAD_NODE_START, s);
+        cad_connect(g, s, CAD_NODE_END);
+        cad_connect(g, CAD_NODE_START, rv);
+        cad_connect(g, rv, c);
+        cad_connect(g, prev, c);
+        prev = c;
+    }
+    cad_connect(g, prev, CAD_NODE_END);
+    return cad_finalize(g, &e) ? fail("rank %d: allreduce: %s", me->r, e.msg) : 0;
+}
+
+static void bcast_data(char *buf, int root)
+{
+    for (int i = 0; i < BCAST_B; i++)
+        buf[i] = root ? (char)(i * 7 + i / 251) : 0;
+}
+
+static void ar_data(int64_t *v, int r)
+{
+    for (int i = 0; i < AR_N; i++)
+        v[i] = (int64_t)(r + 1) * 1000003 * i - (int64_t)r * 77;
+}
+
+/* Spin on a 40x40 multiply (no system call) until the slots are DONE or ms are up;
+ * 1 if they all finished in time. */
+static int compute_until(struct rank *me, const unsigned *slots, int n, long ms)
+{
+    static double a[40][40], b[40][40], c[40][40];
+    long end = now_ms() + ms;
+    for (;;) {
+        int done = 0;
+        for (int s = 0; s < n; s++)
+            done += __atomic_load_n(&me->k.st[slots[s]].run, __ATOMIC_ACQUIRE) >= KACC_Q_DONE;
+        if (done == n)
+            return 1;
+        if (now_ms() > end) /* clock_gettime: the vDSO, no system call */
+            return 0;
+        for (int i = 0; i < 40; i++)
+            for (int j = 0; j < 40; j++) {
+                double t = 0;
+                for (int k = 0; k < 40; k++)
+                    t += a[i][k] * b[k][j];
+                c[i][j] = t + 1;
+            }
+        a[1][1] = c[2][2];
+    }
+}
+
+/* What one rank of the job cases does; mode: 0 bcast then allreduce checked (rank 2
+ * holds its bcast graph a while: the data arrive before its RECVs are posted), 1 both
+ * issued at once and the ranks compute without calls into the modules until done (1 if
+ * done in time), the progress by PROGRESS calls afterwards. */
+static int rank_main(struct rank *me, int mode, int *in_time)
+{
+    char *buf = mmap(NULL, BCAST_B, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int64_t *ar = mmap(NULL, (2 + RANKS) * AR_N * 8, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int64_t *sbuf = ar, *acc = ar + AR_N, *tmp = ar + 2 * AR_N;
+    struct kacc_issue a;
+    unsigned slot[2];
+    bcast_data(buf, me->r == 0);
+    ar_data(sbuf, me->r);
+    ar_data(acc, me->r);
+    if (build_bcast(me, buf))
+        return 1;
+    int hold = mode == 0 && me->r == 2;
+    if (issue(&me->k, &a, hold ? KACC_ISSUE_HOLD : 0))
+        return fail("rank %d: bcast issue: %s (%s)", me->r, strerror(errno), a.err_msg);
+    slot[0] = a.slot;
+    if (hold) {
+        usleep(500 * 1000);
+        ioctl(me->k.fd, KACC_IOC_KICK, slot[0]);
+    }
+    if (build_allreduce(me, sbuf, acc, tmp))
+        return 1;
+    if (issue(&me->k, &a, 0))
+        return fail("rank %d: allreduce issue: %s (%s)", me->r, strerror(errno), a.err_msg);
+    slot[1] = a.slot;
+    if (mode == 1) {
+        *in_time = compute_until(me, slot, 2, COMPUTE_MS);
+        long end = now_ms() + WAIT_MS;
+        while (!compute_until(me, slot, 2, 10) && now_ms() < end)
+            ioctl(me->k.fd, KACC_IOC_PROGRESS, 0);
+    }
+    for (int s = 0; s < 2; s++) {
+        int run = wait_done(&me->k, slot[s]);
+        if (run != KACC_Q_DONE)
+            return fail("rank %d: %s: state %d, error %d", me->r, s ? "allreduce" : "bcast", run,
+                        me->k.st[slot[s]].error);
+        if (ioctl(me->k.fd, KACC_IOC_RELEASE, slot[s]))
+            return fail("rank %d: release: %s", me->r, strerror(errno));
+    }
+    char *want = malloc(BCAST_B);
+    bcast_data(want, 1);
+    if (memcmp(buf, want, BCAST_B))
+        return fail("rank %d: bcast data differ", me->r);
+    for (int i = 0; i < AR_N; i++) {
+        int64_t w = 0;
+        for (int p = 0; p < me->size; p++)
+            w += (int64_t)(p + 1) * 1000003 * i - (int64_t)p * 77;
+        if (acc[i] != w)
+            return fail("rank %d: allreduce element %d: %lld, not %lld", me->r, i,
+                        (long long)acc[i], (long long)w);
+    }
+    return rank_drain(me);
+}
+
+/* Run a job of RANKS processes (pinned round-robin to the CPUs); 0 if every rank passed,
+ * *all_in_time: whether every rank's graphs finished during its compute phase. */
+static int job(int mode, int *all_in_time)
+{
+    int socks[RANKS][RANKS];
+    char *whys = mmap(NULL, RANKS * sizeof why + RANKS * sizeof(int), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    int *in_time = (int *)(whys + RANKS * sizeof why);
+    pid_t pid[RANKS];
+    for (int i = 0; i < RANKS; i++)
+        for (int j = i + 1; j < RANKS; j++)
+            if (tcp_pair(&socks[i][j], &socks[j][i]))
+                return 1;
+    for (int r = 0; r < RANKS; r++) {
+        pid[r] = fork();
+        if (pid[r] == 0) {
+            struct rank me;
+            on_cpu(r % 2);
+            int bad = rank_open(&me, r, RANKS, socks[r]) || rank_main(&me, mode, &in_time[r]);
+            memcpy(whys + r * sizeof why, why, sizeof why);
+            _exit(bad);
+        }
+    }
+    int bad = 0;
+    *all_in_time = 1;
+    for (int r = 0; r < RANKS; r++) {
+        int st;
+        waitpid(pid[r], &st, 0);
+        if ((!WIFEXITED(st) || WEXITSTATUS(st)) && !bad)
+            bad = fail("%s", whys[r * sizeof why] ? whys + r * sizeof why : "a rank crashed");
+        *all_in_time &= in_time[r];
+    }
+    for (int i = 0; i < RANKS; i++)
+        for (int j = 0; j < RANKS; j++)
+            if (i != j)
+                close(socks[i][j]);
+    return bad;
+}
+
+/* The baseline of the SEND worker's cost: ns per write() from the process of a 48-byte
+ * header and AR_N * 8 payload bytes to a loopback socket whose peer o2g reads in softirq
+ * (the messages land in its dump area). 0 if it could not be measured. */
+static double user_send_ns(void)
+{
+    enum { N = 9 };
+    int a, b, socks[2];
+    struct rank me;
+    static char msg[48 + AR_N * 8];
+    if (tcp_pair(&a, &b))
+        return 0;
+    socks[1] = b;
+    if (rank_open(&me, 0, 2, socks))
+        return 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < N; i++) {
+        struct mpe_wire w = {.type = MPE_W_EAGER,
+                             .ctx = CTX,
+                             .src = 1,
+                             .tag = 50 + i,
+                             .dst_world = 0,
+                             .src_world = 1,
+                             .len = AR_N * 8};
+        mpe_wire_encode(&w, (uint8_t *)msg);
+        if (write(a, msg, sizeof msg) != (ssize_t)sizeof msg)
+            return 0;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    close(me.k.fd);
+    close(me.o2g);
+    close(a);
+    close(b);
+    return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / N;
+}
+
+/* Case "xfer": an Ibcast-shaped and an Iallreduce-shaped graph over three processes give
+ * the right data, under progress=tasklet and progress=ipi (one rank's RECVs are posted
+ * after its messages came: taken from o2g's dump area). */
+static int c_xfer(void)
+{
+    static const char *const policies[] = {"tasklet", "ipi"};
+    int t;
+    for (int p = 0; p < 2; p++) {
+        set_progress(policies[p]);
+        struct kacc_stats s0 = stats();
+        int r = job(0, &t);
+        struct kacc_stats s1 = stats();
+        set_progress("tasklet");
+        if (r)
+            return fail_in(policies[p]);
+        /* 1 + 2 bcast SENDs, 3 x 2 allreduce SENDs; as many RECVs */
+        if (s1.sent - s0.sent != 9 || s1.received - s0.received != 9)
+            return fail("%s: %llu SENDs, %llu RECVs completed, not 9 and 9", policies[p],
+                        (unsigned long long)(s1.sent - s0.sent),
+                        (unsigned long long)(s1.received - s0.received));
+        printf("kmod: xfer/%s: a SEND from ready to in the socket: %.0f us on average (worker "
+               "hop), %llu write_space resumes\n",
+               policies[p], (double)(s1.send_ns - s0.send_ns) / 9 / 1000,
+               (unsigned long long)(s1.write_space - s0.write_space));
+    }
+    printf("kmod: xfer: the same bytes written by the process: %.0f us per message\n",
+           user_send_ns() / 1000);
+    return 0;
+}
+
+/* Case "noprogress": the job's graphs complete while every process computes without any
+ * call into the modules under progress=tasklet; under progress=poll they do not (the
+ * baseline: the check would fail there), and finish once the processes call PROGRESS. */
+static int c_noprogress(void)
+{
+    int t_tasklet, t_poll;
+    set_progress("tasklet");
+    if (job(1, &t_tasklet))
+        return fail_in("tasklet");
+    set_progress("poll");
+    int r = job(1, &t_poll);
+    set_progress("tasklet");
+    if (r)
+        return fail_in("poll");
+    if (!t_tasklet)
+        return fail("progress=tasklet: graphs not done after %d ms of computing", COMPUTE_MS);
+    if (t_poll)
+        return fail("progress=poll: graphs done without PROGRESS calls (the test sees nothing)");
+    return 0;
+}
+
+/* One-node graph of rank `me` in `block`: a SEND (send) or RECV of bytes with tag. */
+static int one_xfer(const struct rank *me, int send, void *buf, uint64_t bytes, int peer, int tag)
+{
+    struct cad_graph *g = rank_graph(me);
+    struct cad_error e;
+    int n =
+        send ? cad_send(g, buf, bytes, peer, tag, CTX) : cad_recv(g, buf, bytes, peer, tag, CTX);
+    cad_connect(g, CAD_NODE_START, n);
+    cad_connect(g, n, CAD_NODE_END);
+    return cad_finalize(g, &e) ? fail("finalize: %s", e.msg) : 0;
+}
+
+/* Issue the graph in `block`, wait for its end; its state, *error its status's error. */
+static int issue_wait(struct rank *me, int *error)
+{
+    struct kacc_issue a;
+    if (issue(&me->k, &a, 0))
+        return -1;
+    int run = wait_done(&me->k, a.slot);
+    *error = me->k.st[a.slot].error;
+    ioctl(me->k.fd, KACC_IOC_RELEASE, a.slot);
+    return run;
+}
+
+/* Case "xerror": one process talking to itself (rank 0 of 4: its connection to "peer 1"
+ * loops back to its own o2g, the other end attached as "peer 2"): a message longer than the RECV stops
+ * the graph with -(KACC_EXFER + EMSGSIZE), whether the RECV waited for it (softirq) or it
+ * waited in the dump area; a cancelled RECV leaves nothing posted in o2g; SENDs beyond
+ * the eager limit or to a peer without connection are refused. */
+static int c_xerror(void)
+{
+    int a, b, socks[4] = {-1, -1, -1, -1}, err, run;
+    struct rank me;
+    struct kacc_issue ia;
+    char *buf =
+        mmap(NULL, EAGER + 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tcp_pair(&a, &b))
+        return 1;
+    socks[1] = a; /* SENDs to rank 1 go out on a */
+    socks[2] = b; /* and come in on b: from rank 0 (their header), ourselves */
+    if (rank_open(&me, 0, 4, socks))
+        return 1;
+    /* the RECV first: matched in softirq, too short */
+    if (one_xfer(&me, 0, buf, PAGE, 0, 60) || issue(&me.k, &ia, 0))
+        return fail("recv 60: %s", strerror(errno));
+    if (one_xfer(&me, 1, buf + PAGE, 2 * PAGE, 1, 60) || issue_wait(&me, &err) != KACC_Q_DONE)
+        return fail("send 60 did not complete");
+    run = wait_done(&me.k, ia.slot);
+    err = me.k.st[ia.slot].error;
+    ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot);
+    if (run != KACC_Q_CANCELLED || err != -(KACC_EXFER + EMSGSIZE))
+        return fail("truncated in softirq: state %d error %d", run, err);
+    /* the message first (dump area), then the RECV */
+    if (one_xfer(&me, 1, buf + PAGE, 2 * PAGE, 1, 61) || issue_wait(&me, &err) != KACC_Q_DONE)
+        return fail("send 61 did not complete");
+    usleep(200 * 1000);
+    if (one_xfer(&me, 0, buf, PAGE, 0, 61) || (run = issue_wait(&me, &err)) != KACC_Q_CANCELLED ||
+        err != -(KACC_EXFER + EMSGSIZE))
+        return fail("truncated from the dump area: state %d error %d", run, err);
+    /* a RECV nobody sends to, cancelled */
+    struct o2g_stats o0 = {0}, o1 = {0};
+    ioctl(me.o2g, O2G_IOC_STATS, &o0);
+    if (one_xfer(&me, 0, buf, PAGE, 0, 62) || issue(&me.k, &ia, 0))
+        return fail("recv 62: %s", strerror(errno));
+    usleep(100 * 1000);
+    ioctl(me.o2g, O2G_IOC_STATS, &o1);
+    if (o1.posted != o0.posted + 1)
+        return fail("a RECV not posted in o2g: %llu, then %llu", (unsigned long long)o0.posted,
+                    (unsigned long long)o1.posted);
+    if (ioctl(me.k.fd, KACC_IOC_CANCEL, ia.slot) || me.k.st[ia.slot].run != KACC_Q_CANCELLED)
+        return fail("cancel: state %u (%s)", me.k.st[ia.slot].run, strerror(errno));
+    ioctl(me.o2g, O2G_IOC_STATS, &o1);
+    if (o1.posted != o0.posted || ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot))
+        return fail("after cancel: %llu posted in o2g, not %llu", (unsigned long long)o1.posted,
+                    (unsigned long long)o0.posted);
+    /* refusals */
+    if (one_xfer(&me, 1, buf, EAGER + 1, 1, 63) || issue(&me.k, &ia, 0) == 0 ||
+        ia.err_code != KACC_EEAGER)
+        return fail("SEND beyond the eager limit: code %d \"%s\"", ia.err_code, ia.err_msg);
+    if (one_xfer(&me, 1, buf, 64, 3, 63) || issue(&me.k, &ia, 0) == 0 ||
+        ia.err_code != KACC_ENOCONN)
+        return fail("SEND without a connection: code %d \"%s\"", ia.err_code, ia.err_msg);
+    return rank_drain(&me);
+}
+
+/* Case "xkilled": a process killed with a RECV that never comes and a SEND its peer
+ * never reads (stuck in the socket) leaves no graph, no pinned page in kacc or o2g. */
+static int c_xkilled(void)
+{
+    int a, b, pipefd[2];
+    if (tcp_pair(&a, &b))
+        return 1;
+    if (pipe(pipefd))
+        return fail("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rank me;
+        int socks[2] = {-1, a};
+        struct kacc_issue ia;
+        struct cad_error e;
+        size_t big = EAGER; /* more than loopback's socket buffers take */
+        char *buf =
+            mmap(NULL, big + PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (rank_open(&me, 0, 2, socks))
+            _exit(1);
+        for (int i = 0; i < 3; i++) {
+            struct cad_graph *g = rank_graph(&me);
+            int rv = cad_recv(g, buf + big, PAGE, 1, 30 + i, CTX);
+            int s = cad_send(g, buf, big, 1, 40 + i, CTX);
+            cad_connect(g, CAD_NODE_START, rv);
+            cad_connect(g, CAD_NODE_START, s);
+            cad_connect(g, rv, CAD_NODE_END);
+            cad_connect(g, s, CAD_NODE_END);
+            if (cad_finalize(g, &e) || issue(&me.k, &ia, 0))
+                _exit(2);
+        }
+        usleep(300 * 1000); /* the first SEND is partly in the socket */
+        if (write(pipefd[1], "x", 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    char c;
+    if (read(pipefd[0], &c, 1) != 1)
+        return fail("child died before issuing");
+    struct kacc_stats s = stats();
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    struct o2g_stats o = {0};
+    int fd = open(O2G_DEV, O_RDWR);
+    ioctl(fd, O2G_IOC_STATS, &o);
+    close(fd);
+    close(a);
+    close(b);
+    if (s.graphs < 3 || s.pinned == 0)
+        return fail("before the kill: %llu graphs, %llu pages pinned", (unsigned long long)s.graphs,
+                    (unsigned long long)s.pinned);
+    if (o.pinned_pages || o.posted || o.attached)
+        return fail("o2g after the kill: %llu pages pinned, %llu posted, %llu attached",
+                    (unsigned long long)o.pinned_pages, (unsigned long long)o.posted,
+                    (unsigned long long)o.attached);
+    return 0;
+}
+
 /* `kacctest hold SECONDS`: graphs issued and held until killed (the rmmod case). */
 static int hold(int seconds)
 {
@@ -744,9 +1277,10 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"refuse", c_refuse}, {"calc", c_calc},       {"status", c_status},
-    {"cancel", c_cancel}, {"ipi", c_ipi},         {"poll", c_poll},
-    {"killed", c_killed}, {"memlock", c_memlock}, {"stress", c_stress},
+    {"refuse", c_refuse},   {"calc", c_calc}, {"status", c_status}, {"cancel", c_cancel},
+    {"ipi", c_ipi},         {"poll", c_poll}, {"killed", c_killed}, {"memlock", c_memlock},
+    {"stress", c_stress},   {"xfer", c_xfer}, {"xerror", c_xerror}, {"noprogress", c_noprogress},
+    {"xkilled", c_xkilled},
 };
 
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
@@ -773,9 +1307,10 @@ int main(int argc, char **argv)
     if (argc == 2 && !strcmp(argv[1], "stats")) {
         struct kacc_stats s = stats();
         printf("graphs %llu pinned %llu issued %llu refused %llu finished %llu cancelled %llu "
-               "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu\n",
+               "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu sent %llu "
+               "received %llu write_space %llu send_ns %llu\n",
                s.graphs, s.pinned, s.issued, s.refused, s.finished, s.cancelled, s.calc, s.local,
-               s.ipi, s.home, s.polled, s.slices);
+               s.ipi, s.home, s.polled, s.slices, s.sent, s.received, s.write_space, s.send_ns);
         return 0;
     }
     for (int i = 1; i < argc; i++) {

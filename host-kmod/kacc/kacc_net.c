@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kacc_net.c: the SEND and RECV nodes of kacc's graphs, over the opener's o2g file
+ * (host-kmod/o2g, o2g_kern.h).
+ *
+ *   RECV  posted to o2g when the node becomes ready (kacc_step, under the graph's lock)
+ *         as a kernel receive of the process's o2g file, its pinned pages as the buffer:
+ *         o2g matches it with MPI's rules against the same queues as the process's own
+ *         receives and copies the payload in its data_ready softirq, then calls
+ *         kacc_recv_done (the hook kacc registers at load, so o2g does not depend on us).
+ *   SEND  TCP transmit may sleep, so not in softirq: the node goes on the queue of the
+ *         connection to its peer (the socket of the opener's o2g connection), written by
+ *         that connection's work item on the file's home CPU with kernel_sendmsg and
+ *         MSG_DONTWAIT: the native 48-byte header (mpi/core/mpe_wire.c, EAGER) and the
+ *         payload, so the peer's o2g (or any native peer) matches it as an ordinary
+ *         message. On EAGAIN the worker stops; the socket's sk_write_space (ours, chained
+ *         to the one it replaced) queues it again. A SEND completes once its last byte is
+ *         in the socket, as a buffered send.
+ * Completions (hook, worker) do not take the graph's lock: o2g calls the hook under its
+ * own lock, which kacc_step holds inside the graph's (o2g_kpost). They set the status, put
+ * the xfer on the graph's done list and make an event (kacc_event: tasklet, IPI or
+ * nothing for progress=poll); kacc_xfer_drain, under the graph's lock, completes the
+ * nodes. gr->active counts the xfers whose completer may still touch the graph: the
+ * release path waits for it to drop to 0 (kacc_unqueue).
+ *
+ * Hazards: kacc writes whole messages on the process's sockets; the process must not
+ * write to a connection it has SENDs in flight on (its bytes would land inside ours).
+ * The header's seq is 0: o2g does not check it, mpi/core's mpe_net.c (a unikernel peer)
+ * would. Messages larger than the eager limit are refused at issue (no rendezvous here).
+ */
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/file.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <net/sock.h>
+
+#include "kacc.h"
+#include "cad_internal.h"
+#include "mpe_wire.h"
+#include "o2g_kern.h"
+
+static struct workqueue_struct *kacc_wq;
+static LIST_HEAD(kacc_conns); /* every file's connections, RCU for sk_write_space */
+static DEFINE_SPINLOCK(kacc_conns_lock);
+
+/* Any context: run c's worker on its home CPU, or here if that one went offline. */
+static void kacc_conn_kick(struct kacc_conn *c)
+{
+	int cpu = cpu_online(c->home) ? c->home : raw_smp_processor_id();
+
+	queue_work_on(cpu, kacc_wq, &c->work);
+}
+
+/* Softirq (o2g's hook) or process context (the worker, a cancel): the xfer is done; the
+ * last touch of its graph by whoever completed it.
+ */
+static void kacc_xfer_done(struct kacc_xfer *x, int status)
+{
+	struct kacc_graph *gr = x->gr;
+
+	x->status = status;
+	llist_add(&x->done, &gr->done);
+	kacc_event(gr);
+	/* release: the graph may be freed once this is seen at 0 (kacc_unqueue) */
+	atomic_dec_return_release(&gr->active);
+}
+
+/* o2g's hook: softirq (or an ioctl of the o2g file), o2g's file lock held. */
+static void kacc_recv_done(u64 cookie, int status, u64 len)
+{
+	kacc_xfer_done((struct kacc_xfer *)(uintptr_t)cookie, status);
+}
+
+/* Process context (worker): write what is left of x. 0: all of it is in the socket;
+ * -EAGAIN: the socket is full (sk_write_space resumes); another negative errno: failed.
+ */
+static int kacc_send_some(struct kacc_conn *c, struct kacc_xfer *x)
+{
+	const struct cad_node *n = &cad_nodes(x->gr->g)[x->node];
+	u64 total = MPE_WIRE_HDR + n->u.x.bytes;
+
+	while (x->sent < total) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+		struct kvec v[2];
+		int nv = 0, r;
+
+		if (x->sent < MPE_WIRE_HDR) {
+			v[nv].iov_base = x->hdr + x->sent;
+			v[nv++].iov_len = MPE_WIRE_HDR - x->sent;
+		}
+		if (n->u.x.bytes) {
+			u64 off = x->sent > MPE_WIRE_HDR ? x->sent - MPE_WIRE_HDR : 0;
+
+			v[nv].iov_base = (u8 *)x->kaddr + off;
+			v[nv++].iov_len = n->u.x.bytes - off;
+		}
+		r = kernel_sendmsg(c->sock, &msg, v, nv, total - x->sent);
+		if (r < 0)
+			return r;
+		x->sent += r;
+	}
+	return 0;
+}
+
+/* Workqueue, on the file's home CPU: write the connection's queue in order. */
+static void kacc_send_work(struct work_struct *w)
+{
+	struct kacc_conn *c = container_of(w, struct kacc_conn, work);
+	struct kacc_xfer *x;
+	int err;
+
+	for (;;) {
+		spin_lock_bh(&c->lock);
+		x = list_first_entry_or_null(&c->sendq, struct kacc_xfer, q);
+		if (x)
+			x->started = true; /* bytes may go out: no cancel from here on */
+		spin_unlock_bh(&c->lock);
+		if (!x)
+			return;
+		err = kacc_send_some(c, x);
+		if (err == -EAGAIN)
+			return;
+		spin_lock_bh(&c->lock);
+		list_del(&x->q);
+		spin_unlock_bh(&c->lock);
+		if (!err)
+			kacc_stat_add(ST_SEND_NS, ktime_get_ns() - x->t_ready);
+		kacc_xfer_done(x, err);
+	}
+}
+
+/* sk_write_space: softirq or process context, socket locked. */
+static void kacc_write_space(struct sock *sk)
+{
+	kacc_sk_cb next = NULL;
+	struct kacc_conn *c;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(c, &kacc_conns, all) {
+		if (c->sock->sk == sk) {
+			next = c->saved_write_space;
+			kacc_stat_add(ST_WRITE_SPACE, 1);
+			kacc_conn_kick(c);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	/* Gone meanwhile: the socket's own callback is back, its writers wait for it. */
+	if (!next && sk->sk_write_space != kacc_write_space)
+		next = sk->sk_write_space;
+	if (next && next != kacc_write_space)
+		next(sk);
+}
+
+/* Process context, f->mutex held: the connection to peer, made at its first SEND. */
+static int kacc_conn_get(struct kacc_file *f, s32 peer)
+{
+	struct kacc_conn *c;
+	struct socket *sock;
+	struct sock *sk;
+
+	if (f->conns[peer])
+		return 0;
+	sock = o2g_kpeer(f->o2g, peer);
+	if (!sock)
+		return -ENOTCONN;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c) {
+		sockfd_put(sock);
+		return -ENOMEM;
+	}
+	c->f = f;
+	c->sock = sock;
+	c->peer = peer;
+	c->home = f->home;
+	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->sendq);
+	INIT_WORK(&c->work, kacc_send_work);
+	sk = sock->sk;
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_write_space == kacc_write_space) { /* another kacc file sends here */
+		write_unlock_bh(&sk->sk_callback_lock);
+		sockfd_put(sock);
+		kfree(c);
+		return -EBUSY;
+	}
+	c->saved_write_space = sk->sk_write_space;
+	spin_lock(&kacc_conns_lock);
+	list_add_rcu(&c->all, &kacc_conns);
+	spin_unlock(&kacc_conns_lock);
+	sk->sk_write_space = kacc_write_space;
+	write_unlock_bh(&sk->sk_callback_lock);
+	f->conns[peer] = c;
+	return 0;
+}
+
+/* Process context (issue), f->mutex held, after validation: the xfers of gr's SEND and
+ * RECV nodes, their connections made. 0, a negative KACC_E* refusal with err filled, or
+ * a negative errno (-ENOMEM) with err untouched. Buffers are pinned by the caller.
+ */
+int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_error *err)
+{
+	struct cad_node *n = cad_nodes(gr->g);
+	u64 eager = o2g_kmax_eager(f->o2g);
+	unsigned int i;
+	int ret;
+
+	gr->xfers = kvcalloc(gr->g->nnodes, sizeof(*gr->xfers), GFP_KERNEL);
+	if (!gr->xfers)
+		return -ENOMEM;
+	for (i = 0; i < gr->g->nnodes; i++) {
+		struct kacc_xfer *x = &gr->xfers[i];
+		struct mpe_wire w = {
+			.type = MPE_W_EAGER,
+			.ctx = n[i].u.x.ctx,
+			.src = gr->g->own.rank,
+			.tag = n[i].u.x.tag,
+			.src_world = gr->g->own.rank,
+			.dst_world = n[i].u.x.peer,
+			.len = n[i].u.x.bytes,
+		};
+
+		x->gr = gr;
+		x->node = i;
+		INIT_LIST_HEAD(&x->q);
+		if (n[i].type != CAD_SEND)
+			continue;
+		if (n[i].u.x.peer >= KACC_PEERS)
+			return kacc_refuse(err, KACC_ENOCONN, i, CAD_SEND,
+					   "peer rank beyond kacc's connections");
+		if (n[i].u.x.bytes > eager)
+			return kacc_refuse(err, KACC_EEAGER, i, CAD_SEND,
+					   "SEND larger than the eager limit (no rendezvous)");
+		ret = kacc_conn_get(f, n[i].u.x.peer);
+		if (ret == -ENOMEM)
+			return ret;
+		if (ret)
+			return kacc_refuse(err, KACC_ENOCONN, i, CAD_SEND,
+					   ret == -EBUSY ? "socket taken by another kacc file"
+							 : "no o2g connection to the peer");
+		x->conn = f->conns[n[i].u.x.peer];
+		mpe_wire_encode(&w, x->hdr);
+	}
+	return 0;
+}
+
+/* Softirq or process context, gr->lock held (kacc_step): start ready node i, a SEND or a
+ * RECV. It may complete at once (an unexpected message already in o2g's dump area):
+ * then it is on gr->done already.
+ */
+int kacc_xfer_start(struct kacc_graph *gr, int i)
+{
+	const struct cad_node *n = &cad_nodes(gr->g)[i];
+	struct kacc_xfer *x = &gr->xfers[i];
+	struct kacc_conn *c = x->conn;
+	int r;
+
+	x->posted = true;
+	x->started = false;
+	x->sent = 0;
+	gr->inflight++;
+	atomic_inc(&gr->active);
+	if (n->type == CAD_SEND) {
+		x->t_ready = ktime_get_ns();
+		spin_lock(&c->lock);
+		list_add_tail(&x->q, &c->sendq);
+		spin_unlock(&c->lock);
+		kacc_conn_kick(c);
+		return 0;
+	}
+	{
+		struct o2g_kpost p = {
+			.cookie = (u64)(uintptr_t)x,
+			.pages = x->buf ? x->buf->pages : NULL,
+			.first_off = offset_in_page(n->u.x.addr),
+			.len = n->u.x.bytes,
+			.ctx = n->u.x.ctx,
+			.src = n->u.x.peer,
+			.tag = n->u.x.tag,
+		};
+
+		r = o2g_kpost(gr->f->o2g, &p, GFP_ATOMIC);
+	}
+	if (r <= 0)
+		kacc_xfer_done(x, r);
+	return 0;
+}
+
+/* Any context, gr->lock held: stop the posted xfers that can be stopped (a RECV still
+ * queued in o2g, a SEND not begun); they complete with -ECANCELED. The others complete
+ * on their own (a RECV being filled, a SEND partly written).
+ */
+void kacc_xfer_stop(struct kacc_graph *gr)
+{
+	unsigned int i;
+
+	if (!gr->xfers || !gr->inflight)
+		return;
+	for (i = 0; i < gr->g->nnodes; i++) {
+		struct kacc_xfer *x = &gr->xfers[i];
+		bool stopped = false;
+
+		if (!x->posted)
+			continue;
+		if (x->conn) {
+			spin_lock(&x->conn->lock);
+			if (!x->started && !list_empty(&x->q)) {
+				list_del_init(&x->q);
+				stopped = true;
+			}
+			spin_unlock(&x->conn->lock);
+		} else {
+			stopped = !o2g_kcancel(gr->f->o2g, (u64)(uintptr_t)x);
+		}
+		if (stopped)
+			kacc_xfer_done(x, -ECANCELED);
+	}
+}
+
+/* Any context, gr->lock held: complete the nodes of the xfers on gr->done. The first
+ * that failed stops the graph (gr->error: -(KACC_EXFER + errno)) and the other xfers.
+ */
+void kacc_xfer_drain(struct kacc_graph *gr)
+{
+	struct kacc_xfer *x, *tmp;
+	struct llist_node *l;
+
+	while ((l = llist_del_all(&gr->done))) {
+		bool stop = false;
+
+		llist_for_each_entry_safe(x, tmp, l, done) {
+			x->posted = false;
+			gr->inflight--;
+			if (!x->status)
+				kacc_stat_add(x->conn ? ST_SENT : ST_RECEIVED, 1);
+			if (x->status && cad_query(gr->g) == CAD_Q_RUNNING) {
+				gr->error = -(KACC_EXFER - x->status);
+				cad_cancel(gr->g);
+				stop = true;
+			}
+			cad_complete(gr->g, x->node);
+		}
+		if (stop)
+			kacc_xfer_stop(gr);
+	}
+}
+
+/* Process context (file release), no graph left: give the sockets back, drop o2g. */
+void kacc_net_release(struct kacc_file *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < KACC_PEERS; i++) {
+		struct kacc_conn *c = f->conns[i];
+		struct sock *sk;
+
+		if (!c)
+			continue;
+		sk = c->sock->sk;
+		write_lock_bh(&sk->sk_callback_lock);
+		sk->sk_write_space = c->saved_write_space;
+		write_unlock_bh(&sk->sk_callback_lock);
+		spin_lock(&kacc_conns_lock);
+		list_del_rcu(&c->all);
+		spin_unlock(&kacc_conns_lock);
+		synchronize_rcu(); /* no sk_write_space of ours sees c any more */
+		cancel_work_sync(&c->work);
+		sockfd_put(c->sock);
+		kfree(c);
+		f->conns[i] = NULL;
+	}
+	if (f->o2g)
+		fput(f->o2g);
+	f->o2g = NULL;
+}
+
+/* Process context (file release, SENDs stuck): the peer does not read; shut the
+ * connections down so that the partly written SENDs fail (their stream is lost anyway).
+ */
+void kacc_net_shutdown(struct kacc_file *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < KACC_PEERS; i++)
+		if (f->conns[i])
+			kernel_sock_shutdown(f->conns[i]->sock, SHUT_RDWR);
+}
+
+/* Module init: the workers' queue (per CPU: a worker runs on its file's home CPU), the
+ * hook o2g calls.
+ */
+int kacc_net_init(void)
+{
+	kacc_wq = alloc_workqueue("kacc_send", WQ_HIGHPRI, 0);
+	if (!kacc_wq)
+		return -ENOMEM;
+	o2g_set_cad_hook(kacc_recv_done);
+	return 0;
+}
+
+/* Module exit: no file open, so no xfer and no connection left. */
+void kacc_net_exit(void)
+{
+	o2g_set_cad_hook(NULL);
+	destroy_workqueue(kacc_wq);
+}

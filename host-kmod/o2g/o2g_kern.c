@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * o2g_kern.c: o2g's interface to other modules (o2g_kern.h): kacc posts the RECV nodes of
+ * its graphs here as receives of the process's o2g file and learns their completion from
+ * the hook, and finds the sockets its SEND nodes go out on.
+ *
+ * A kernel receive (o2g_req.kern) lives on f->reqs like the process's and is matched by
+ * the same engine, so MPI's order holds over both. Differences: its pages belong to the
+ * poster (o2g neither pins nor unpins them); its completion is the hook instead of a ring
+ * entry (the entry promised at post is given back then, o2g_kern_done); the process's
+ * O2G_IOC_CANCEL does not see it. The poster holds a reference to the o2g file from
+ * o2g_kget on, so the file outlives its receives; it must have them all completed or
+ * cancelled before it drops that reference.
+ */
+#include <linux/module.h>
+#include <linux/file.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+
+#include "o2g.h"
+#include "o2g_kern.h"
+
+static o2g_cad_hook_t o2g_cad_hook;
+
+/* Module init/exit of the hook's owner: set (or clear, NULL) the completion hook. */
+void o2g_set_cad_hook(o2g_cad_hook_t hook)
+{
+	WRITE_ONCE(o2g_cad_hook, hook);
+}
+EXPORT_SYMBOL_GPL(o2g_set_cad_hook);
+
+/* Process context: the o2g file open as fd in this process, set up, serving this
+ * process, with a reference the caller drops with fput(); or an ERR_PTR.
+ */
+struct file *o2g_kget(int fd)
+{
+	struct file *file = fget(fd);
+	struct o2g_file *f;
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op != &o2g_fops) {
+		fput(file);
+		return ERR_PTR(-EINVAL);
+	}
+	f = file->private_data;
+	if (!READ_ONCE(f->ready) || f->mm != current->mm) {
+		fput(file);
+		return ERR_PTR(-EINVAL);
+	}
+	return file;
+}
+EXPORT_SYMBOL_GPL(o2g_kget);
+
+/* Any context: the eager limit the file was set up with. */
+u64 o2g_kmax_eager(struct file *file)
+{
+	struct o2g_file *f = file->private_data;
+
+	return f->max_eager;
+}
+EXPORT_SYMBOL_GPL(o2g_kmax_eager);
+
+/* Any context, under f->lock: a kernel receive is done; called instead of its ring
+ * entry by o2g_req_complete. The entry promised for it is given back; r is freed.
+ */
+void o2g_kern_done(struct o2g_file *f, struct o2g_req *r, int status, u64 len)
+{
+	o2g_cad_hook_t hook = READ_ONCE(o2g_cad_hook);
+
+	list_del(&r->node);
+	f->promised--;
+	if (hook)
+		hook(r->cookie, status, len);
+	kfree(r);
+}
+
+/* Any context, under f->lock: the file's kernel receive of that cookie, or NULL. */
+static struct o2g_req *o2g_kfind(struct o2g_file *f, u64 cookie)
+{
+	struct o2g_req *r;
+
+	list_for_each_entry(r, &f->reqs, node)
+		if (r->kern && r->cookie == cookie)
+			return r;
+	return NULL;
+}
+
+/* Process context or softirq (gfp says which): post a kernel receive. 1: queued, the
+ * hook reports it (also when it was bound to a message still arriving); otherwise it is
+ * done now with that status (0: an unexpected message was copied into the buffer, p->got
+ * its bytes; the record stays the process's, announced by its UNEXP entry, until it
+ * frees it) or refused (-ENOSPC: ring full, -EEXIST, -ENOMEM, -EPROTO: an RTS).
+ */
+int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
+{
+	struct o2g_file *f = file->private_data;
+	struct match_entry *me;
+	struct o2g_msg *m;
+	struct o2g_req *r;
+	int ret = 1;
+
+	r = kzalloc(sizeof(*r), gfp);
+	if (!r)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&r->node);
+	r->kern = true;
+	r->cookie = p->cookie;
+	r->len = p->len;
+	r->pages = p->pages;
+	r->first_off = p->first_off;
+	r->me.key.comm = p->ctx;
+	r->me.key.src = p->src;
+	r->me.key.tag = p->tag;
+	spin_lock_bh(&f->lock);
+	if (o2g_kfind(f, p->cookie)) {
+		ret = -EEXIST;
+	} else if (!o2g_ring_free(f)) {
+		ret = -ENOSPC;
+	} else {
+		me = match_post(f->eng, &r->me);
+		m = me ? container_of(me, struct o2g_msg, me) : NULL;
+		if (!m) {
+			r->state = REQ_QUEUED;
+			f->promised++; /* given back by o2g_kern_done */
+			list_add_tail(&r->node, &f->reqs);
+			o2g_stat_add(ST_POSTED, 1);
+			r = NULL;
+		} else if (m->state == MSG_FILLING) {
+			r->state = REQ_DEFERRED;
+			m->claim = r; /* takes over the record's promise */
+			list_add_tail(&r->node, &f->reqs);
+			o2g_stat_add(ST_DEFERRED, 1);
+			r = NULL;
+		} else if (m->rts) {
+			ret = -EPROTO; /* no rendezvous for the kernel: the graph fails */
+		} else {
+			o2g_copy_pages(p->pages, p->first_off, f->dump_pages, o2g_msg_pos(f, m),
+				       min(m->len, p->len));
+			p->got = m->len;
+			ret = m->len > p->len ? -EMSGSIZE : 0;
+			o2g_stat_add(ST_MATCHED_POST, 1);
+		}
+	}
+	spin_unlock_bh(&f->lock);
+	kfree(r);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(o2g_kpost);
+
+/* Any context: cancel a queued kernel receive. 0: cancelled, no hook follows; -EBUSY:
+ * being filled or bound to an arriving message, the hook follows; -ENOENT: done.
+ */
+int o2g_kcancel(struct file *file, u64 cookie)
+{
+	struct o2g_file *f = file->private_data;
+	struct o2g_req *r;
+	int err = 0;
+
+	spin_lock_bh(&f->lock);
+	r = o2g_kfind(f, cookie);
+	if (!r) {
+		err = -ENOENT;
+	} else if (r->state != REQ_QUEUED || !match_cancel(f->eng, &r->me)) {
+		err = -EBUSY;
+	} else {
+		list_del(&r->node);
+		f->promised--;
+		o2g_stat_add(ST_POSTED, -1);
+		kfree(r);
+	}
+	spin_unlock_bh(&f->lock);
+	return err;
+}
+EXPORT_SYMBOL_GPL(o2g_kcancel);
+
+/* Process context: the socket of the file's live connection to peer, with a reference
+ * (its file's: drop it with sockfd_put), or NULL.
+ */
+struct socket *o2g_kpeer(struct file *file, s32 peer)
+{
+	struct o2g_file *f = file->private_data;
+	struct socket *sock = NULL;
+	int i;
+
+	mutex_lock(&f->mutex);
+	for (i = 0; i < O2G_MAX_CONNS && !sock; i++) {
+		struct o2g_conn *c = f->conns[i];
+
+		if (c && c->peer == peer && !READ_ONCE(c->dead)) {
+			sock = c->sock;
+			get_file(sock->file);
+		}
+	}
+	mutex_unlock(&f->mutex);
+	return sock;
+}
+EXPORT_SYMBOL_GPL(o2g_kpeer);
