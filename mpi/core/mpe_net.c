@@ -135,7 +135,7 @@ static int tx_next(struct mpe_conn *c)
 {
     struct mpe_tx *t = &c->cur;
     struct mpe_wire w = {0};
-    memset(t, 0, sizeof *t);
+    memset(t, 0, offsetof(struct mpe_tx, hdr));
     if (c->ctl_n) {
         w = c->ctl[c->ctl_head];
         c->ctl_head = (c->ctl_head + 1) % MPE_CTL_MAX;
@@ -169,8 +169,14 @@ static int tx_next(struct mpe_conn *c)
                 c->credit_slots--;
             w.type = MPE_W_EAGER;
             t->req = r;
-            t->payload = r->buf;
-            t->plen = r->len;
+            if (r->len > MPE_TX_GLUE) {
+                t->payload = r->buf;
+                t->plen = r->len;
+            } else {
+                if (r->len)
+                    memcpy(t->hdr + MPE_WIRE_HDR, r->buf, r->len); /* sent with the header */
+                t->hlen = r->len;
+            }
         } else {
             w.type = MPE_W_RTS;
             w.handle = mpe_handle_new(&c->rdv_out, r);
@@ -180,6 +186,7 @@ static int tx_next(struct mpe_conn *c)
     }
     w.seq = c->tx_seq++;
     mpe_wire_encode(&w, t->hdr);
+    t->hlen += MPE_WIRE_HDR;
     t->active = 1;
     return 1;
 }
@@ -195,8 +202,8 @@ void mpe_tx_pump(struct mpe_conn *c)
         if (!t->active && !tx_next(c))
             break;
         long n;
-        if (t->hoff < MPE_WIRE_HDR) {
-            n = plat_net_send(c->transport, t->hdr + t->hoff, MPE_WIRE_HDR - t->hoff);
+        if (t->hoff < t->hlen) {
+            n = plat_net_send(c->transport, t->hdr + t->hoff, t->hlen - t->hoff);
             if (n > 0)
                 t->hoff += (size_t)n;
         } else if (t->poff < t->plen) {
@@ -214,7 +221,7 @@ void mpe_tx_pump(struct mpe_conn *c)
         }
         if (n == 0)
             break;
-        if (t->hoff == MPE_WIRE_HDR && t->poff == t->plen) {
+        if (t->hoff == t->hlen && t->poff == t->plen) {
             /* The transport copied it all: an EAGER or DATA send is complete. */
             if (t->req)
                 mpe_complete(t->req, 0);

@@ -10,6 +10,10 @@
 
 #define MPE_HANDLES (MPE_RDV_HANDLES * 2) /* see mpe_handle_new() */
 #define MPE_CTL_MAX (MPE_HANDLES + 16)
+/* EAGER payloads up to this size are copied behind their header and handed to the
+ * transport in one send (struct mpe_tx): with the header, they fit one TCP segment on a
+ * 1500-byte MTU (MSS 1460). */
+#define MPE_TX_GLUE 1024
 
 struct mpe_reqq {
     struct mpe_req *head, *tail;
@@ -43,14 +47,17 @@ struct mpe_handles {
     uint32_t next, used;
 };
 
-/* The item being transmitted: its header, then its payload. */
+/* The item being transmitted: its header, then its payload. An EAGER payload of up to
+ * MPE_TX_GLUE bytes is copied behind the header and goes with it in one transport send:
+ * two sends would make two TCP segments (no Nagle), and the receiver's second segment
+ * also forces an immediate ACK frame (lwIP acknowledges every second segment at once). */
 struct mpe_tx {
     int active;
-    uint8_t hdr[MPE_WIRE_HDR];
-    size_t hoff;
+    size_t hlen, hoff; /* hdr bytes to send (header and glued payload), bytes sent */
     const void *payload;
     uint64_t plen, poff;
-    struct mpe_req *req; /* completes when the payload is all handed over */
+    struct mpe_req *req;                     /* completes when the payload is all handed over */
+    uint8_t hdr[MPE_WIRE_HDR + MPE_TX_GLUE]; /* last: tx_next() clears what precedes it */
 };
 
 /* Receive parser (mpe_net_rx.c): a header being gathered, then a payload being stored

@@ -24,6 +24,7 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip_port.h"
 #include "uk/console.h"
+#include "uk/net_prof.h"
 #include "uk/time.h"
 #include "arch/x86_64/io.h" /* halt() while a task waits to connect */
 
@@ -130,6 +131,7 @@ static err_t ks_lwip_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
         }
         return ERR_OK;
     }
+    net_prof_mark(NP_TCP_RECV, 0);
     uint64_t entry = net_rx_irq_entry_take();
     if (entry && p)
         net_latency_record(rdtsc() - entry);
@@ -313,6 +315,7 @@ void ksock_set_ops(struct ksock *s, const struct ksock_ops *ops, void *arg)
 long ksock_send(struct ksock *s, const void *data, size_t len)
 {
     long r;
+    net_prof_mark(NP_SEND, 0);
     int t = ks_enter();
     if (!s->pcb || !s->connected) {
         r = -(s->err ? s->err : KSOCK_ECLOSED);

@@ -35,6 +35,7 @@
 #include "lwip_port.h"
 #include "uk/console.h"
 #include "uk/cpu.h"
+#include "uk/net_prof.h"
 #include "uk/time.h"
 
 #define NET_RX_CPU      0   /* the CPU the NIC interrupts (and its self-IPI) go to */
@@ -75,8 +76,10 @@ static err_t net_linkoutput(struct netif *nif, struct pbuf *p)
     uint8_t *buf = net_tx_begin(p->tot_len);
     if (!buf)
         return ERR_MEM;
+    net_prof_mark(NP_LINKOUT, 0);
     pbuf_copy_partial(p, buf, p->tot_len, 0);
     vnet_tx_commit(buf, p->tot_len);
+    net_prof_mark(NP_KICKED, 0);
     return ERR_OK;
 }
 
@@ -98,6 +101,7 @@ static err_t net_netif_init(struct netif *nif)
 static int net_rx_frame(void *arg, const uint8_t *frame, size_t len)
 {
     net_frame_hook_fn hook = net_frame_hook;
+    net_prof_mark(NP_FRAME, 0);
     if (hook && hook(frame, len))
         return 0;
     struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
@@ -114,10 +118,12 @@ static void net_rx_irq(struct trapframe *tf)
 {
     uint64_t entry = this_cpu()->irq_entry_tsc;
     int more;
+    net_prof_mark(NP_IRQ, entry);
     vnet_irq_ack();
     if (!net_is_up)
         return; /* before the netif exists: the first timer tick drains the ring */
     lwip_lock();
+    net_prof_mark(NP_LOCKED, 0);
     net_rx_entry = net_rx_cur = entry;
     net_rx_cpu = cpu_id();
     vnet_rx_service(NET_RX_BUDGET, net_rx_frame, 0, &more);
@@ -126,6 +132,7 @@ static void net_rx_irq(struct trapframe *tf)
     lwip_unlock();
     if (net_rx_tail)
         net_rx_tail();
+    net_prof_mark(NP_IRQ_DONE, 0);
     if (more) /* delivered after our EOI, behind anything already pending */
         ipi_send(cpu_id(), VEC_VNET_RX);
 }

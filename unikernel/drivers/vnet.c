@@ -27,6 +27,7 @@
 #include "kernel/vmm.h"
 #include "uk/console.h"
 #include "uk/cpu.h"
+#include "uk/net_prof.h"
 #include "uk/time.h"
 #include <string.h>
 
@@ -246,6 +247,7 @@ void vnet_tx_commit(uint8_t *frame, size_t len)
     virtq_add(&vnet_txq, phys, (uint32_t)(len + VNET_HDR), 0, b);
     vnet_st.tx_frames++;
     vnet_st.tx_bytes += len;
+    net_prof_mark(NP_NOTIFY, 0);
     if (virtq_publish(&vnet_txq))
         vnet_dev.ops->notify(&vnet_dev, VNET_TXQ);
 }

@@ -23,6 +23,7 @@
 #include "uk/cpu.h"
 #include "uk/ksock.h"
 #include "uk/net.h"
+#include "uk/net_prof.h"
 #include "uk/power.h"
 #include "uk/time.h"
 #include <stdarg.h>
@@ -61,6 +62,7 @@ int plat_rank(void)
 
 void plat_wake(void *task)
 {
+    net_prof_mark(NP_WAKE, 0);
     if (task)
         task_wake(task);
 }
@@ -68,6 +70,7 @@ void plat_wake(void *task)
 void plat_block(void)
 {
     task_block();
+    net_prof_mark(NP_RESUMED, 0);
 }
 
 void plat_relax(void)
@@ -174,7 +177,9 @@ static void conn_recv(struct ksock *s, void *arg, const void *data, size_t len)
 {
     (void)s;
     uint64_t old = mpe_uk_enter();
+    net_prof_mark(NP_ENGINE, 0);
     mpe_net_rx(arg, data, len);
+    net_prof_mark(NP_ENG_DONE, 0);
     mpe_uk_leave(old);
 }
 
@@ -362,5 +367,6 @@ int mpe_job_end(void)
     uint64_t drain = time_ns() + MPE_DRAIN_NS;
     while (!net_tx_drained() && time_ns() < drain)
         halt();
+    net_prof_print(id);
     return impi_host_end();
 }
