@@ -167,14 +167,6 @@ void lwip_port_assert_core_locked(void);
 
 /* ---- Checksums ---------------------------------------------------------------------- */
 
-/* The Internet checksum routine: ours (lwip_port_chksum.h), eight bytes a step, instead
- * of lwIP's two bytes a step (LWIP_CHKSUM_ALGORITHM 2). Default: lwip_standard_chksum.
- * Every byte of every segment is summed by the sender and again by the receiver (below),
- * and under TCG every guest instruction costs. Danger: a wrong sum would go unnoticed
- * between two of our nodes (both ends agree) and break only talks with other stacks. */
-#define LWIP_CHKSUM lwip_port_chksum
-#include "lwip_port_chksum.h"
-
 /* Generate and check every IP/TCP/UDP/ICMP checksum in software. Defaults 1. Danger:
  * turning checking off trusts the NIC; virtio-net without checksum offload negotiated
  * delivers frames unchecked, so corruption would reach MPI buffers. */
