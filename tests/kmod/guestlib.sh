@@ -29,3 +29,27 @@ kmod_root() {
 kmod_cpio() {
     (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$2"
 }
+
+# kmod_verdict SUITE CASE LINE WHY: one case's result line from the guest ("ok CASE ..." or
+# "FAIL CASE: ...", empty when the guest printed none: then WHY says so), printed as
+# SUITE/CASE and counted in the caller's pass and failn.
+kmod_verdict() {
+    local line=$3
+    if [ "${line%% *}" = ok ]; then
+        echo "ok $1/${line#ok }"
+        pass=$((pass + 1))
+    else
+        [ -n "$line" ] || line="FAIL $2: no result ($4)"
+        echo "FAIL $1/${line#FAIL }"
+        failn=$((failn + 1))
+    fi
+}
+
+# kmod_summary LOG START: the module's counters from the guest's LOG, the run's time since
+# START (seconds), the closing line; fails if a case failed.
+kmod_summary() {
+    grep -E '^kmod: ' "$1" | sed 's/^/# /' || true
+    echo "# guest run: $((SECONDS - $2)) s"
+    echo "$pass passed, $failn failed"
+    [ "$failn" = 0 ]
+}

@@ -60,16 +60,6 @@ qemu/ukboot --smp 2 --mem 512M --timeout 180 --initrd "$out/kacc-initrd.cpio" \
 pass=0 failn=0
 for c in "${cases[@]}"; do
     line=$(grep -E "^(ok|FAIL) $c(:|$)" "$log" | head -n1 || true)
-    if [ "${line%% *}" = ok ]; then
-        echo "ok kacc/$c"
-        pass=$((pass + 1))
-    else
-        [ -n "$line" ] || line="FAIL $c: no result (guest exit $rc; see $log)"
-        echo "FAIL kacc/${line#FAIL }"
-        failn=$((failn + 1))
-    fi
+    kmod_verdict kacc "$c" "$line" "guest exit $rc; see $log"
 done
-grep -E '^kmod: ' "$log" | sed 's/^/# /' || true
-echo "# guest run: $((SECONDS - start)) s"
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+kmod_summary "$log" "$start"

@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mutants import report, try_mutant  # noqa: E402 (after the path; it also cds to the top)
+from mutants import case_runner, report  # noqa: E402 (after the path; it also cds to the top)
 
 MAIN = 'host-kmod/kacc/kacc_main.c'
 RUN = 'host-kmod/kacc/kacc_run.c'
@@ -56,10 +56,5 @@ M = {
 BEFORE = {'dmesg': ['kacc/status']}
 
 
-def run(name):
-    case, path, a, b = M[name]
-    return try_mutant(path, a, b, BEFORE.get(case, []) + ['kacc/' + case], 'kacc/' + case)
-
-
 if __name__ == '__main__':
-    sys.exit(report(sys.argv[1:] or list(M), run))
+    sys.exit(report(sys.argv[1:] or list(M), case_runner(M, BEFORE, 'kacc')))

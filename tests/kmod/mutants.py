@@ -41,6 +41,16 @@ CASE = {'poll': 'unexp', 'pieces': 'control'}
 BEFORE = {'dmesg': ['o2g/eager']}
 
 
+def case_runner(M, before, suite):
+    """The run function of a suite's mutant table M: name -> (case, file, text, bug); the
+    cases in before[case] run first (a dmesg case checks what the others logged)."""
+    def run(name):
+        case, path, a, b = M[name]
+        return try_mutant(path, a, b, before.get(case, []) + [suite + '/' + case],
+                          suite + '/' + case)
+    return run
+
+
 def try_mutant(path, a, b, args, case):
     """Apply one mutant (replace a by b in path), run tests/kmod/run.sh ARGS, restore the
     source whatever happens: (caught, the case's result line)."""

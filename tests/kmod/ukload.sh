@@ -83,16 +83,6 @@ for c in "${cases[@]}"; do
             line="ok job ($JOB_PROG, $JOB_NP ranks on CPUs 3 and 2, output as Open MPI's)"
         fi
     fi
-    if [ "${line%% *}" = ok ]; then
-        echo "ok ukload/${line#ok }"
-        pass=$((pass + 1))
-    else
-        [ -n "$line" ] || line="FAIL $c: no result (guest exit $rc; see $log)"
-        echo "FAIL ukload/${line#FAIL }"
-        failn=$((failn + 1))
-    fi
+    kmod_verdict ukload "$c" "$line" "guest exit $rc; see $log"
 done
-grep -E '^kmod: ' "$log" | sed 's/^/# /' || true
-echo "# guest run: $((SECONDS - start)) s"
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+kmod_summary "$log" "$start"
