@@ -132,6 +132,7 @@ void o2g_data_ready(struct sock *sk);
 void o2g_state_change(struct sock *sk);
 void o2g_resume(struct o2g_conn *c);
 void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n);
+int o2g_post_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_msg **mp);
 
 /* o2g_main.c */
 extern const struct file_operations o2g_fops;

@@ -95,7 +95,6 @@ static struct o2g_req *o2g_kfind(struct o2g_file *f, u64 cookie)
 int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 {
 	struct o2g_file *f = file->private_data;
-	struct match_entry *me;
 	struct o2g_msg *m;
 	struct o2g_req *r;
 	int ret = 1;
@@ -117,30 +116,16 @@ int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 		ret = -EEXIST;
 	} else if (!o2g_ring_free(f)) {
 		ret = -ENOSPC;
+	} else if (o2g_post_locked(f, r, &m) != O2G_POST_UNEXP) {
+		r = NULL; /* queued or deferred: the hook reports it */
+	} else if (m->rts) {
+		ret = -EPROTO; /* no rendezvous for the kernel: the graph fails */
 	} else {
-		me = match_post(f->eng, &r->me);
-		m = me ? container_of(me, struct o2g_msg, me) : NULL;
-		if (!m) {
-			r->state = REQ_QUEUED;
-			f->promised++; /* given back by o2g_kern_done */
-			list_add_tail(&r->node, &f->reqs);
-			o2g_stat_add(ST_POSTED, 1);
-			r = NULL;
-		} else if (m->state == MSG_FILLING) {
-			r->state = REQ_DEFERRED;
-			m->claim = r; /* takes over the record's promise */
-			list_add_tail(&r->node, &f->reqs);
-			o2g_stat_add(ST_DEFERRED, 1);
-			r = NULL;
-		} else if (m->rts) {
-			ret = -EPROTO; /* no rendezvous for the kernel: the graph fails */
-		} else {
-			o2g_copy_pages(p->pages, p->first_off, f->dump_pages, o2g_msg_pos(f, m),
-				       min(m->len, p->len));
-			p->got = m->len;
-			ret = m->len > p->len ? -EMSGSIZE : 0;
-			o2g_stat_add(ST_MATCHED_POST, 1);
-		}
+		o2g_copy_pages(p->pages, p->first_off, f->dump_pages, o2g_msg_pos(f, m),
+			       min(m->len, p->len));
+		p->got = m->len;
+		ret = m->len > p->len ? -EMSGSIZE : 0;
+		o2g_stat_add(ST_MATCHED_POST, 1);
 	}
 	spin_unlock_bh(&f->lock);
 	kfree(r);

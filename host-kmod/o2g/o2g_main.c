@@ -280,9 +280,34 @@ static struct o2g_req *o2g_find(struct o2g_file *f, u64 cookie)
 	return NULL;
 }
 
+/* f->lock held, room in the ring checked: post receive r into matching. Returns
+ * O2G_POST_QUEUED or O2G_POST_DEFERRED (bound to a message still arriving), after which f
+ * owns r; or O2G_POST_UNEXP with *mp the unexpected message r matched (taken out of
+ * matching), r still the caller's. A process's or a kernel receive alike (o2g_kern.c).
+ */
+int o2g_post_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_msg **mp)
+{
+	struct match_entry *me = match_post(f->eng, &r->me);
+	struct o2g_msg *m = me ? container_of(me, struct o2g_msg, me) : NULL;
+
+	*mp = m;
+	if (m && m->state != MSG_FILLING)
+		return O2G_POST_UNEXP;
+	list_add_tail(&r->node, &f->reqs);
+	if (!m) {
+		r->state = REQ_QUEUED;
+		f->promised++; /* its RECV entry, or the hook's call (o2g_kern_done) */
+		o2g_stat_add(ST_POSTED, 1);
+		return O2G_POST_QUEUED;
+	}
+	r->state = REQ_DEFERRED;
+	m->claim = r; /* takes over the record's promise */
+	o2g_stat_add(ST_DEFERRED, 1);
+	return O2G_POST_DEFERRED;
+}
+
 static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 {
-	struct match_entry *me;
 	struct o2g_post p;
 	struct o2g_msg *m;
 	struct o2g_req *r;
@@ -336,21 +361,8 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 	} else if (!o2g_ring_free(f)) {
 		err = -ENOSPC;
 	} else {
-		me = match_post(f->eng, &r->me);
-		m = me ? container_of(me, struct o2g_msg, me) : NULL;
-		if (!m) {
-			p.result = O2G_POST_QUEUED;
-			r->state = REQ_QUEUED;
-			f->promised++; /* its RECV entry */
-			list_add_tail(&r->node, &f->reqs);
-			o2g_stat_add(ST_POSTED, 1);
-			r = NULL;
-		} else if (m->state == MSG_FILLING) {
-			p.result = O2G_POST_DEFERRED;
-			r->state = REQ_DEFERRED;
-			m->claim = r; /* takes over the record's promise */
-			list_add_tail(&r->node, &f->reqs);
-			o2g_stat_add(ST_DEFERRED, 1);
+		p.result = o2g_post_locked(f, r, &m);
+		if (p.result != O2G_POST_UNEXP) {
 			r = NULL;
 		} else {
 			p.result = m->rts ? O2G_POST_RTS : O2G_POST_UNEXP;

@@ -84,9 +84,7 @@ struct mpe_rank {
     struct lf_nap nap; /* its sleep handshake: skipped wake-ups while it polls */
     struct mpe_node *node;
     struct lf_stack free; /* local descriptors (mpe_msg.free): pushed by anyone, popped by us */
-    struct mpe_msg hot;   /* the descriptor a send takes first (msg_get: no locked op) */
-    volatile uint32_t hot_busy; /* set by us, cleared by its consumer (msg_put) */
-    uint32_t nmsgs;             /* local descriptors allocated by this sender */
+    uint32_t nmsgs;       /* local descriptors allocated by this sender */
     uint64_t local_sends, net_sends, buffered, rendezvous;
     uint64_t cad[MPE_CS_COUNT];  /* mpix.h's MPIX_CAD_* counters (racy adds: statistics) */
     uint64_t *cad_lat;           /* MPE_CAD_LAT progress latency samples, a ring */

@@ -154,23 +154,12 @@ void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
         r->err = MPE_ETRUNCATE;
 }
 
-/* Task context (the descriptor's sender): our hot descriptor if it is free, else one from
- * our free list (receivers push to it concurrently; only we pop: lf_pop_owner), or a new
- * one.
- * The hot descriptor is a single-producer single-consumer handoff, no locked instruction:
- * only we set hot_busy, and exactly one consumer (whoever delivered the message) clears
- * it in msg_put, with release order after its last read of the descriptor; our acquire
- * load pairs with it, so we never rewrite a descriptor someone still reads. */
+/* Task context (the descriptor's sender): a descriptor from our free list (receivers push
+ * to it concurrently; only we pop: lf_pop_owner), or a new one. */
 static struct mpe_msg *msg_get(struct mpe_rank *self)
 {
-    struct mpe_msg *m = 0;
-    if (!__atomic_load_n(&self->hot_busy, __ATOMIC_ACQUIRE)) {
-        self->hot_busy = 1;
-        m = &self->hot;
-    } else {
-        struct lf_link *l = lf_pop_owner(&self->free);
-        m = l ? container_of(l, struct mpe_msg, free) : 0;
-    }
+    struct lf_link *l = lf_pop_owner(&self->free);
+    struct mpe_msg *m = l ? container_of(l, struct mpe_msg, free) : 0;
     if (!m) {
         if (self->nmsgs >= MPE_LOCAL_MSGS * 2)
             return 0;
@@ -194,10 +183,7 @@ static void msg_put(struct mpe_msg *m)
         return;
     if (m->data && m->data != m->inl)
         plat_free(m->data);
-    if (m == &owner->hot)
-        __atomic_store_n(&owner->hot_busy, 0, __ATOMIC_RELEASE); /* see msg_get */
-    else
-        lf_push(&owner->free, &m->free);
+    lf_push(&owner->free, &m->free);
 }
 
 /* Under the receiver's lock, any context: a posted receive met an arrived message. A
