@@ -10,7 +10,9 @@
 # (make BOARD=hosted) and the qemu board's kernel (an image for the wrong range), and
 # tests/kmod/ukload-init as /init, which runs the cases. The console goes to
 # $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case; ukload/bench (not in
-# the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots.
+# the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots; so is
+# ukload/noise (tests/kmod/uknoise.h's loop on both sides). UKLOAD_TIMEOUT (150 s): the
+# guest's whole run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
@@ -51,6 +53,8 @@ cp "$out/ukload/ukload" "$r/bin/"
 cp "$B/hosted/uk/ukernel-test.elf" "$r/uk/"
 cp "$B/uk/ukernel.elf" "$r/uk/qemu-board.elf"
 cp "$B/hosted/uk/ukernel.elf" "$r/uk/ukernel.elf"
+# the noise case's Linux side (static: the guest has no libc)
+gcc -static -O2 -Wall -Wextra -o "$r/bin/uknoise" tests/kmod/uknoise.c
 # the job: its program and job.conf in a cpio, as qemu/ukrun packs them; Open MPI's output
 # for the comparison, made by tests/mpi/run.sh when missing
 ref=$B/mpi-ref/$JOB_PROG.$JOB_NP.out
@@ -67,7 +71,7 @@ log=$out/ukload.log
 list=$(IFS=,; echo "${cases[*]}")
 start=$SECONDS
 rc=0
-qemu/ukboot --smp 4 --mem 1G --timeout 150 --initrd "$out/ukload-initrd.cpio" \
+qemu/ukboot --smp 4 --mem 1G --timeout "${UKLOAD_TIMEOUT:-150}" --initrd "$out/ukload-initrd.cpio" \
     --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}" \
     "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
 pass=0 failn=0
