@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/ukload.bench.sh: boot time of the unikernel on a Linux node's reserved cores
+# tests/bench/ukload.bench.sh: boot time and noise of the unikernel on a Linux node's reserved cores
 # (host-kmod/ukload, issue 19) against the same test image booted as its own QEMU VM.
 #   reserved cores: tests/kmod/ukload.sh ukload/bench, REPS boots of boards/hosted's test
 #     image (test=bench_boot) on CPU 3 of a 4-CPU Debian guest: the kernel's own time from
@@ -8,8 +8,20 @@
 #   own VM: the qemu board's test image, qemu/ukboot --smp 1 test=bench_boot: the same
 #     kernel figure, and the wall time of the whole QEMU process
 # Medians of REPS (5). Both under QEMU/TCG, so the walls are TCG's, not hardware's; the
-# hosted kernel skips the PIT calibration (the loader gives the TSC rate). Prints rows
-# "figure value baseline unit ratio"; never fails `make bench`.
+# hosted kernel skips the PIT calibration (the loader gives the TSC rate).
+# Noise (the same guest run, ukload/noise): tests/kmod/uknoise.h's fixed-work loop,
+# NOISE_ITERS iterations timed with the TSC, on the unikernel's CPU 3 (test=bench_noise)
+# and at the same time in a Linux process pinned to CPU 2 (tests/kmod/uknoise.c), with
+# Linux idle, and while it runs a busy workload (fork/exec loops, dd | md5sum, 1 ms sleeps;
+# ukload-init's load_start) on its other CPUs 0-1 ("apart") or on all three ("shared").
+# The spread of the per-iteration times (max, p99.9 and p99 over the median) and the
+# count of iterations over twice the median, each the median of REPS runs; value: the
+# unikernel's, baseline: Linux's. Hazard for reading them: TCG adds its own noise to both
+# sides (the host schedules the vCPU threads among its other work: with the load, more
+# busy vCPUs than host cores; TCG's translation and cross-vCPU flushes stop every vCPU),
+# so neither side reaches a bare-metal floor; the comparison within one run is the point,
+# and the host's load is printed.
+# Prints rows "figure value baseline unit ratio"; never fails `make bench`.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
@@ -22,7 +34,9 @@ row() { # name value baseline unit baseline-name; an empty value prints "-"
 }
 
 log=$B/kmod/ukload.log
-if ! UKLOAD_BENCH_REPS=$REPS tests/kmod/ukload.sh ukload/bench >/dev/null 2>&1; then
+echo "# host load before the guest run: $(uptime)"
+if ! UKLOAD_BENCH_REPS=$REPS UKLOAD_TIMEOUT=400 tests/kmod/ukload.sh ukload/bench ukload/noise \
+    >/dev/null 2>&1; then
     echo "# ukload: the reserved-cores guest run failed (see $log)"
 fi
 hk=$(sed -n 's/^ukload-bench kernel_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null | median)
@@ -40,3 +54,35 @@ row "ukload: boot, IPI to exit (wall)" "$hw" "$(printf '%s\n' "${vw[@]}" | media
     "the image as its own QEMU VM, whole process"
 row "ukload: kernel entry to test code" "$hk" "$(printf '%s\n' "${vk[@]}" | median)" us \
     "the same in its own QEMU VM (PIT calibration)"
+
+
+# spread LOAD SIDE FIELD: the median over the guest's runs LOAD/SIDE (ukload-init's
+# "ukload-noise" lines) of FIELD over the run's median iteration, two decimals; FIELD
+# median_cycles: the median iteration itself, in us at the guest's TSC rate; FIELD slow*:
+# a count of slow iterations as is (uknoise.h's histogram)
+mhz=$(sed -n 's/^ukload-noise-tsc mhz=//p' "$log" 2>/dev/null | head -n1)
+spread() {
+    grep "^ukload-noise load=$1 side=$2 " "$log" 2>/dev/null |
+        awk -v f="$3" -v mhz="$mhz" '{
+            for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+            if (f ~ /^slow/) print v[f]
+            else if (f == "median_cycles") { if (mhz > 0) printf "%.1f\n", v[f] / mhz }
+            else if (v["median_cycles"] > 0) printf "%.2f\n", v[f] / v["median_cycles"]
+        }' | median
+}
+echo "# host load after the guest run: $(uptime)"
+declare -A what=([idle]="Linux idle" [apart]="load on Linux CPUs 0-1" [shared]="load on CPUs 0-2")
+for f in max p999 p99; do
+    for l in idle apart shared; do
+        row "noise: $f/median, $l" "$(spread $l uk ${f}_cycles)" "$(spread $l linux ${f}_cycles)" \
+            x "the loop on Linux CPU 2, ${what[$l]}"
+    done
+done
+for l in idle apart shared; do
+    for k in "slow 2" "slow10 10" "slow100 100"; do
+        row "noise: iterations > ${k#* }x median, $l" "$(spread $l uk "${k% *}")" \
+            "$(spread $l linux "${k% *}")" count "Linux CPU 2, ${what[$l]}"
+    done
+done
+row "noise: median iteration, apart" "$(spread apart uk median_cycles)" \
+    "$(spread apart linux median_cycles)" us "Linux CPU 2, ${what[apart]}"
