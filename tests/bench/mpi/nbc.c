@@ -421,8 +421,13 @@ void bench_bcasttime(int reps)
 /* Rank 0 prints the settings the ranks' environments hold (see the top of this file). */
 void nbc_header(void)
 {
-    static const char *const vars[] = {"UKMPI_CAD_PROGRESS", "UKMPI_COLL_BCAST", "UKMPI_COLL_CHUNK",
-                                       "OMPI_MCA_coll", "OMPI_MCA_coll_libnbc_ibcast_algorithm"};
+    static const char *const vars[] = {"UKMPI_CAD_PROGRESS",
+                                       "UKMPI_COLL_BCAST",
+                                       "UKMPI_COLL_CHUNK",
+                                       "UKMPI_O2G",
+                                       "UKMPI_KACC",
+                                       "OMPI_MCA_coll",
+                                       "OMPI_MCA_coll_libnbc_ibcast_algorithm"};
     char env[512] = "", env0[512];
     int differ = 0, n = 0;
 
