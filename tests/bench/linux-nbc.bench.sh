@@ -29,7 +29,8 @@
 # N VMs x C vCPUs, a rank per vCPU; LXN_ALGS ("tree pipeline"); LXN_KACC ("ipi poll")
 # kacc's progress policies, a side each (tasklet exists too; empty: no kacc sides);
 # LXN_SIDES ("ours ompi kacc"); LXN_CHUNK (16384) our chain's segment; LXN_TIMEOUT (240)
-# seconds per job (a job that fails is not run again for that side and configuration).
+# seconds per job (a job that fails is not run again for that side and configuration);
+# LXN_REPORT=1 prints the tables again from the last run's results, running nothing.
 # Default: 8 jobs of 2 VMs x 2 vCPUs, about 8 minutes on 2 host cores. Logs go to
 # $B/bench/linux-nbc/.
 set -uo pipefail
@@ -45,18 +46,13 @@ SIDES=${LXN_SIDES:-ours ompi kacc}
 CHUNK=${LXN_CHUNK-16384}
 TIMEOUT=${LXN_TIMEOUT:-240}
 mkdir -p "$out"
-rm -f "$out"/*.txt "$out"/*.log "$out"/*.err "$out/notes"
 t0=$SECONDS
 load0=$(cut -d' ' -f1 /proc/loadavg)
 note() { echo "$*" >>"$out/notes"; }
 # First line of a log that says what went wrong.
 why() { grep -m1 -iE 'not implemented|abort|error|fatal|not found|undefined|missing|failed|timeout' "$1" | cut -c1-150 || true; }
 
-if ! timeout 1800 tests/bench/ompi/build-guest.sh 2>&1 >/dev/null | tee "$out/guest.log" >&2 ||
-    ! timeout 600 tests/bench/linux-kernel.sh 2>&1 >/dev/null | tee -a "$out/guest.log" >&2; then
-    echo "# linux-nbc: the Debian guests cannot be made ($(tail -n1 "$out/guest.log" | cut -c1-150)): nothing run"
-    exit 0
-fi
+[ "${LXN_REPORT:-0}" = 1 ] || rm -f "$out/notes"
 sides=()
 for s in $SIDES; do
     case $s in
@@ -106,15 +102,31 @@ run_job() { # side cfg alg run
         failed+="$s-$c "
     fi
 }
-for r in $(seq "$RUNS"); do
-    for c in $CONFIGS; do
-        for a in $ALGS; do
-            for s in "${sides[@]}"; do
-                [[ $failed == *" $s-$c "* ]] || run_job "$s" "$c" "$a" "$r"
+# Builds the guests, runs every job; the notes of the sides (below) are kept.
+measure() {
+    rm -f "$out"/*.txt "$out"/*.log "$out"/*.err
+    if ! timeout 1800 tests/bench/ompi/build-guest.sh 2>&1 >/dev/null | tee "$out/guest.log" >&2 ||
+        ! timeout 600 tests/bench/linux-kernel.sh 2>&1 >/dev/null | tee -a "$out/guest.log" >&2; then
+        echo "# linux-nbc: the Debian guests cannot be made ($(tail -n1 "$out/guest.log" | cut -c1-150)): nothing run"
+        exit 0
+    fi
+    for r in $(seq "$RUNS"); do
+        for c in $CONFIGS; do
+            for a in $ALGS; do
+                for s in "${sides[@]}"; do
+                    [[ $failed == *" $s-$c "* ]] || run_job "$s" "$c" "$a" "$r"
+                done
             done
         done
     done
-done
+}
+
+if [ "${LXN_REPORT:-0}" = 1 ]; then
+    load0=$(cat "$out/load0" 2>/dev/null || echo "$load0")
+else
+    echo "$load0" >"$out/load0"
+    measure
+fi
 
 # Median over the runs of KEY on the result lines of SIDE-CFG-ALG.*.txt that start with
 # KIND and hold every k=v of "KIND k=v..."; empty if there are none.
@@ -139,7 +151,7 @@ kacc_sum() { # side cfg alg key
 shown() { # side cfg alg
     case $1 in kacc-*) [ "$(kacc_sum "$1" "$2" "$3" issued)" -gt 0 ] 2>/dev/null ;; esac
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b == "" || a == "-" || b == "-" || b == 0 ? "-" : sprintf("%.2f", a / b)) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b == "" || a == "-" || b == "-" || b <= 0 || a < 0 ? "-" : sprintf("%.2f", a / b)) }'; }
 kib() { echo "$(($1 / 1024))K"; }
 # The comparisons of every row: each of our sides over Open MPI, kacc over kacc-poll.
 pairs=()
@@ -149,40 +161,40 @@ for s in "${sides[@]}"; do
     [[ $s == kacc-* && $s != kacc-poll && " ${sides[*]} " == *" kacc-poll "* ]] && pairs+=("$s/kacc-poll")
 done
 header() {
-    local h
-    h=$(printf '%-36s %-5s' "# figure" unit)
-    for s in "${sides[@]}"; do h+=$(printf ' %11s' "$s"); done
-    for p in "${pairs[@]}"; do h+=$(printf ' %18s' "$p"); done
+    local h s pr
+    h=$(printf '%-40s %-5s' "# figure" unit)
+    for s in "${sides[@]}"; do h+=$(printf ' %13s' "$s"); done
+    for pr in "${pairs[@]}"; do h+=$(printf ' %18s' "$pr"); done
     echo "$h"
 }
 # One row: every side's value of KEY (or '-'), then the ratios of the pairs.
 row() { # label unit cfg alg "KIND k=v..." key [ratios: 1|0]
-    local line s v
+    local line s v pr
     declare -A vs
-    line=$(printf '%-36s %-5s' "linux-nbc: $1" "$2")
+    line=$(printf '%-40s %-5s' "linux-nbc: $1" "$2")
     for s in "${sides[@]}"; do
         v=-
         if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$3" "$4"; then
             v=$(val "$s" "$3" "$4" "$5" "$6")
         fi
         vs[$s]=${v:--}
-        line+=$(printf ' %11s' "${v:--}")
+        line+=$(printf ' %13s' "${v:--}")
     done
     if [ "${7:-1}" = 1 ]; then
-        for p in "${pairs[@]}"; do line+=$(printf ' %18s' "$(ratio "${vs[${p%/*}]}" "${vs[${p#*/}]}")"); done
+        for pr in "${pairs[@]}"; do line+=$(printf ' %18s' "$(ratio "${vs[${pr%/*}]}" "${vs[${pr#*/}]}")"); done
     fi
     echo "$line"
 }
 # The spread row under a figure: every side's lowest-highest of LO and HI keys.
 spread() { # cfg alg "KIND k=v..." lo-key hi-key
     local line s lo hi
-    line=$(printf '%-36s %-5s' "linux-nbc:   spread over reps" "")
+    line=$(printf '%-40s %-5s' "linux-nbc:   spread over reps" "")
     for s in "${sides[@]}"; do
         lo=- hi=-
         if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$1" "$2"; then
             lo=$(val "$s" "$1" "$2" "$3" "$4") hi=$(val "$s" "$1" "$2" "$3" "$5")
         fi
-        line+=$(printf ' %11s' "${lo:--}..${hi:--}")
+        line+=$(printf ' %13s' "${lo:--}..${hi:--}")
     done
     echo "$line"
 }
@@ -227,14 +239,14 @@ for c in $CONFIGS; do
             l="$c $a $(kib "$bytes")"
             row "$l ibcast" us "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us
             row "$l p2ptree" us "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us
-            line=$(printf '%-36s %-5s' "linux-nbc: $l ibcast/p2ptree" ratio)
+            line=$(printf '%-40s %-5s' "linux-nbc: $l ibcast/p2ptree" ratio)
             for s in "${sides[@]}"; do
                 i=- t=-
                 if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$c" "$a"; then
                     i=$(val "$s" "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us)
                     t=$(val "$s" "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us)
                 fi
-                line+=$(printf ' %11s' "$(ratio "$i" "$t")")
+                line+=$(printf ' %13s' "$(ratio "$i" "$t")")
             done
             echo "$line"
         done
