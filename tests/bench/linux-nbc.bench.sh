@@ -153,6 +153,9 @@ shown() { # side cfg alg
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b == "" || a == "-" || b == "-" || b <= 0 || a < 0 ? "-" : sprintf("%.2f", a / b)) }'; }
 kib() { echo "$(($1 / 1024))K"; }
+# A number of the spread rows, short: 3 decimals below 10, 1 below 100, none above.
+short() { awk -v x="$1" 'BEGIN { if (x == "" || x == "-") print "-"; else { a = x < 0 ? -x : x
+    printf (a < 10 ? "%.3f" : a < 100 ? "%.1f" : "%.0f"), x } }'; }
 # The comparisons of every row: each of our sides over Open MPI, kacc over kacc-poll.
 pairs=()
 for s in "${sides[@]}"; do
@@ -162,7 +165,7 @@ for s in "${sides[@]}"; do
 done
 header() {
     local h s pr
-    h=$(printf '%-40s %-5s' "# figure" unit)
+    h=$(printf '%-44s %-5s' "# figure" unit)
     for s in "${sides[@]}"; do h+=$(printf ' %13s' "$s"); done
     for pr in "${pairs[@]}"; do h+=$(printf ' %18s' "$pr"); done
     echo "$h"
@@ -171,7 +174,7 @@ header() {
 row() { # label unit cfg alg "KIND k=v..." key [ratios: 1|0]
     local line s v pr
     declare -A vs
-    line=$(printf '%-40s %-5s' "linux-nbc: $1" "$2")
+    line=$(printf '%-44s %-5s' "linux-nbc: $1" "$2")
     for s in "${sides[@]}"; do
         v=-
         if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$3" "$4"; then
@@ -188,13 +191,13 @@ row() { # label unit cfg alg "KIND k=v..." key [ratios: 1|0]
 # The spread row under a figure: every side's lowest-highest of LO and HI keys.
 spread() { # cfg alg "KIND k=v..." lo-key hi-key
     local line s lo hi
-    line=$(printf '%-40s %-5s' "linux-nbc:   spread over reps" "")
+    line=$(printf '%-44s %-5s' "linux-nbc:   spread over reps" "")
     for s in "${sides[@]}"; do
         lo=- hi=-
         if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$1" "$2"; then
             lo=$(val "$s" "$1" "$2" "$3" "$4") hi=$(val "$s" "$1" "$2" "$3" "$5")
         fi
-        line+=$(printf ' %13s' "${lo:--}..${hi:--}")
+        line+=$(printf ' %13s' "$(short "$lo")..$(short "$hi")")
     done
     echo "$line"
 }
@@ -239,7 +242,7 @@ for c in $CONFIGS; do
             l="$c $a $(kib "$bytes")"
             row "$l ibcast" us "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us
             row "$l p2ptree" us "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us
-            line=$(printf '%-40s %-5s' "linux-nbc: $l ibcast/p2ptree" ratio)
+            line=$(printf '%-44s %-5s' "linux-nbc: $l ibcast/p2ptree" ratio)
             for s in "${sides[@]}"; do
                 i=- t=-
                 if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$c" "$a"; then
