@@ -146,10 +146,13 @@ kacc_sum() { # side cfg alg key
         for (i = 2; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == k) { s += kv[2]; n++ } }
         END { if (n) print s }'
 }
-# 1 if SIDE's figures of CFG-ALG are to be shown: not a kacc side, or one whose module
-# issued graphs in that job.
-shown() { # side cfg alg
-    case $1 in kacc-*) [ "$(kacc_sum "$1" "$2" "$3" issued)" -gt 0 ] 2>/dev/null ;; esac
+# A side's figure: val's, or empty for a kacc side whose module issued no graph in that
+# job (its figures would be the library's own progress again).
+fig() { # side cfg alg "KIND k=v..." key
+    case $1 in
+    kacc-*) [ "$(kacc_sum "$1" "$2" "$3" issued)" -gt 0 ] 2>/dev/null || return 0 ;;
+    esac
+    val "$@"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b == "" || a == "-" || b == "-" || b <= 0 || a < 0 ? "-" : sprintf("%.2f", a / b)) }'; }
 kib() { echo "$(($1 / 1024))K"; }
@@ -176,10 +179,7 @@ row() { # label unit cfg alg "KIND k=v..." key [ratios: 1|0]
     declare -A vs
     line=$(printf '%-44s %-5s' "linux-nbc: $1" "$2")
     for s in "${sides[@]}"; do
-        v=-
-        if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$3" "$4"; then
-            v=$(val "$s" "$3" "$4" "$5" "$6")
-        fi
+        v=$(fig "$s" "$3" "$4" "$5" "$6")
         vs[$s]=${v:--}
         line+=$(printf ' %13s' "${v:--}")
     done
@@ -193,10 +193,7 @@ spread() { # cfg alg "KIND k=v..." lo-key hi-key
     local line s lo hi
     line=$(printf '%-44s %-5s' "linux-nbc:   spread over reps" "")
     for s in "${sides[@]}"; do
-        lo=- hi=-
-        if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$1" "$2"; then
-            lo=$(val "$s" "$1" "$2" "$3" "$4") hi=$(val "$s" "$1" "$2" "$3" "$5")
-        fi
+        lo=$(fig "$s" "$1" "$2" "$3" "$4") hi=$(fig "$s" "$1" "$2" "$3" "$5")
         line+=$(printf ' %13s' "$(short "$lo")..$(short "$hi")")
     done
     echo "$line"
@@ -244,14 +241,31 @@ for c in $CONFIGS; do
             row "$l p2ptree" us "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us
             line=$(printf '%-44s %-5s' "linux-nbc: $l ibcast/p2ptree" ratio)
             for s in "${sides[@]}"; do
-                i=- t=-
-                if [ "$s" = ompi ] || [ "$s" = ours ] || shown "$s" "$c" "$a"; then
-                    i=$(val "$s" "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us)
-                    t=$(val "$s" "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us)
-                fi
+                i=$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us)
+                t=$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us)
                 line+=$(printf ' %13s' "$(ratio "$i" "$t")")
             done
             echo "$line"
+        done
+    done
+done
+# Figs 4/5 and 6 as curves for report.html (series.sh): one point per figure.
+# shellcheck source=tests/bench/series.sh
+. tests/bench/series.sh
+series_new linux-nbc-notmm "Linux NBC overlap (KACC figs 4/5): share of CPU time not multiplying, other ranks (lower is better)" \
+    share 0 "${sides[@]}"
+series_new linux-nbc-ibcast "Linux NBC completion time (KACC fig 6): Ibcast + Wait" us 1 "${sides[@]}"
+for c in $CONFIGS; do
+    for a in $ALGS; do
+        for bytes in 65536 1048576; do
+            for mm in 4 40; do
+                v=()
+                for s in "${sides[@]}"; do v+=("$(fig "$s" "$c" "$a" "overlap bytes=$bytes mm=$mm" notmm_oth)"); done
+                series_row linux-nbc-notmm "$c $a $(kib "$bytes") mm$mm" "${v[@]}"
+            done
+            v=()
+            for s in "${sides[@]}"; do v+=("$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us)"); done
+            series_row linux-nbc-ibcast "$c $a $(kib "$bytes")" "${v[@]}"
         done
     done
 done
