@@ -121,12 +121,16 @@ measure() {
     done
 }
 
+# the host's load at the start and at the end of the run (kept for LXN_REPORT=1)
 if [ "${LXN_REPORT:-0}" = 1 ]; then
     load0=$(cat "$out/load0" 2>/dev/null || echo "$load0")
 else
     echo "$load0" >"$out/load0"
     measure
+    { cut -d' ' -f1 /proc/loadavg; uptime | sed 's/^ *//'; echo $((SECONDS - t0)); } >"$out/load1"
 fi
+{ read -r load1 && read -r upt && read -r took; } <"$out/load1" 2>/dev/null ||
+    load1=- upt=- took=-
 
 # Median over the runs of KEY on the result lines of SIDE-CFG-ALG.*.txt that start with
 # KIND and hold every k=v of "KIND k=v..."; empty if there are none.
@@ -205,8 +209,7 @@ echo "# vs kacc (o2g.ko + kacc.ko in the guests, UKMPI_KACC=on; kacc-P: module p
 echo "# kacc-poll the baseline), same Debian Linux VMs, QEMU/TCG, NIC, hub, netdev; libs: ${lib:-(none ran)}"
 echo "# configs $CONFIGS (NxC: N VMs x C vCPUs, a rank per vCPU); $REPS reps per figure, $RUNS job(s) each;"
 echo "# tree = binomial, pipeline = chain (ours: UKMPI_COLL_CHUNK=${CHUNK:-default}; libnbc: 16 KiB)"
-echo "# host: $(nproc) cores, load average $load0 at the start, $(cut -d' ' -f1 /proc/loadavg) at the end;" \
-    "uptime: $(uptime | sed 's/^ *//')"
+echo "# host: $(nproc) cores, load average $load0 at the start, $load1 at the end; uptime at the end: $upt"
 echo "## figs 4/5: share of CPU time NOT multiplying while the Ibcast runs (notmm = 1 - mults x t_mm /"
 echo "##   elapsed; t_mm measured after every rep, interleaved); r0: the root, oth: mean over the other"
 echo "##   ranks; median over reps; spread: lowest..highest over the reps (oth: over the other ranks too)."
@@ -294,5 +297,5 @@ grep -H -o '^[a-z]* bytes=[0-9]* [^ ]*.* errors=[1-9][0-9]*' "$out"/*.txt 2>/dev
     awk '{ print "linux-nbc: WRONG DATA (figure left out): " $1, $2, $3, $NF }'
 grep -l 'env_differs_on=[1-9]' "$out"/*.txt 2>/dev/null | sed 's/^/linux-nbc: warning: the ranks of this job saw different settings: /'
 [ ! -s "$out/notes" ] || sed 's/^/linux-nbc: /' "$out/notes"
-echo "# linux-nbc: $((SECONDS - t0)) s; logs in $out/"
+echo "# linux-nbc: the run took $took s; logs in $out/"
 exit 0
