@@ -11,7 +11,9 @@ ALL_TARGETS += $(B)/bench/null-kernel.elf
 TEST_SUITES += is-sort=tests/bench/is_test.sh
 
 # One part alone: `make bench-linux` (the Linux build against Open MPI and MPICH in Debian
-# guests; `make bench` runs it with every other tests/bench/*.bench.sh).
+# guests, and the KACC figures there: Ibcast with ours, libnbc and kacc.ko; `make bench`
+# runs both with every other tests/bench/*.bench.sh).
 .PHONY: bench-linux
 bench-linux: all | deps
 	@tests/bench/linux.bench.sh
+	@tests/bench/linux-nbc.bench.sh

@@ -221,7 +221,7 @@ missing() { # kind cfg
 
 echo "## 1. overlap (figs 4/5): every rank multiplies MM x MM doubles, MPI_Test after each, until its"
 echo "##    Ibcast is complete; notmm = 1 - mults * t_mm / elapsed: share of the CPU time NOT multiplying"
-echo "##    (t_mm alone, beforehand). r0: root; oth: mean (max) over the other ranks; elapsed: max over"
+echo "##    (t_mm alone, after every rep). r0: root; oth: mean (max) over the other ranks; elapsed: max over"
 echo "##    ranks. :ompi = ours / Open MPI (< 1: more CPU left to compute); :auto = this policy / ours-auto."
 echo "##    cad: ours' progress steps per Ibcast (all ranks) local/ipi/home/polled (MPIX_Cad_stats)"
 fmt1='%-5s %-8s %5s %3s %-10s %11s %9s %8s %7s %8s %7s %7s %7s %7s  %s\n'

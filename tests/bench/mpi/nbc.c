@@ -14,12 +14,17 @@
  * Modes (rank 0 prints key=value lines; *_us in microseconds):
  *   overlap    figures 4 and 5: every rank starts the Ibcast, then multiplies d x d double
  *              matrices (d = 4, 40) and calls MPI_Test after each multiply until the
- *              broadcast is complete. t_mm, one multiply alone, is measured just before
- *              on every rank at once (the host then carries the same load as during the
- *              overlap). Per rank, notmm = 1 - mults * t_mm / elapsed: the fraction of the
- *              CPU time not spent multiplying (median over reps), printed for rank 0 (the
- *              root), as mean and max over the other ranks, and for every rank.
- *              Negative values are noise in t_mm.
+ *              broadcast is complete. t_mm, one multiply alone, is measured after every
+ *              repetition, interleaved with them, on every rank at once (a barrier
+ *              first: the host then carries the same load as during the overlap), over
+ *              as many multiplies as the overlap did (at least 2 ms of them): a host
+ *              whose speed drifts under TCG shifts both alike. Per rank and repetition,
+ *              notmm = 1 - mults * t_mm / elapsed with that repetition's t_mm: the
+ *              fraction of the CPU time not spent multiplying (median over reps),
+ *              printed for rank 0 (the root), as mean and max over the other ranks, and
+ *              for every rank. The spread: the lowest and highest notmm over the reps
+ *              (rank 0; the other ranks together) and t_mm's (all ranks). Negative
+ *              values are noise in t_mm.
  *   bcasttime  figure 6: completion time without compute (barrier, start, MPI_Wait; median
  *              over reps on each rank, max over ranks) of MPI_Ibcast and of the paper's
  *              "MPI" baseline written here: whole messages along a binomial tree with
@@ -102,28 +107,29 @@ void mm_init(void)
     }
 }
 
-/* Every rank at once: median time of one d x d multiply without communication, seconds. */
-static double calib_mm(int d)
+/* Every rank at once (a barrier first): how many d x d multiplies take >= 2 ms, so that
+ * the timer's cost drops out of mm_time. */
+static long mm_batch(int d)
 {
-    double t[7];
     long batch = 1;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (;;) { /* grow the batch until it takes >= 2 ms: the timer's cost drops out */
+    for (;;) {
         double t0 = MPI_Wtime();
         for (long i = 0; i < batch; i++)
             mm(d);
         if (MPI_Wtime() - t0 >= 2e-3)
-            break;
+            return batch;
         batch *= 2;
     }
-    for (int r = 0; r < 7; r++) {
-        double t0 = MPI_Wtime();
-        for (long i = 0; i < batch; i++)
-            mm(d);
-        t[r] = (MPI_Wtime() - t0) / batch;
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    return median(t, 7);
+}
+
+/* Any rank: seconds per d x d multiply, timed over n multiplies without communication. */
+static double mm_time(int d, long n)
+{
+    double t0 = MPI_Wtime();
+    for (long i = 0; i < n; i++)
+        mm(d);
+    return (MPI_Wtime() - t0) / n;
 }
 
 /* --- our progress counters: those of the measured broadcasts only (read just before and
@@ -251,17 +257,32 @@ static void print_ranks(const char *key, const double *all, int stride, int i, c
     }
 }
 
+/* Lowest and highest of v[0..n) (n > 0). */
+static void span(const double *v, int n, double *lo, double *hi)
+{
+    *lo = *hi = v[0];
+    for (int i = 1; i < n; i++) {
+        *lo = v[i] < *lo ? v[i] : *lo;
+        *hi = v[i] > *hi ? v[i] : *hi;
+    }
+}
+
+/* What each rank gives rank 0 per overlap figure (indices into its row of the gather). */
+enum { OV_T, OV_K, OV_F, OV_MM, OV_MMLO, OV_MMHI, OV_FLO, OV_FHI, OV_N };
+
 void bench_overlap(int reps)
 {
 #ifndef MPIBENCH_NO_IBCAST
     double *T = malloc(sizeof(double) * reps), *F = malloc(sizeof(double) * reps),
-           *K = malloc(sizeof(double) * reps), *all = malloc(sizeof(double) * 4 * nranks);
+           *K = malloc(sizeof(double) * reps), *M = malloc(sizeof(double) * reps),
+           *all = malloc(sizeof(double) * OV_N * nranks);
 
     mm_init();
     for (int m = 0; m < 2; m++)
         for (int dd = 0; dd < 2; dd++) {
             int d = dims[dd], n = msgs[m], err = 0;
-            double tmm = calib_mm(d);
+            long batch = mm_batch(d);
+            double v[OV_N];
 
             cad_begin();
             for (int r = -WARM; r < reps; r++) {
@@ -273,33 +294,48 @@ void bench_overlap(int reps)
                 double tt = ibcast_overlap(n, d, MPI_COMM_WORLD, &k);
                 cad_add();
                 err += pattern_bad(n, rank);
+                /* this repetition's t_mm, every rank at once, outside the counters */
+                MPI_Barrier(MPI_COMM_WORLD);
+                double tmm = mm_time(d, k > batch ? k : batch);
                 if (r >= 0) {
                     T[r] = tt * 1e6;
                     K[r] = (double)k;
+                    M[r] = tmm * 1e6;
                     F[r] = 1.0 - k * tmm / tt;
                 }
             }
             cad_end("overlap", n, d, WARM + reps);
-            double v[4] = {median(T, reps), median(K, reps), median(F, reps), tmm * 1e6};
-            MPI_Gather(v, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            span(M, reps, &v[OV_MMLO], &v[OV_MMHI]);
+            span(F, reps, &v[OV_FLO], &v[OV_FHI]);
+            v[OV_T] = median(T, reps), v[OV_K] = median(K, reps), v[OV_F] = median(F, reps);
+            v[OV_MM] = median(M, reps);
+            MPI_Gather(v, OV_N, MPI_DOUBLE, all, OV_N, MPI_DOUBLE, 0, MPI_COMM_WORLD);
             err = errors_sum(err);
             if (rank == 0) {
-                double tot = 0, tm = 0, ko = 0, fo = 0, fmax = -1e9;
+                double tot = 0, tm = 0, ko = 0, fo = 0, fmax = -1e9, mlo = 1e30, mhi = 0;
+                double flo = 1e9, fhi = -1e9;
                 for (int i = 0; i < nranks; i++) {
-                    double *x = all + 4 * i;
-                    tot = x[0] > tot ? x[0] : tot;
-                    tm += x[3] / nranks;
+                    double *x = all + OV_N * i;
+                    tot = x[OV_T] > tot ? x[OV_T] : tot;
+                    tm += x[OV_MM] / nranks;
+                    mlo = x[OV_MMLO] < mlo ? x[OV_MMLO] : mlo;
+                    mhi = x[OV_MMHI] > mhi ? x[OV_MMHI] : mhi;
                     if (i) {
-                        ko += x[1] / (nranks - 1);
-                        fo += x[2] / (nranks - 1);
-                        fmax = x[2] > fmax ? x[2] : fmax;
+                        ko += x[OV_K] / (nranks - 1);
+                        fo += x[OV_F] / (nranks - 1);
+                        fmax = x[OV_F] > fmax ? x[OV_F] : fmax;
+                        flo = x[OV_FLO] < flo ? x[OV_FLO] : flo;
+                        fhi = x[OV_FHI] > fhi ? x[OV_FHI] : fhi;
                     }
                 }
-                printf("overlap bytes=%d mm=%d reps=%d elapsed_us=%.1f mm_us=%.3f mults_r0=%.0f "
-                       "notmm_r0=%.3f mults_oth=%.0f notmm_oth=%.3f notmm_othmax=%.3f",
-                       n, d, reps, tot, tm, all[1], all[2], ko, fo, fmax);
-                print_ranks("notmm_ranks", all, 4, 2, "%.3f");
-                print_ranks("mults_ranks", all, 4, 1, "%.0f");
+                printf("overlap bytes=%d mm=%d reps=%d elapsed_us=%.1f mm_us=%.3f mm_lo_us=%.3f "
+                       "mm_hi_us=%.3f mults_r0=%.0f notmm_r0=%.3f notmm_r0_lo=%.3f "
+                       "notmm_r0_hi=%.3f mults_oth=%.0f notmm_oth=%.3f notmm_othmax=%.3f "
+                       "notmm_oth_lo=%.3f notmm_oth_hi=%.3f",
+                       n, d, reps, tot, tm, mlo, mhi, all[OV_K], all[OV_F], all[OV_FLO],
+                       all[OV_FHI], ko, fo, fmax, flo, fhi);
+                print_ranks("notmm_ranks", all, OV_N, OV_F, "%.3f");
+                print_ranks("mults_ranks", all, OV_N, OV_K, "%.0f");
                 printf(" errors=%d\n", err);
                 fflush(stdout);
             }
@@ -308,6 +344,7 @@ void bench_overlap(int reps)
     free(T);
     free(F);
     free(K);
+    free(M);
 #else
     (void)reps;
     if (rank == 0)
@@ -384,8 +421,13 @@ void bench_bcasttime(int reps)
 /* Rank 0 prints the settings the ranks' environments hold (see the top of this file). */
 void nbc_header(void)
 {
-    static const char *const vars[] = {"UKMPI_CAD_PROGRESS", "UKMPI_COLL_BCAST", "UKMPI_COLL_CHUNK",
-                                       "OMPI_MCA_coll", "OMPI_MCA_coll_libnbc_ibcast_algorithm"};
+    static const char *const vars[] = {"UKMPI_CAD_PROGRESS",
+                                       "UKMPI_COLL_BCAST",
+                                       "UKMPI_COLL_CHUNK",
+                                       "UKMPI_O2G",
+                                       "UKMPI_KACC",
+                                       "OMPI_MCA_coll",
+                                       "OMPI_MCA_coll_libnbc_ibcast_algorithm"};
     char env[512] = "", env0[512];
     int differ = 0, n = 0;
 

@@ -7,7 +7,8 @@
 # NIC, hub and -netdev dgram).
 #
 #   tests/bench/ompi/run.sh [--log FILE] [--timeout S] [--mca NAME=VALUE]...
-#                           [--mpi ompi|mpich|ours] [--o2g] intra|inter|NxC MPIBENCH-ARGS...
+#                           [--env NAME=VALUE]... [--mpi ompi|mpich|ours] [--o2g]
+#                           [--kacc tasklet|ipi|poll] intra|inter|NxC MPIBENCH-ARGS...
 #
 #   --mpi   whose MPI, in the same guests (default ompi): ompi = Debian's Open MPI (mpicc,
 #           mpirun); mpich = Debian's MPICH (mpicc.mpich, mpiexec.hydra; ch4:ucx over TCP
@@ -16,6 +17,12 @@
 #           started by the guests' /init (guest/init: run_ours)
 #   --o2g   with ours: the guests load the o2g module ($B/kmod/o2g/o2g.ko, `make o2g`) and
 #           the ranks run with UKMPI_O2G=on (inter-node traffic through /dev/o2g)
+#   --kacc P  with ours: the guests load o2g.ko and the kacc module ($B/kmod/kacc/kacc.ko,
+#           `make kacc`) with progress=P, the ranks run with UKMPI_O2G=on UKMPI_KACC=on,
+#           and after the job every VM's kacc counters are printed ("kaccstats node=I
+#           issued=... ipi=..."; tests/bench/ompi/kacc_stats.c)
+#   --env NAME=VALUE  an environment variable of every rank (repeatable), e.g.
+#           --env UKMPI_COLL_BCAST=chain; it travels on the kernel command line as --mca's do
 #
 #   intra   1 VM x 2 vCPUs, 2 ranks: Open MPI's shared-memory BTL (pml ob1, btl self,vader),
 #           ranks bound to the vCPUs. Mirrors `qemu/ukrun -n 2 --nodes 1 --smp 2`.
@@ -33,7 +40,7 @@
 #
 # Prints mpibench's own lines (`# mpibench ...`, `pingpong ...`, `overlap ...`, `is ...`)
 # and exits with the job's exit code (124: timeout; 4: a guest's clock could not be
-# trusted, twice; 5: o2g.ko did not load). The whole consoles go to FILE (default
+# trusted, twice; 5: o2g.ko or kacc.ko did not load). The whole consoles go to FILE (default
 # $B/bench/mpi/MPI-CONFIG.log, e.g. ompi-inter.log). First run:
 # builds the guest (ompi/build-guest.sh) and fetches the kernel (tests/bench/linux-kernel.sh);
 # later runs reuse both from the cache. OMPI_KLOG=loglevel=7 shows the guest kernel's log;
@@ -42,8 +49,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 B=${B:-build}
 out=$B/bench/mpi
-log='' timeout=300 mca='' mpi=ompi o2g=0
-usage() { echo "usage: $0 [--log FILE] [--timeout S] [--mca NAME=VALUE]... [--mpi ompi|mpich|ours] [--o2g] intra|inter|NxC MPIBENCH-ARGS..." >&2; exit 2; }
+log='' timeout=300 mca='' mpi=ompi o2g=0 kacc=
+usage() { echo "usage: $0 [--log FILE] [--timeout S] [--mca NAME=VALUE]... [--env NAME=VALUE]... [--mpi ompi|mpich|ours] [--o2g] [--kacc tasklet|ipi|poll] intra|inter|NxC MPIBENCH-ARGS..." >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --log) log=$2; shift 2 ;;
@@ -52,6 +59,12 @@ while [ $# -gt 0 ]; do
         # one word of the kernel command line: no spaces, quotes or dots in the name
         [[ ${2:-} =~ ^[A-Za-z0-9_]+=[A-Za-z0-9,._:-]+$ ]] || { echo "ompi/run.sh: --mca NAME=VALUE, got '${2:-}'" >&2; exit 2; }
         mca+=" OMPI_MCA_$2"; shift 2 ;;
+    --env)
+        [[ ${2:-} =~ ^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9,_:-]+$ ]] || { echo "ompi/run.sh: --env NAME=VALUE, got '${2:-}'" >&2; exit 2; }
+        mca+=" $2"; shift 2 ;;
+    --kacc)
+        case ${2:-} in tasklet | ipi | poll) kacc=$2 ;; *) usage ;; esac
+        shift 2 ;;
     --mpi)
         case ${2:-} in ompi | mpich | ours) mpi=$2 ;; *) usage ;; esac
         shift 2 ;;
@@ -67,7 +80,7 @@ inter) nodes=2 smp=1 ;;
 *) usage ;;
 esac
 shift
-[ "$o2g" = 0 ] || [ "$mpi" = ours ] || { echo "ompi/run.sh: --o2g is for --mpi ours" >&2; exit 2; }
+[ "$o2g$kacc" = 0 ] || [ "$mpi" = ours ] || { echo "ompi/run.sh: --o2g and --kacc are for --mpi ours" >&2; exit 2; }
 log=${log:-$out/$mpi-$cfg.log}
 # The arguments travel on the kernel command line, commas for spaces (guest/init).
 args=$(IFS=,; echo "$*")
@@ -109,6 +122,11 @@ cp "$out/mpibench.$mpi" "$x/usr/local/bin/mpibench"
 if [ "$o2g" = 1 ]; then
     cp "$B/kmod/o2g/o2g.ko" "$x/m/" || { echo "ompi/run.sh: --o2g: no $B/kmod/o2g/o2g.ko (make o2g)" >&2; exit 5; }
 fi
+if [ -n "$kacc" ]; then
+    cp "$B/kmod/o2g/o2g.ko" "$B/kmod/kacc/kacc.ko" "$x/m/" ||
+        { echo "ompi/run.sh: --kacc: no $B/kmod/kacc/kacc.ko or o2g.ko (make kacc)" >&2; exit 5; }
+    gcc -O2 -Wall -o "$x/usr/local/bin/kacc_stats" tests/bench/ompi/kacc_stats.c
+fi
 (cd "$x" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/ompi-extra.cpio"
 cat "$guest/rootfs.cpio" "$out/ompi-extra.cpio" >"$out/ompi-initrd.cpio"
 
@@ -124,6 +142,7 @@ append="console=ttyS0 ${OMPI_KLOG:-quiet} panic=-1 tsc=reliable no_timer_check"
 [ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz"
 append+=" mpib_args=$args mpib_np=$((nodes * smp)) mpib_mpi=$mpi$mca"
 [ "$o2g" = 0 ] || append+=" mpib_o2g=1"
+[ -z "$kacc" ] || append+=" mpib_kacc=$kacc"
 [[ ${OURS_SPIN_NS:-} =~ ^[0-9]+$ ]] && append+=" mpib_spin=$OURS_SPIN_NS"
 for attempt in 1 2; do
     rc=0
@@ -139,7 +158,7 @@ for attempt in 1 2; do
     echo "ompi/run.sh: $(grep -m1 'TSC rate not confirmed' "$log"); booting again" >&2
 done
 rm -f "$out/ompi-initrd.cpio" # 150 MiB, rebuilt by every run
-sed -n -E 's/^(\[n[0-9]+\] )?((# mpibench|# nbc|# overlap|# bcasttime|# cadlat|pingpong |waitcpu |overlap |bcasttime |cadstats |cadlat |is ).*)/\2/p' "$log"
+sed -n -E 's/^(\[n[0-9]+\] )?((# mpibench|# nbc|# overlap|# bcasttime|# cadlat|pingpong |waitcpu |overlap |bcasttime |cadstats |cadlat |is |kaccstats ).*)/\2/p' "$log"
 if [ "$rc" != 0 ]; then
     echo "ompi/run.sh: $cfg run failed (exit $rc); last console lines of $log:" >&2
     tail -n 15 "$log" >&2
