@@ -151,6 +151,7 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 int kacc_xfer_start(struct kacc_graph *gr, int node);
 void kacc_xfer_drain(struct kacc_graph *gr);
 void kacc_xfer_stop(struct kacc_graph *gr);
+int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg);
 void kacc_net_release(struct kacc_file *f);
 void kacc_net_shutdown(struct kacc_file *f);
 int kacc_net_init(void);

@@ -406,6 +406,9 @@ static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KACC_IOC_O2G:
 		err = kacc_bind_o2g(f, arg);
 		break;
+	case KACC_IOC_CONN:
+		err = kacc_net_conn(f, (struct kacc_conn_arg __user *)arg);
+		break;
 	case KACC_IOC_KICK:
 		gr = kacc_slot(f, arg);
 		if (gr)

@@ -30,6 +30,7 @@
  */
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/in.h>
 #include <linux/file.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -154,18 +155,15 @@ static void kacc_write_space(struct sock *sk)
 		next(sk);
 }
 
-/* Process context, f->mutex held: the connection to peer, made at its first SEND. */
-static int kacc_conn_get(struct kacc_file *f, s32 peer)
+/* Process context, f->mutex held: sock (a reference, ours to keep or drop) becomes the
+ * connection SENDs to peer go out on. 0, -ENOMEM, or -EBUSY (another kacc file sends on
+ * it).
+ */
+static int kacc_conn_make(struct kacc_file *f, struct socket *sock, s32 peer)
 {
 	struct kacc_conn *c;
-	struct socket *sock;
 	struct sock *sk;
 
-	if (f->conns[peer])
-		return 0;
-	sock = o2g_kpeer(f->o2g, peer);
-	if (!sock)
-		return -ENOTCONN;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c) {
 		sockfd_put(sock);
@@ -194,6 +192,49 @@ static int kacc_conn_get(struct kacc_file *f, s32 peer)
 	write_unlock_bh(&sk->sk_callback_lock);
 	f->conns[peer] = c;
 	return 0;
+}
+
+/* Process context, f->mutex held: the connection to peer, made at its first SEND from
+ * the o2g file's connection to it (unless KACC_IOC_CONN gave one).
+ */
+static int kacc_conn_get(struct kacc_file *f, s32 peer)
+{
+	struct socket *sock;
+
+	if (f->conns[peer])
+		return 0;
+	sock = o2g_kpeer(f->o2g, peer);
+	if (!sock)
+		return -ENOTCONN;
+	return kacc_conn_make(f, sock, peer);
+}
+
+/* Process context, f->mutex held: KACC_IOC_CONN, SENDs to a.peer go out on socket a.fd
+ * (a connected TCP socket of the process, which must be attached to its o2g file too, so
+ * that the peer's answers are matched). Before the first SEND to that peer only.
+ */
+int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg)
+{
+	struct kacc_conn_arg a;
+	struct socket *sock;
+	int err;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (!f->o2g)
+		return -ENOTCONN;
+	if (a.peer < 0 || a.peer >= KACC_PEERS)
+		return -EINVAL;
+	if (f->conns[a.peer])
+		return -EEXIST;
+	sock = sockfd_lookup(a.fd, &err);
+	if (!sock)
+		return err;
+	if (sock->type != SOCK_STREAM || !sock->sk || sock->sk->sk_protocol != IPPROTO_TCP) {
+		sockfd_put(sock);
+		return -EINVAL;
+	}
+	return kacc_conn_make(f, sock, a.peer);
 }
 
 /* Process context (issue), f->mutex held, after validation: the xfers of gr's SEND and

@@ -28,7 +28,11 @@
  * process's own), filled in o2g's softirq; a SEND an EAGER message with the native
  * header on the socket of the o2g connection whose peer is the node's peer (refused:
  * KACC_ENOCONN without one, KACC_EEAGER beyond the file's eager limit). The process must
- * not write to a socket while SENDs of its graphs are in flight on it.
+ * not write to a socket while SENDs of its graphs are in flight on it. KACC_IOC_CONN (after
+ * KACC_IOC_O2G, before the first SEND to that peer) names the socket SENDs to a peer go
+ * out on instead of the o2g connection to it: a connection the process keeps for kacc
+ * alone (mpi/linux/mlx_kacc.c), attached to the o2g file too so that what arrives on it is
+ * matched. It stays kacc's until the file is closed.
  */
 #ifndef KACC_UAPI_H
 #define KACC_UAPI_H
@@ -99,6 +103,14 @@ struct kacc_stats {
 			    */
 };
 
+/* KACC_IOC_CONN: SENDs to peer go out on socket fd (a connected TCP socket). EEXIST: the
+ * peer has one already (given, or made at a SEND); EBUSY: another file sends on it.
+ */
+struct kacc_conn_arg {
+	__s32 fd;
+	__s32 peer;
+};
+
 #define KACC_IOC_MAGIC 'k'
 #define KACC_IOC_ISSUE _IOWR(KACC_IOC_MAGIC, 1, struct kacc_issue)
 #define KACC_IOC_CANCEL _IO(KACC_IOC_MAGIC, 2)	/* arg: slot */
@@ -108,5 +120,6 @@ struct kacc_stats {
 #define KACC_IOC_KICK _IO(KACC_IOC_MAGIC, 5)	 /* arg: slot; an event on this CPU */
 #define KACC_IOC_STATS _IOR(KACC_IOC_MAGIC, 6, struct kacc_stats)
 #define KACC_IOC_O2G _IO(KACC_IOC_MAGIC, 7) /* arg: the process's /dev/o2g fd */
+#define KACC_IOC_CONN _IOW(KACC_IOC_MAGIC, 8, struct kacc_conn_arg)
 
 #endif

@@ -129,6 +129,8 @@ struct mpe_cad {
     struct mpe_cad_copy *block; /* where copy and its rank map live (mpe_cad_admit.c) */
     const int32_t *copy_world;  /* the engine's copy of world */
     int home_cpu;
+    int offloaded;     /* run by the platform (mpe_cadoff), not by the engine */
+    uint32_t off_slot; /* ... the platform's handle for it */
     /* The run's try-lock (cad.h "Concurrency"); its inbox holds the completed nodes not yet
      * told to the graph (mpe_cad_node.done). */
     struct lf_box box;

@@ -317,6 +317,45 @@ int mpe_cad_refuse(struct mpe_cad *c, const char *why)
     return -MPE_EINVAL;
 }
 
+/* --- graphs the platform runs (mpe_cadoff) -------------------------------------------------- */
+
+static struct mpe_node *self_node(const struct mpe_cad *c)
+{
+    return c->self->node;
+}
+
+void mpe_node_set_cadoff(struct mpe_node *n, const struct mpe_cadoff *co)
+{
+    n->cadoff = co;
+}
+
+/* Task context of the owner (mpe_cad_issue): offer the admitted copy to the platform. The
+ * run's request is made ready first: the platform may end the graph before issue returns.
+ * The library's poll policy makes its MPI_Test reach mpe_cad_test, where the platform
+ * looks at (or progresses) the graph: its completion needs no engine call otherwise. */
+static int offload(struct mpe_cad *c, struct mpe_rank *self, const struct mpe_cadoff *off)
+{
+    memset(&c->req, 0, sizeof c->req);
+    c->req.owner = self;
+    c->self = self;
+    c->nnodes = c->copy->nnodes;
+    c->offloaded = 1;
+    if (off->issue(c) != 0) {
+        c->offloaded = 0;
+        return -1;
+    }
+    c->policy = MPE_CAD_POLL;
+    count(self, MPE_CS_ISSUED);
+    return 0;
+}
+
+/* Any thread; see mpe_transport.h. */
+void mpe_cad_offload_done(struct mpe_cad *c, int err)
+{
+    mpe_cad_release(c); /* before done: the owner's next graph may reuse the block */
+    mpe_complete(&c->req, err);
+}
+
 /* The graph is the owner's: the engine runs its own copy, checked against what the engine
  * knows (its partition, the job's ranks, the caller's rank) by mpe_cad_admit. Nothing of
  * the run is reset before that passed: a refused run may be one still in use. */
@@ -327,6 +366,10 @@ int mpe_cad_issue(struct mpe_cad *c)
     int rc = mpe_cad_admit(c, self);
     if (rc)
         return rc;
+    const struct mpe_cadoff *off = self->node->cadoff;
+    c->offloaded = 0;
+    if (off && offload(c, self, off) == 0)
+        return 0;
     /* The copy is nobody else's yet, so the run lock is not needed for this. */
     rc = cad_issue(c->copy);
     if (rc < 0) { /* a fresh copy that validated: cannot happen */
@@ -359,6 +402,11 @@ int mpe_cad_test(struct mpe_cad *c)
 {
     if (__atomic_load_n(&c->req.done, __ATOMIC_ACQUIRE))
         return -1;
+    if (c->offloaded) { /* no user op (the platform refuses them): nothing parked here */
+        count(c->self, MPE_CS_POLLED);
+        self_node(c)->cadoff->test(c);
+        return -1;
+    }
     run_get(c);
     if (c->policy == MPE_CAD_POLL) {
         count(c->self, MPE_CS_POLLED);

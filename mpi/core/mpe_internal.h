@@ -113,6 +113,7 @@ struct mpe_node {
     int32_t client_first[MPE_MAX_CLIENTS + 1];
     struct mpe_impi *impi;           /* NULL unless nclients > 1 */
     const struct mpe_rmatch *rmatch; /* remote matching by the transport, or NULL */
+    const struct mpe_cadoff *cadoff; /* graphs run by the platform, or NULL */
 };
 
 /* Any context: MPI_COMM_WORLD's size (our client's ranks and every other IMPI client's). */

@@ -83,6 +83,24 @@ void mpe_impi_finish(struct mpe_node *n);
 /* Any context: FINI went both ways on l and everything we queued was handed over. */
 int mpe_impi_done(const struct mpe_ilink *l);
 
+/* CAD offload (mpe_cad.c): a platform that can run a rank's graphs elsewhere (Linux's
+ * /dev/kacc, mpi/linux/mlx_kacc.c) is offered each one the engine admitted. Set before
+ * any rank runs; NULL: the engine runs every graph. */
+struct mpe_cad;
+struct mpe_cadoff {
+    /* Task context of the owner, in cad_issue, no lock held: c->copy and c->copy_world
+     * are admitted (validated), nothing started. 0: the platform runs the graph and ends
+     * it with mpe_cad_offload_done; -1: the engine runs it. */
+    int (*issue)(struct mpe_cad *c);
+    /* Task context of the owner (its MPI_Test and MPI_Wait): look at c, progress it if
+     * the platform progresses only here; may call mpe_cad_offload_done. */
+    void (*test)(struct mpe_cad *c);
+};
+void mpe_node_set_cadoff(struct mpe_node *n, const struct mpe_cadoff *co);
+/* Any thread, no lock held, once per offloaded graph: it ended (err: MPE_OK or MPE_E*);
+ * the engine lets go of its copy and completes c->req (the owner is woken). */
+void mpe_cad_offload_done(struct mpe_cad *c, int err);
+
 /* Remote matching (mpe_rmatch.c): a transport that matches the messages of its peer nodes
  * itself (Linux's /dev/o2g, mpi/linux/mlx_o2g.c) takes over the engine's matching for
  * them. The engine keeps matching what it sees: intra-node messages, and whatever the

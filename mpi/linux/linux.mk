@@ -5,9 +5,9 @@
 MLX_SRCS := $(wildcard mpi/linux/*.c) $(MPI_CORE_SRCS) $(MPI_LIB_SRCS) $(IMPI_CODEC)
 MLX_OBJS := $(patsubst %.c,$(B)/linux/obj/%.o,$(MLX_SRCS))
 MLX_LIB := $(B)/linux/libukmpi.a
-MLX_INC := -Impi/linux -Impi/impi -Ihost-kmod/o2g $(MPI_LIB_INC)
+MLX_INC := -Impi/linux -Impi/impi -Ihost-kmod/o2g -Ihost-kmod/kacc $(MPI_LIB_INC)
 
-$(B)/linux/obj/%.o: %.c $(wildcard mpi/linux/*.h host-kmod/o2g/o2g_uapi.h mpi/lib/*.h mpi/include/*.h mpi/core/*.h \
+$(B)/linux/obj/%.o: %.c $(wildcard mpi/linux/*.h host-kmod/o2g/o2g_uapi.h host-kmod/kacc/kacc_uapi.h mpi/lib/*.h mpi/include/*.h mpi/core/*.h \
                                    mpi/cad/*.h) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -pthread $(MLX_INC) -c $< -o $@

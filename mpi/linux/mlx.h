@@ -19,6 +19,7 @@
  *   mlx_job.c   job start (listen, connect, HELLOs) and end (BYE, flush)
  *   mlx_abi.c   the uk_abi table mpi/lib calls, filled with Linux functions
  *   mlx_o2g.c   the receive path through /dev/o2g when the module is there (UKMPI_O2G)
+ *   mlx_kacc.c  non-blocking collectives run by /dev/kacc when it is there (UKMPI_KACC)
  */
 #ifndef MPI_LINUX_MLX_H
 #define MPI_LINUX_MLX_H
@@ -89,6 +90,31 @@ int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq);
 void mlx_o2g_run(void);
 /* Task context (job end): let go of the device and the sockets. */
 void mlx_o2g_stop(void);
+/* Task context (start-up): a kacc connection (mlx_kacc.c) to node peer, for o2g to read;
+ * under the network lock. 0, or -1. */
+int mlx_o2g_attach_kacc(int sock, int peer);
+
+/* mlx_kacc.c. Messages kacc sends and receives are at most this long (o2g's eager limit
+ * while kacc is in use), and o2g's dump area has this much more room per peer for those
+ * that arrive before their receive. */
+#define MLX_KACC_EAGER (1u << 20)
+#define MLX_KACC_DUMP  (2 * MLX_KACC_EAGER)
+/* Task context (start-up, mlx_o2g_start, o2g: /dev/o2g opened and usable): UKMPI_KACC's
+ * choice; 1: /dev/kacc is open, o2g is to take messages up to MLX_KACC_EAGER. "on"
+ * without o2g or kacc ends the process with MLX_EXIT_FATAL. */
+int mlx_kacc_open(const struct mlx_env *e, int o2g);
+/* Task context (MPI_Init, after every HELLO): the kacc connections, then graphs go to
+ * kacc (or, failing under auto, nothing changes). */
+void mlx_kacc_start(const struct mlx_env *e, int o2g_fd);
+/* Network thread: /dev/kacc is readable: complete the finished graphs. */
+void mlx_kacc_run(void);
+/* Task context (job end, network thread stopped). */
+void mlx_kacc_stop(void);
+/* mlx_net.c. Task context (start-up): the network thread watches /dev/kacc (mlx_kacc_run). */
+void mlx_net_watch_kacc(int fd);
+/* mlx_o2g.c. Any thread: /dev/o2g's fd, or -1. */
+int mlx_o2g_fd(void);
+
 /* mlx_shm.c. Any thread: does node p share memory with us (same address in UKMPI_PEERS,
  * a job name, shared memory not turned off)? */
 int mlx_shm_local(const struct mlx_env *e, int p);

@@ -18,6 +18,15 @@
  *                the last byte before it sleeps (default 0: on this 2-CPU VM host a polling
  *                network thread took the CPU from the ranks and halved the ping-pong)
  *
+ *   UKMPI_O2G    auto|on|off: the receive path through /dev/o2g (mlx_o2g.c; default auto)
+ *   UKMPI_KACC   auto|on|off: non-blocking collectives run by /dev/kacc, which needs
+ *                /dev/o2g (mlx_kacc.c; default auto: when both open and every peer set
+ *                up its kacc connection; on: or the job fails at start; off: the library
+ *                runs them). kacc's own progress= parameter is read from sysfs: under
+ *                poll the rank progresses its graphs in MPI_Test and MPI_Wait.
+ *   Those two are read where they are used; mpi/lib's (UKMPI_CAD_PROGRESS, UKMPI_COLL_*)
+ *   are in mpi/include/mpix.h.
+ *
  * mpi/bin/ukmpirun sets them for processes on this host. A bad value is refused with a
  * message naming the variable, and the process ends (MLX_EXIT_FATAL).
  */

@@ -56,5 +56,8 @@ int mlx_job_init(void)
     if (mlx_net_start(e) != 0)
         return -MPE_EPEER;
     on_exit(job_end, NULL);
-    return mpe_ops.init(); /* every peer's HELLO */
+    int rc = mpe_ops.init(); /* every peer's HELLO */
+    if (rc == 0)
+        mlx_kacc_start(e, mlx_o2g_fd());
+    return rc;
 }

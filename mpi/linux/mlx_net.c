@@ -54,7 +54,7 @@ static struct {
     enum ev_kind kind;
     int fd;
 } kick = {EV_KICK, -1}, listener = {EV_LISTEN, -1}, ulistener = {EV_ULISTEN, -1},
-  o2g = {EV_O2G, -1};
+  o2g = {EV_O2G, -1}, kacc = {EV_KACC, -1};
 static uint32_t pending_ipi; /* bit per "CPU": mpe_cad_flush(1) wanted there */
 static volatile int stopping;
 static pthread_t thread;
@@ -325,6 +325,8 @@ static void *net_thread(void *arg)
                 accept_all();
             } else if (*kind == EV_O2G) {
                 mlx_o2g_run();
+            } else if (*kind == EV_KACC) {
+                mlx_kacc_run();
             } else if (*kind == EV_ULISTEN) {
                 mlx_shm_accept_all(ulistener.fd);
             } else if (((struct mlx_conn *)kind)->rx) {
@@ -463,6 +465,15 @@ int mlx_net_start(const struct mlx_env *e)
     return 0;
 }
 
+/* Task context; see mlx.h. */
+void mlx_net_watch_kacc(int fd)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &kacc};
+    kacc.fd = fd;
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0)
+        plat_fatal("cannot poll /dev/kacc: %s", strerror(errno));
+}
+
 /* Task context; see mlx.h. TCP's SIOCOUTQ counts the bytes not yet acknowledged by the
  * peer: 0 means the peer's kernel has all we sent (the unikernel's ksock_flushed); a ring
  * is flushed when the peer consumed all of it. */
@@ -502,5 +513,6 @@ void mlx_net_stop(void)
         close(listener.fd);
     if (ulistener.fd >= 0)
         close(ulistener.fd);
+    mlx_kacc_stop(); /* before o2g: kacc holds its file */
     mlx_o2g_stop();
 }

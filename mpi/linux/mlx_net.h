@@ -12,7 +12,7 @@
 
 struct mlx_ring;
 
-enum ev_kind { EV_KICK, EV_LISTEN, EV_ULISTEN, EV_CONN, EV_O2G };
+enum ev_kind { EV_KICK, EV_LISTEN, EV_ULISTEN, EV_CONN, EV_O2G, EV_KACC };
 
 /* One node-pair socket: the engine's transport handle (mpe_conn_attach). */
 struct mlx_conn {

@@ -95,6 +95,7 @@ static struct {
     struct mpe_conn *c;
     int peer;
     uint32_t seq; /* sequence number of the stream's next header */
+    int kacc;     /* a kacc connection (mlx_kacc.c): kacc's messages only */
 } conn[O2G_MAX_CONNS];
 
 /* Task context (job start, before the network thread runs): UKMPI_O2G's choice. -1: not
@@ -109,8 +110,10 @@ int mlx_o2g_start(const struct mlx_env *env)
     if (!mode || !*mode)
         mode = "auto";
     int must = !strcmp(mode, "on");
-    if (!strcmp(mode, "off") || env->nodes < 2) /* one node: no connection to read */
+    if (!strcmp(mode, "off") || env->nodes < 2) { /* one node: no connection to read */
+        mlx_kacc_open(env, 0);
         return -1;
+    }
     if (!must && strcmp(mode, "auto")) {
         fprintf(stderr, "mpi: node %d: UKMPI_O2G=%s: not auto, on or off\n", node, mode);
         exit(MLX_EXIT_FATAL);
@@ -119,6 +122,11 @@ int mlx_o2g_start(const struct mlx_env *env)
     struct o2g_setup s = {.dump_len = dump_len, .max_eager = MPE_NET_EAGER};
     const char *step = "open " O2G_DEV;
     fd = open(O2G_DEV, O_RDWR | O_CLOEXEC);
+    if (fd >= 0 && mlx_kacc_open(env, 1)) { /* kacc's messages arrive through o2g too */
+        s.max_eager = MLX_KACC_EAGER;
+        dump_len += (size_t)MLX_KACC_DUMP * (size_t)(env->nodes - 1);
+        s.dump_len = dump_len;
+    }
     if (fd >= 0) {
         step = "dump area";
         dump = mmap(NULL, dump_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -147,6 +155,8 @@ int mlx_o2g_start(const struct mlx_env *env)
     if (fd >= 0)
         close(fd);
     fd = -1;
+    mlx_kacc_stop();
+    mlx_kacc_open(env, 0); /* "on" ends the job here */
     return -1;
 }
 
@@ -168,6 +178,34 @@ int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq)
     conn[a.conn].peer = peer;
     conn[a.conn].seq = seq;
     return 0;
+}
+
+/* Task context (start-up), under the network lock; see mlx.h. */
+int mlx_o2g_attach_kacc(int sock, int peer)
+{
+    struct o2g_attach a = {.fd = sock, .peer = peer};
+    if (fd < 0 || ioctl(fd, O2G_IOC_ATTACH, &a) != 0 || a.conn >= O2G_MAX_CONNS)
+        return -1;
+    conn[a.conn].peer = peer;
+    conn[a.conn].kacc = 1;
+    return 0;
+}
+
+/* Any thread; see mlx.h. */
+int mlx_o2g_fd(void)
+{
+    return fd;
+}
+
+/* Network thread: entry e of a kacc connection. Its UNEXP notices are left alone: the
+ * message stays in o2g's unexpected queue for kacc's RECV, which frees its record. Its
+ * end is kacc's business (its SENDs and RECVs on it fail). Anything else is a peer that
+ * does not speak kacc's messages on it. */
+static void kacc_entry(const struct o2g_cqe *e)
+{
+    if (e->kind != O2G_CQE_UNEXP && e->kind != O2G_CQE_CONN)
+        plat_fatal("o2g: the kacc connection to node %d carried an entry of kind %u",
+                   conn[e->conn].peer, (unsigned)e->kind);
 }
 
 /* Under the network lock: c's connection id. */
@@ -386,13 +424,22 @@ void mlx_o2g_run(void)
         struct o2g_cqe e = cqe[tail & mask];
         /* Release: our read of the slot is done before the module reuses it. */
         __atomic_store_n(&ring->tail, ++tail, __ATOMIC_RELEASE);
+        /* Under the lock: the rank thread attaches kacc connections (mlx_o2g_attach_kacc),
+         * and an entry of one may come before the attach returns. */
+        int t = plat_net_lock();
+        int kacc = e.conn < O2G_MAX_CONNS && conn[e.conn].kacc;
+        plat_net_unlock(t);
+        if (kacc) {
+            kacc_entry(&e);
+            continue;
+        }
         if (e.kind == O2G_CQE_RECV || e.kind == O2G_CQE_RTS) {
             finish(&e);
             if (e.kind == O2G_CQE_RTS)
                 free_record(e.off);
             continue;
         }
-        int t = plat_net_lock();
+        t = plat_net_lock();
         int rec = feed(&e);
         plat_net_unlock(t);
         if (rec)

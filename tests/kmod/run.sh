@@ -17,7 +17,8 @@
 # sockets + epoll instead (UKMPI_O2G=off).
 # Default: o2g, o2g-mpi, o2g-mpi2, mixed. One line per case, then "N passed, N failed"; exit
 # status 1 on a failure. kacc and kacc/CASE are host-kmod/kacc's: tests/kmod/kacc.sh runs
-# them, in its own guest; ukload and ukload/CASE are host-kmod/ukload's (tests/kmod/ukload.sh,
+# them, in its own guest; kacc-mpi and kacc-mpi/CASE the MPI library's non-blocking
+# collectives through it (tests/kmod/kacc_mpi.sh, its own guest); ukload and ukload/CASE are host-kmod/ukload's (tests/kmod/ukload.sh,
 # a 4-CPU guest).
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh, the version the module is built
@@ -40,6 +41,7 @@ for n in "${names[@]}"; do
     case $n in
     o2g) for c in $O2G_CASES; do cases+=("$c"); done ;;
     o2g/*) cases+=("${n#o2g/}") ;;
+    kacc-mpi | kacc-mpi/*) exec tests/kmod/kacc_mpi.sh "$@" ;; # the library over kacc
     kacc | kacc/*) exec tests/kmod/kacc.sh "$@" ;; # host-kmod/kacc: its own guest
     ukload | ukload/*) exec tests/kmod/ukload.sh "$@" ;; # host-kmod/ukload: its own guest
     o2g-mpi) for f in tests/mpi/progs/*.c; do progs+=("$(basename "$f" .c)"); done ;;

@@ -37,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOOP_MS    250
+#ifndef LOOP_MS /* -DLOOP_MS: longer, tests/kmod/kacc_mpi.sh's 4 processes on 2 vCPUs */
+#define LOOP_MS 250
+#endif
 #define BCAST_LEN  65536
 #define REDUCE_LEN 1000
 #define TOKEN_TAG  77 /* the zero-byte messages that order the events */

@@ -1,0 +1,372 @@
+/*
+ * mlx_kacc.c: a Linux node's non-blocking collectives run by /dev/kacc (host-kmod/kacc,
+ * kacc_uapi.h), the seed's KACC on Linux (issue 18). UKMPI_KACC chooses it:
+ *   off   every graph runs in the library (mpe_cad.c: progressed by the network thread's
+ *         "interrupt" and inside the rank's MPI calls), as before;
+ *   auto  (default) /dev/kacc when it opens, /dev/o2g is in use (mlx_o2g.c) and every peer
+ *         node set up its kacc connection with us; else as off;
+ *   on    the same, or the job fails at start.
+ *
+ * Design. kacc's SEND nodes write whole native messages on a socket from a kernel worker;
+ * the library writes its own stream (sequence numbers, credits, corked batches) on its
+ * node-pair sockets, and a kernel writer there would cut into it (kacc_net.c's hazard).
+ * So each node pair gets a second TCP connection at start-up, the kacc connection: the
+ * library never writes on it; it is attached to /dev/o2g like the node-pair sockets (o2g
+ * parses what arrives and matches it against kacc's RECVs, posted as kernel receives of
+ * our o2g file) and handed to kacc with KACC_IOC_CONN as the socket SENDs to that peer go
+ * out on. Both ends' SENDs go out on their own connection, so each direction of a pair
+ * has exactly one writer. The lower node connects to the higher one's port plus
+ * MLX_KACC_PORT_OFF and says who it is (struct hello); the higher one accepts.
+ *
+ * What goes to kacc: mpe_cad.c offers every graph the engine admitted (mpe_cadoff, the
+ * engine's platform-neutral seam). A graph goes to kacc when its communicator's ranks are
+ * the world's in order (kacc names a peer's connection by the graph's peer rank), no CALC
+ * runs a user-defined op (kacc runs predefined ones only; user ops stay with the library,
+ * which runs them in the rank's calls), every SEND and RECV is at most MLX_KACC_EAGER bytes
+ * (kacc sends eager only) and kacc accepts it (validation, RLIMIT_MEMLOCK). Any other
+ * graph runs in the library, as with UKMPI_KACC=off. Hazard: the choice is made by each
+ * rank for its own graph. The rules above give the same answer on every rank of a
+ * collective whose messages are all at most MLX_KACC_EAGER or all larger, and for every
+ * user op; a v-collective (or a gather's root) whose messages straddle the limit, or a
+ * refusal on one rank only (RLIMIT_MEMLOCK), would have one rank's kacc RECV wait for a
+ * message its peer sends from the library (it arrives on the library's connection and is
+ * matched only if kacc's RECV is posted first). The limit is 1 MiB, so the benchmarks'
+ * 64 KiB and 1 MiB broadcasts and every conformance program stay below it.
+ *
+ * Completion: kacc writes each graph's state to a page we map. The rank's MPI_Test and
+ * MPI_Wait look at it (the engine's offloaded runs take the poll policy, so the library's
+ * test reaches us) without a system call; the network thread waits on /dev/kacc in its
+ * epoll (readable while a finished graph is not released) and completes the request, so
+ * a rank sleeping in MPI_Wait is woken. Whoever sees a finished graph first releases it
+ * (slot_run's exchange). With kacc's progress=poll (read from sysfs at start) nothing
+ * runs the graphs but KACC_IOC_PROGRESS: the rank calls it in each MPI_Test and, not done,
+ * wakes itself so that MPI_Wait polls, as a library without asynchronous progress does.
+ *
+ * Messages that arrive on a kacc connection before kacc's RECV is posted stay in o2g's
+ * unexpected queue (mlx_o2g.c leaves their notices alone) until the RECV takes them.
+ * o2g's eager limit is raised to MLX_KACC_EAGER for that and its dump area grown by
+ * MLX_KACC_DUMP per peer.
+ */
+#include "mlx.h"
+#include "cad.h"
+#include "kacc_uapi.h"
+#include "mpe.h"
+#include "mpe_transport.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MLX_KACC_PORT_OFF 20000u /* a node's kacc port: its MPI port plus this */
+#define MLX_KACC_MAX_PORT 65535u
+#define MLX_KACC_WAIT_NS  20000000000ull /* peers reach their kacc set-up within this */
+#define MLX_KACC_RETRY_NS 20000000ull    /* between connection attempts */
+#define MLX_KACC_MAGIC    0x6b616363u    /* "kacc": a connection is one of ours */
+#define MLX_KACC_PROGRESS "/sys/module/kacc/parameters/progress"
+#define MLX_KACC_POLICY   16 /* bytes of that file we read */
+#define MLX_NS_PER_MS     1000000ull
+
+static int kfd = -1;                 /* /dev/kacc */
+static const struct kacc_status *st; /* its status page */
+static int must, poll_mode, me, nodes;
+static int *kconn;                           /* [nodes]: the kacc connection to each peer, or -1 */
+static struct mpe_cad *slot_run[KACC_SLOTS]; /* the run of each slot issued, until reaped */
+static const struct mpe_cadoff cadoff;
+
+/* What the connecting node says first on a kacc connection. */
+struct hello {
+    uint32_t magic, node;
+};
+
+/* Start-up: report why kacc is not used; under "on" that ends the job. */
+static void give_up(const char *step, int err)
+{
+    if (must) {
+        fprintf(stderr, "mpi: node %d: UKMPI_KACC=on: %s: %s\n", me, step, strerror(err));
+        exit(MLX_EXIT_FATAL);
+    }
+    if (kconn)
+        for (int p = 0; p < nodes; p++)
+            if (kconn[p] >= 0)
+                close(kconn[p]);
+    free(kconn);
+    kconn = NULL;
+    if (kfd >= 0)
+        close(kfd);
+    kfd = -1;
+}
+
+/* Task context (start-up, from mlx_o2g_start); see mlx.h. */
+int mlx_kacc_open(const struct mlx_env *e, int o2g)
+{
+    const char *mode = getenv("UKMPI_KACC");
+    if (!mode || !*mode)
+        mode = "auto";
+    me = e->node;
+    nodes = e->nodes;
+    must = !strcmp(mode, "on");
+    if (!must && strcmp(mode, "auto") && strcmp(mode, "off")) {
+        fprintf(stderr, "mpi: node %d: UKMPI_KACC=%s: not auto, on or off\n", me, mode);
+        exit(MLX_EXIT_FATAL);
+    }
+    if (!strcmp(mode, "off") || e->nodes < 2) /* one node: no peer to send to */
+        return 0;
+    if (!o2g) {
+        give_up("kacc needs /dev/o2g (UKMPI_O2G)", ENODEV);
+        return 0;
+    }
+    kfd = open(KACC_DEV, O_RDWR | O_CLOEXEC);
+    if (kfd < 0) {
+        give_up("open " KACC_DEV, errno);
+        return 0;
+    }
+    st = mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, kfd, 0);
+    if (st == MAP_FAILED) {
+        give_up("mmap the status page", errno);
+        return 0;
+    }
+    char pol[MLX_KACC_POLICY] = "";
+    int pf = open(MLX_KACC_PROGRESS, O_RDONLY | O_CLOEXEC);
+    if (pf >= 0) {
+        ssize_t n = read(pf, pol, sizeof pol - 1);
+        pol[n > 0 ? n : 0] = 0;
+        close(pf);
+    }
+    poll_mode = !strncmp(pol, "poll", strlen("poll"));
+    return 1;
+}
+
+/* Start-up: a listening socket on our kacc port, or -1. */
+static int listen_kacc(const struct mlx_env *e)
+{
+    int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)(e->peer[me].port + MLX_KACC_PORT_OFF)),
+                            .sin_addr.s_addr = htonl(INADDR_ANY)};
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, e->nodes) != 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Start-up: the kacc connection to lower node p (retrying while it starts), or -1. */
+static int connect_kacc(const struct mlx_env *e, int p, uint64_t deadline)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)(e->peer[p].port + MLX_KACC_PORT_OFF)),
+                            .sin_addr.s_addr = e->peer[p].ip};
+    for (;;) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return -1;
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+            struct hello h = {MLX_KACC_MAGIC, (uint32_t)me};
+            if (write(fd, &h, sizeof h) == (ssize_t)sizeof h)
+                return fd;
+            close(fd);
+            return -1;
+        }
+        int err = errno;
+        close(fd);
+        if (mlx_now_ns() > deadline || (err != ECONNREFUSED && err != EINTR)) {
+            errno = err;
+            return -1;
+        }
+        struct timespec ts = {0, MLX_KACC_RETRY_NS};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Start-up: accept the kacc connections of the higher nodes on lfd. 0, or -1. */
+static int accept_kacc(int lfd, uint64_t deadline)
+{
+    for (int left = nodes - 1 - me; left > 0;) {
+        uint64_t now = mlx_now_ns();
+        struct pollfd pf = {.fd = lfd, .events = POLLIN};
+        if (now > deadline || poll(&pf, 1, (int)((deadline - now) / MLX_NS_PER_MS) + 1) < 0) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        if (!(pf.revents & POLLIN))
+            continue;
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        struct hello h;
+        /* Exactly the hello: kacc's messages may follow it, for o2g to read. */
+        if (recv(fd, &h, sizeof h, MSG_WAITALL) != (ssize_t)sizeof h || h.magic != MLX_KACC_MAGIC ||
+            h.node <= (uint32_t)me || h.node >= (uint32_t)nodes || kconn[h.node] >= 0) {
+            close(fd); /* not one of ours: someone else's connection */
+            continue;
+        }
+        kconn[h.node] = fd;
+        left--;
+    }
+    return 0;
+}
+
+/* Task context (MPI_Init, every peer's HELLO in); see mlx.h. */
+void mlx_kacc_start(const struct mlx_env *e, int o2g_fd)
+{
+    if (kfd < 0)
+        return;
+    kconn = malloc((size_t)nodes * sizeof *kconn);
+    if (!kconn) {
+        give_up("kacc connections", ENOMEM);
+        return;
+    }
+    for (int p = 0; p < nodes; p++)
+        kconn[p] = -1;
+    if (e->peer[me].port > MLX_KACC_MAX_PORT - MLX_KACC_PORT_OFF) {
+        give_up("no kacc port above the MPI port", ERANGE);
+        return;
+    }
+    int lfd = me < nodes - 1 ? listen_kacc(e) : -1;
+    if (me < nodes - 1 && lfd < 0) {
+        give_up("listen on the kacc port", errno);
+        return;
+    }
+    uint64_t deadline = mlx_now_ns() + MLX_KACC_WAIT_NS;
+    for (int p = 0; p < me; p++) {
+        kconn[p] = connect_kacc(e, p, deadline);
+        if (kconn[p] < 0) {
+            int err = errno;
+            if (lfd >= 0)
+                close(lfd);
+            give_up("connect to a peer's kacc port", err);
+            return;
+        }
+    }
+    int rc = lfd >= 0 ? accept_kacc(lfd, deadline) : 0, err = errno;
+    if (lfd >= 0)
+        close(lfd);
+    if (rc != 0) {
+        give_up("accept the peers' kacc connections", err);
+        return;
+    }
+    if (ioctl(kfd, KACC_IOC_O2G, o2g_fd) != 0) {
+        give_up("KACC_IOC_O2G", errno);
+        return;
+    }
+    for (int p = 0; p < nodes; p++) {
+        if (p == me)
+            continue;
+        int one = 1;
+        setsockopt(kconn[p], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        struct kacc_conn_arg a = {.fd = kconn[p], .peer = p};
+        int t = plat_net_lock();
+        rc = mlx_o2g_attach_kacc(kconn[p], p);
+        plat_net_unlock(t);
+        if (rc != 0 || ioctl(kfd, KACC_IOC_CONN, &a) != 0) {
+            /* Hazard: under auto a peer may already send on its side; its messages stay
+             * unexpected in o2g. Only a module refusing a fresh socket gets here. */
+            give_up("hand the kacc connection over", errno);
+            return;
+        }
+    }
+    mlx_net_watch_kacc(kfd);
+    mpe_node_set_cadoff(mlx_node, &cadoff);
+}
+
+/* Task context of the owner: may kacc run c's admitted graph? */
+static int kacc_can_run(const struct mpe_cad *c)
+{
+    struct cad_graph *g = c->copy;
+    for (int32_t i = 0; i < g->own.comm_size; i++)
+        if (c->copy_world[i] != i) /* kacc's peers are connections by rank */
+            return 0;
+    const struct cad_node *n = cad_nodes(g);
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)
+            return 0;
+        if ((n[i].type == CAD_SEND || n[i].type == CAD_RECV) &&
+            (n[i].u.x.bytes > MLX_KACC_EAGER || n[i].u.x.peer < 0 || n[i].u.x.peer >= nodes ||
+             kconn[n[i].u.x.peer] < 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Any thread: if slot's graph finished, complete its run (once: whoever takes it from
+ * slot_run). 1 if the slot holds no running graph of ours any more. */
+static int reap(uint32_t slot)
+{
+    struct mpe_cad *c = __atomic_load_n(&slot_run[slot], __ATOMIC_ACQUIRE);
+    if (!c)
+        return 1;
+    /* Acquire pairs with kacc's release of run: the graph's results are in memory. */
+    uint32_t run = __atomic_load_n(&st[slot].run, __ATOMIC_ACQUIRE);
+    if (run < KACC_Q_DONE)
+        return 0;
+    if (!__atomic_compare_exchange_n(&slot_run[slot], &c, NULL, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return 1; /* the other thread took it */
+    int32_t err = st[slot].error;
+    if (ioctl(kfd, KACC_IOC_RELEASE, (unsigned long)slot) != 0)
+        plat_fatal("kacc: release of slot %u: %s", (unsigned)slot, strerror(errno));
+    int mpe_err = MPE_OK;
+    if (run != KACC_Q_DONE || err)
+        mpe_err = err <= -KACC_EXFER ? MPE_EPEER : MPE_EINVAL;
+    mpe_cad_offload_done(c, mpe_err);
+    return 1;
+}
+
+/* Task context of the owner (mpe_cadoff.issue). */
+static int off_issue(struct mpe_cad *c)
+{
+    if (!kacc_can_run(c))
+        return -1;
+    struct kacc_issue is = {.graph = (uintptr_t)c->copy, .bytes = c->copy->bytes};
+    if (ioctl(kfd, KACC_IOC_ISSUE, &is) != 0 || is.slot >= KACC_SLOTS)
+        return -1; /* refused (the library runs it): a limit, or the validator's word */
+    c->off_slot = is.slot;
+    /* Release: the run is whole before the network thread may reap it. */
+    __atomic_store_n(&slot_run[is.slot], c, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Task context of the owner (mpe_cadoff.test: its MPI_Test and MPI_Wait). */
+static void off_test(struct mpe_cad *c)
+{
+    uint32_t slot = c->off_slot;
+    if (poll_mode && ioctl(kfd, KACC_IOC_PROGRESS, 0UL) != 0)
+        plat_fatal("kacc: progress: %s", strerror(errno));
+    if (!reap(slot) && poll_mode)
+        plat_wake(plat_task()); /* MPI_Wait polls: nothing else runs the graph */
+}
+
+static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test};
+
+/* Network thread: /dev/kacc is readable (a finished graph is not released). */
+void mlx_kacc_run(void)
+{
+    for (uint32_t s = 0; s < KACC_SLOTS; s++)
+        if (__atomic_load_n(&slot_run[s], __ATOMIC_RELAXED))
+            reap(s);
+}
+
+/* Task context (job end, the network thread stopped): kacc lets go of its graphs and
+ * sockets before o2g does. */
+void mlx_kacc_stop(void)
+{
+    if (kfd < 0)
+        return;
+    close(kfd);
+    kfd = -1;
+    for (int p = 0; kconn && p < nodes; p++)
+        if (kconn[p] >= 0)
+            close(kconn[p]);
+}
