@@ -64,7 +64,7 @@ static int ialltoallw(const void *sbuf, const int scounts[], const int sdispls[]
                          .rcounts = arr + 2 * n,
                          .rdispls = arr + 3 * n};
     size_t temps = ((stotal + 63) & ~(size_t)63) + ((rtotal + 63) & ~(size_t)63);
-    struct coll_req *q = coll_alloc(c, &d, temps, n, &err);
+    struct coll_req *q = coll_alloc(c, &d, temps, 2 * n, &err); /* each block in and out */
     if (!q) {
         free(arr);
         return err;
@@ -73,7 +73,8 @@ static int ialltoallw(const void *sbuf, const int scounts[], const int sdispls[]
     char *s = coll_temp(q, stotal), *r = coll_temp(q, rtotal);
     for (int i = 0; i < n; i++) {
         if (scounts[i] > 0)
-            dt_pack((const char *)sbuf + sdispls[i], scounts[i], stypes[i], s + arr[n + i]);
+            coll_pack_at_start(q, (const char *)sbuf + sdispls[i], scounts[i], stypes[i],
+                               s + arr[n + i]);
         if (rcounts[i] > 0)
             coll_unpack_later(q, r + arr[3 * n + i], arr[2 * n + i], (char *)rbuf + rdispls[i],
                               rcounts[i], rtypes[i]);
@@ -112,6 +113,23 @@ int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
         rc = ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                         recvtypes, comm, request);
     return err_raise(comm, rc, fn);
+}
+
+/* Task context, collective over comm: MPI-4's persistent form (coll_persist.c). */
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Alltoallw_init";
+    (void)info;
+    int rc =
+        check(sendbuf, sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes, comm, fn);
+    if (rc != MPI_SUCCESS)
+        return err_raise(comm, rc, fn);
+    PERSIST(comm, fn,
+            ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, request));
 }
 
 /* Task context, collective over comm. */

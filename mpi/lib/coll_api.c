@@ -7,48 +7,6 @@
 #include "coll_impl.h"
 #include <stdlib.h>
 
-/* check()'s root for the collectives that have none: a value no MPI rank constant
- * (MPI_ROOT, MPI_PROC_NULL, ...) takes, so that a root argument never passes as "none". */
-#define NOROOT (-100)
-
-/* Checks common to every collective: the library is up, the communicator is live, the
- * root (if any: root != NOROOT means "check it") names a rank. */
-static int check(MPI_Comm c, int root, const char *fn)
-{
-    if (!mpi_ready(fn))
-        return MPI_ERR_OTHER;
-    if (!comm_valid(c))
-        return MPI_ERR_COMM;
-    inter_refuse(c, fn);
-    if (root != NOROOT && (root < 0 || root >= c->size))
-        return MPI_ERR_ROOT;
-    return MPI_SUCCESS;
-}
-
-static int check_buf(int count, MPI_Datatype dt)
-{
-    return count < 0 ? MPI_ERR_COUNT : dt_check(dt);
-}
-
-#define CHECK(c, root, fn)                                                                         \
-    do {                                                                                           \
-        int rc_ = check(c, root, fn);                                                              \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            return err_raise(c, rc_, fn);                                                          \
-    } while (0)
-#define CHECKB(c, count, dt, fn)                                                                   \
-    do {                                                                                           \
-        int rc_ = check_buf(count, dt);                                                            \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            return err_raise(c, rc_, fn);                                                          \
-    } while (0)
-#define CHECKOP(c, op, dt, fn)                                                                     \
-    do {                                                                                           \
-        int rc_ = op_check(op, dt);                                                                \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            return err_raise(c, rc_, fn);                                                          \
-    } while (0)
-
 /* 1 if c is a live intercommunicator: the blocking collectives go to intercomm_coll.c and
  * intercomm_blocks.c (their own argument rules: MPI_ROOT, MPI_PROC_NULL, remote roots). */
 static int inter(MPI_Comm c, const char *fn)
@@ -330,8 +288,8 @@ int MPI_Ireduce_scatter(const void *s, void *r, const int rcs[], MPI_Datatype dt
 }
 
 /* The block variant: every rank gets rc elements. */
-static int reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, MPI_Op op,
-                                MPI_Comm c, MPI_Request *req)
+int coll_ireduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, MPI_Op op,
+                               MPI_Comm c, MPI_Request *req)
 {
     int *counts = malloc(sizeof(int) * (size_t)c->size);
     if (!counts)
@@ -355,7 +313,7 @@ int MPI_Reduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, MP
     CHECK(c, NOROOT, "MPI_Reduce_scatter_block");
     CHECKB(c, rc, dt, "MPI_Reduce_scatter_block");
     CHECKOP(c, op, dt, "MPI_Reduce_scatter_block");
-    return err_raise(c, waited(reduce_scatter_block(s, r, rc, dt, op, c, &q), &q),
+    return err_raise(c, waited(coll_ireduce_scatter_block(s, r, rc, dt, op, c, &q), &q),
                      "MPI_Reduce_scatter_block");
 }
 
@@ -365,7 +323,7 @@ int MPI_Ireduce_scatter_block(const void *s, void *r, int rc, MPI_Datatype dt, M
     CHECK(c, NOROOT, "MPI_Ireduce_scatter_block");
     CHECKB(c, rc, dt, "MPI_Ireduce_scatter_block");
     CHECKOP(c, op, dt, "MPI_Ireduce_scatter_block");
-    return err_raise(c, reduce_scatter_block(s, r, rc, dt, op, c, req),
+    return err_raise(c, coll_ireduce_scatter_block(s, r, rc, dt, op, c, req),
                      "MPI_Ireduce_scatter_block");
 }
 

@@ -5,8 +5,8 @@
  * MPI error class, with *req the started collective.
  *
  * Buffers: a contiguous datatype's data is used in place (from buf + lb); any other is
- * packed into a temporary of the request before the start (data the graph reads) and/or
- * unpacked from one after completion (data it writes). Reductions run as the engine's
+ * packed into a temporary of the request at the start (data the graph reads) and/or
+ * unpacked from one after completion (data it writes): coll_run.c's move list. Reductions run as the engine's
  * CALC kernels when the op is predefined on the type's one basic type (op_kernel, the same
  * kernels the library's own reductions use); otherwise (user ops, MINLOC/MAXLOC pairs,
  * which travel packed) the graph parks the CALC for the rank's own context, which applies
@@ -43,7 +43,7 @@ static const void *in_buf(struct coll_req *q, const void *buf, int count, MPI_Da
     if (dt_contig(dt))
         return (const char *)buf + dt_lb(dt);
     void *t = coll_temp(q, bytes_of(count, dt));
-    dt_pack(buf, count, dt, t);
+    coll_pack_at_start(q, buf, count, dt, t);
     return t;
 }
 
@@ -57,7 +57,7 @@ static void *out_buf(struct coll_req *q, void *buf, int count, MPI_Datatype dt, 
     size_t b = bytes_of(count, dt);
     void *t = coll_temp(q, b);
     if (also_in)
-        dt_pack(buf, count, dt, t);
+        coll_pack_at_start(q, buf, count, dt, t);
     coll_unpack_later(q, t, b, buf, count, dt);
     return t;
 }
@@ -128,7 +128,7 @@ static int ireduce_kind(int kind, const void *sbuf, void *rbuf, int count, MPI_D
     int err = MPI_SUCCESS;
     size_t need =
         (d.in_place ? 0 : temp_need(sbuf, count, dt)) + (gets ? temp_need(rbuf, count, dt) : 0);
-    struct coll_req *q = coll_alloc(c, &d, need, 1, &err);
+    struct coll_req *q = coll_alloc(c, &d, need, 3, &err); /* sbuf in; rbuf in and out */
     if (!q)
         return err;
     d.sbuf = d.in_place ? 0 : in_buf(q, sbuf, count, dt);
@@ -174,7 +174,7 @@ int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_D
         counts[i] = bytes_of(rcounts[i], dt);
     d.counts = counts;
     size_t need = (d.in_place ? 0 : temp_need(sbuf, total, dt)) + temp_need(rbuf, rcount, dt);
-    struct coll_req *q = coll_alloc(c, &d, need, 1, &err);
+    struct coll_req *q = coll_alloc(c, &d, need, 3, &err); /* sbuf in; rbuf in and out */
     if (!q) {
         free(counts);
         return err;

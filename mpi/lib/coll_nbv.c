@@ -60,8 +60,8 @@ static void layout(const struct blocks *b, uint64_t *c, uint64_t *d)
 }
 
 /* The packed form of b (block i at d[i]): its base. The graph reads block `in` (IN_ALL:
- * all of them, IN_NONE: none; packed now), and with `out` writes them all (unpacked after
- * completion). */
+ * all of them, IN_NONE: none; packed at each start), and with `out` writes them all
+ * (unpacked after completion). One move per block read or written. */
 static char *packed(struct coll_req *q, const struct blocks *b, const uint64_t *d, int in, int out)
 {
     if (!b->buf || b->buf == MPI_IN_PLACE)
@@ -76,7 +76,7 @@ static char *packed(struct coll_req *q, const struct blocks *b, const uint64_t *
             continue;
         char *u = (char *)b->buf + bdispl(b, i) * (long)ext;
         if (in == IN_ALL || in == i)
-            dt_pack(u, k, b->dt, t + d[i]);
+            coll_pack_at_start(q, u, k, b->dt, t + d[i]);
         if (out)
             coll_unpack_later(q, t + d[i], (size_t)k * sz, u, k, b->dt);
     }
@@ -114,7 +114,8 @@ int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, 
                           .dt = manydt};
     d.bytes =
         d.in_place ? (uint64_t)many.count * dt_size(manydt) : (uint64_t)onecount * dt_size(onedt);
-    int err = MPI_SUCCESS, nun = (is_root ? n : 0) + 1;
+    /* moves: the root's blocks, one of them twice (gather in place), and the rank's own */
+    int err = MPI_SUCCESS, nmv = (is_root ? n + 1 : 0) + 1;
     size_t oneb = !d.in_place && onecount > 0 && !dt_contig(onedt)
                       ? ((size_t)onecount * dt_size(onedt) + 63) & ~(size_t)63
                       : 0;
@@ -126,7 +127,7 @@ int coll_igs(int gather, int v, const void *sbuf, int scount, MPI_Datatype sdt, 
         d.counts = arr;
         d.displs = arr + n;
     }
-    struct coll_req *q = coll_alloc(c, &d, temp_need(&many) + oneb, nun, &err);
+    struct coll_req *q = coll_alloc(c, &d, temp_need(&many) + oneb, nmv, &err);
     if (!q) {
         free(arr);
         return err;
@@ -169,6 +170,7 @@ int coll_iallgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, 
         d.counts = arr;
         d.displs = arr + n;
     }
+    /* moves: every block out, then the own block in (from sbuf, or in place) */
     struct coll_req *q = coll_alloc(c, &d, temp_need(&many) + oneb, n + 1, &err);
     if (!q) {
         free(arr);
@@ -222,7 +224,8 @@ int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *
         d.rcounts = arr + 2 * n;
         d.rdispls = arr + 3 * n;
     }
-    struct coll_req *q = coll_alloc(c, &d, temp_need(&sb) + temp_need(&rb) + copy, n, &err);
+    /* moves: every send block in, the in-place copy, every receive block out */
+    struct coll_req *q = coll_alloc(c, &d, temp_need(&sb) + temp_need(&rb) + copy, 2 * n + 1, &err);
     if (!q) {
         free(arr);
         return err;
@@ -231,7 +234,7 @@ int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *
     char *s = packed(q, &sb, arr + n, IN_ALL, 0);
     if (in_place && s == (char *)rbuf + dt_lb(rdt)) { /* contiguous: a copy of the input */
         char *t = coll_temp(q, span(&sb));
-        memcpy(t, s, span(&sb));
+        coll_copy_at_start(q, s, span(&sb), t);
         s = t;
     }
     d.sbuf = s;

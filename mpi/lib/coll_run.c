@@ -8,7 +8,12 @@
  * way it ends: the coll_req, the graph, the engine's run, the algorithm's scratch, and
  * the temporaries of non-contiguous buffers (coll_nb.c):
  *
- *   struct coll_req | unpack list | graph (8-aligned) | run (64) | scratch (64) | temps
+ *   struct coll_req | move list | graph (8-aligned) | run (64) | scratch (64) | temps
+ *
+ * Everything that depends on the buffers' contents happens when the collective starts
+ * (coll_go): packing, then the graph's local copies (cad_alg_copies), then the engine.
+ * So a persistent collective (MPI_Bcast_init and friends, coll_persist.c) is this same
+ * block, built once and started again and again.
  *
  * A communicator that spans IMPI clients (comm->clients, world.c) gets LAM's algorithms,
  * blocking or not, run one at a time ("One at a time" below): the IMPI ones (CAD_A_IMPI)
@@ -80,8 +85,8 @@ static size_t up64(size_t n)
 
 /* Task context. Allocate the request and its block for the description `d` (kind, rank,
  * size, sizes filled; alg from the environment unless set), with `temp_bytes` of room for
- * the caller's temporaries and `nunpack` unpack entries. The graph is not built yet. */
-struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes, int nunpack,
+ * the caller's temporaries and `nmoves` pack/unpack entries. The graph is not built yet. */
+struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes, int nmoves,
                             int *err)
 {
     struct cad_plan plan;
@@ -106,8 +111,8 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
     }
     size_t gbytes = cad_bytes(plan.node_cap, plan.edge_cap);
     size_t rbytes = mpi_engine->cad_bytes(plan.node_cap);
-    size_t off_un = up64(sizeof(struct coll_req));
-    size_t off_g = off_un + up64((size_t)nunpack * sizeof(struct coll_unpack));
+    size_t off_mv = up64(sizeof(struct coll_req));
+    size_t off_g = off_mv + up64((size_t)nmoves * sizeof(struct coll_move));
     size_t off_run = off_g + up64(gbytes);
     size_t off_tmp = off_run + up64(rbytes);
     size_t off_user = off_tmp + up64(plan.tmp_bytes);
@@ -119,8 +124,8 @@ struct coll_req *coll_alloc(MPI_Comm comm, struct cad_coll *d, size_t temp_bytes
     struct coll_req *q = (struct coll_req *)mem;
     memset(q, 0, sizeof *q);
     q->raw = mem;
-    q->un = (struct coll_unpack *)(mem + off_un);
-    q->nun_cap = nunpack;
+    q->mv = (struct coll_move *)(mem + off_mv);
+    q->nmv_cap = nmoves;
     q->gmem = mem + off_g;
     q->gbytes = gbytes;
     q->run = (struct mpe_cad *)(mem + off_run);
@@ -145,33 +150,65 @@ void *coll_temp(struct coll_req *q, size_t bytes)
     return p;
 }
 
+/* Task context, while q is built: the next entry of its move list, holding a reference on
+ * dt (the program may free the type while the collective can still start or finish). */
+static struct coll_move *move(struct coll_req *q, MPI_Datatype dt)
+{
+    if (q->nmv >= q->nmv_cap) { /* the caller's sizing is wrong: a library bug */
+        fprintf(stderr, "mpi: collective move list overflow (%d)\n", q->nmv_cap);
+        mpi_abort_hook(1);
+    }
+    struct coll_move *m = &q->mv[q->nmv++];
+    dt_retain(dt);
+    m->dt = dt;
+    return m;
+}
+
+/* Task context: at each start, count elements of dt at `user` are packed to `packed`. */
+void coll_pack_at_start(struct coll_req *q, const void *user, int count, MPI_Datatype dt,
+                        void *packed)
+{
+    struct coll_move *m = move(q, dt);
+    m->packed = packed;
+    m->user = (void *)user; /* only read: an `in` move */
+    m->count = count;
+    m->in = 1;
+}
+
+/* Task context: at each start, `bytes` at `from` are copied to `to`. */
+void coll_copy_at_start(struct coll_req *q, const void *from, size_t bytes, void *to)
+{
+    coll_pack_at_start(q, from, 0, 0, to);
+    q->mv[q->nmv - 1].bytes = bytes;
+}
+
 /* Task context: after completion, `bytes` packed at `packed` go to count elements of dt
  * at `user`. */
 void coll_unpack_later(struct coll_req *q, const void *packed, size_t bytes, void *user, int count,
                        MPI_Datatype dt)
 {
-    if (q->nun >= q->nun_cap) {
-        fprintf(stderr, "mpi: collective unpack list overflow\n");
-        mpi_abort_hook(1);
-    }
-    struct coll_unpack *u = &q->un[q->nun++];
-    u->packed = packed;
-    u->bytes = bytes;
-    u->user = user;
-    u->count = count;
-    u->dt = dt;
+    struct coll_move *m = move(q, dt);
+    m->packed = (void *)packed; /* only read: an `out` move */
+    m->bytes = bytes;
+    m->user = user;
+    m->count = count;
+    m->in = 0;
 }
 
+/* Task context: q's block and what it holds (any time after coll_alloc). */
 void coll_free(struct coll_req *q)
 {
     if (q) {
+        for (int i = 0; i < q->nmv; i++)
+            dt_release(q->mv[i].dt);
         free(q->owned);
         free(q->raw);
     }
 }
 
-/* Task context: build the graph for d (completed by coll_alloc), validate and issue it;
- * on success *req is the collective's request. On failure q is freed. */
+/* Task context: build the graph for d (completed by coll_alloc), validate and start it (or,
+ * under coll_persistent, keep it for MPI_Start); on success *req is the collective's
+ * request. On failure q is freed. */
 int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
 {
     struct cad_owner own = {.rank = q->comm->rank,
@@ -192,8 +229,8 @@ int coll_issue(struct coll_req *q, struct cad_coll *d, MPI_Request *req)
         coll_free(q);
         return MPI_ERR_INTERN;
     }
-    cad_alg_copies(d, &q->plan, q->tmp); /* the moves inside this rank the graph assumes */
-    q->impi = (d->alg == CAD_A_IMPI || d->alg == CAD_A_LAMBASIC) && d->client;
+    q->d = *d; /* for cad_alg_copies at each start: sbuf, rbuf */
+    q->lam = (d->alg == CAD_A_IMPI || d->alg == CAD_A_LAMBASIC) && d->client;
     rc = coll_issue_graph(q, g, req);
     if (rc == MPI_ERR_ARG) /* the kernel refused a graph of ours: a bug, say so */
         fprintf(stderr, "mpi: %s (%s): graph refused: %s\n", cad_kind_name(d->kind),
@@ -280,22 +317,42 @@ static void impi_unlink(struct coll_req *q)
     q->impi = 0;
 }
 
-/* Task context: hand a built graph to the engine (or, an IMPI one, queue it). */
-int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
+/* Task context: the request's references go and its block is freed (q is never used
+ * again). */
+static void coll_release(struct coll_req *q)
 {
-    MPI_Request r = req_alloc();
-    if (!r) {
-        coll_free(q);
-        return MPI_ERR_NO_MEM;
+    if (q->op)
+        op_release(q->op);
+    if (q->dt)
+        dt_release(q->dt);
+    if (q->impi)
+        impi_unlink(q);
+    coll_free(q);
+}
+
+/* Task context: start q: pack what the graph reads, make the graph's local copies, and
+ * hand the graph to the engine (or, an IMPI one, queue it). MPI_ERR_ARG if the engine
+ * refuses it (last_why says why). */
+static int coll_go(struct coll_req *q)
+{
+    for (int i = 0; i < q->nmv; i++) {
+        const struct coll_move *m = &q->mv[i];
+        if (m->in && m->dt)
+            dt_pack(m->user, m->count, m->dt, m->packed);
+        else if (m->in)
+            memcpy(m->packed, m->user, m->bytes);
     }
+    cad_alg_copies(&q->d, &q->plan, q->tmp); /* the moves inside this rank the graph assumes */
     struct mpe_cad *run = q->run;
     memset(run, 0, sizeof *run);
-    run->g = g;
+    run->g = q->gmem;
     run->gbytes = q->gbytes;
     run->world = q->comm->group->world;
     run->world_size = (uint32_t)q->comm->size;
     run->policy = policy;
     run->run_nodes = q->plan.node_cap;
+    q->err = q->failed = q->deferred = 0;
+    q->impi = q->lam;
     if (q->impi) {
         struct coll_req **pp = &q->comm->impi_q;
         impi_advance(q->comm);
@@ -307,6 +364,27 @@ int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
     if (!q->deferred && engine_issue(q) < 0) {
         if (q->impi)
             impi_unlink(q);
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Set by coll_persist.c around an MPI_*_init: the collective is built, not started. */
+int coll_persistent;
+
+/* Task context: wrap built graph g (in q->gmem) in a request and start it, or, under
+ * coll_persistent, return it inactive for MPI_Start. On failure q is freed. */
+int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
+{
+    MPI_Request r = req_alloc();
+    if (!r) {
+        coll_free(q);
+        return MPI_ERR_NO_MEM;
+    }
+    q->gmem = g;
+    if (coll_persistent) {
+        r->persistent = 1;
+    } else if (coll_go(q) != MPI_SUCCESS) {
         req_discard(r);
         coll_free(q);
         return MPI_ERR_ARG;
@@ -322,6 +400,15 @@ int coll_issue_graph(struct coll_req *q, struct cad_graph *g, MPI_Request *req)
     return MPI_SUCCESS;
 }
 
+/* Task context: MPI_Start of an inactive persistent collective r. */
+int coll_start(MPI_Request r)
+{
+    int rc = coll_go(r->coll);
+    if (rc == MPI_ERR_ARG)
+        fprintf(stderr, "mpi: MPI_Start of a persistent collective: graph refused: %s\n", last_why);
+    return rc;
+}
+
 /* Task context: run what the engine parked for us (user ops); 1 if the collective is
  * complete. */
 int coll_poll(MPI_Request r)
@@ -332,27 +419,34 @@ int coll_poll(MPI_Request r)
     return !q->deferred && poll_run(q);
 }
 
-/* Task context, once coll_poll said complete: unpack, release, free. MPI error class. */
+/* Task context, once coll_poll said complete: unpack, and free it (a persistent one is
+ * kept for the next MPI_Start). MPI error class. */
 int coll_finish(MPI_Request r)
 {
     struct coll_req *q = r->coll;
     int rc = q->err ? q->err : err_engine_class(q->run->req.err);
-    for (int i = 0; i < q->nun; i++) {
-        struct coll_unpack *u = &q->un[i];
-        dt_unpack(u->packed, u->bytes, u->user, u->count, u->dt);
+    for (int i = 0; i < q->nmv; i++) {
+        const struct coll_move *m = &q->mv[i];
+        if (!m->in)
+            dt_unpack(m->packed, m->bytes, m->user, m->count, m->dt);
     }
-    if (q->op)
-        op_release(q->op);
-    if (q->dt)
-        dt_release(q->dt);
     MPI_Comm c = q->comm;
     if (q->impi)
         impi_unlink(q);
-    coll_free(q);
-    r->coll = 0;
+    if (!r->persistent) {
+        coll_release(q);
+        r->coll = 0;
+    }
     if (c->impi_q) /* the next one may go now */
         impi_advance(c);
     return rc;
+}
+
+/* Task context: MPI_Request_free of an inactive persistent collective. */
+void coll_discard(MPI_Request r)
+{
+    coll_release(r->coll);
+    r->coll = 0;
 }
 
 /* --- extensions (mpix.h) ----------------------------------------------------------------- */

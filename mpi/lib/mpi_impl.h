@@ -71,6 +71,9 @@ int coll_iscan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op 
                MPI_Comm c, MPI_Request *req);
 int coll_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
                          MPI_Op op, MPI_Comm c, MPI_Request *req);
+/* coll_api.c: the block variant of coll_ireduce_scatter, `rc` elements to every rank. */
+int coll_ireduce_scatter_block(const void *sbuf, void *rbuf, int rc, MPI_Datatype dt, MPI_Op op,
+                               MPI_Comm c, MPI_Request *req);
 
 /* coll_nbv.c */
 
@@ -92,6 +95,12 @@ int coll_ialltoall(const void *sbuf, int scount, const int *scounts, const int *
  * coll_finish then unpacks and frees it: MPI error class. */
 int coll_poll(MPI_Request r);
 int coll_finish(MPI_Request r);
+/* Task context: MPI_Start of an inactive persistent collective (MPI error class); its
+ * MPI_Request_free (it is freed). */
+int coll_start(MPI_Request r);
+void coll_discard(MPI_Request r);
+/* Non-zero while coll_persist.c builds a persistent collective: built, not started. */
+extern int coll_persistent;
 /* From MPI_Init: UKMPI_CAD_PROGRESS, UKMPI_COLL_<KIND>, UKMPI_COLL_CHUNK. */
 void coll_init_env(void);
 /* Task context, in a collective call on comm: the first of its CAD_ALG_TAGS (4096) tags

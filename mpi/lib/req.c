@@ -1,6 +1,6 @@
 /*
  * req.c: requests: completion (wait and test in all their forms), cancel, free,
- * persistent requests.
+ * persistent requests (point-to-point here; collectives in coll_persist.c).
  *
  * Waiting spins briefly, then sleeps (mpi_idle, init.c): a rank that finds nothing
  * complete polls for UKMPI_SPIN_NS (50 us by default), then sleeps in the engine's block()
@@ -350,7 +350,10 @@ int MPI_Request_free(MPI_Request *req)
     if (!r)
         return err_raise(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free");
     *req = MPI_REQUEST_NULL;
-    if (inactive(r) || done(r)) {
+    if (inactive(r) && r->kind == REQ_COLL) { /* persistent: nothing to unpack */
+        coll_discard(r);
+        req_release(r);
+    } else if (inactive(r) || done(r)) {
         r->persistent = 0;
         finish(&r, MPI_STATUS_IGNORE);
     } else {
@@ -429,7 +432,7 @@ int MPI_Start(MPI_Request *req)
     MPI_Request p = *req;
     if (!p || !p->persistent || p->active)
         return err_raise(p ? p->comm : 0, MPI_ERR_REQUEST, "MPI_Start");
-    int rc = p->pbuffered ? bsend_start(p) : p2p_start(p);
+    int rc = p->pbuffered ? bsend_start(p) : p->kind == REQ_COLL ? coll_start(p) : p2p_start(p);
     if (rc != MPI_SUCCESS)
         return err_raise(p->comm, rc, "MPI_Start");
     p->active = 1;

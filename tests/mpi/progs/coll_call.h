@@ -215,6 +215,17 @@ static char *buf(const struct call *c, int len)
     return malloc((len + 1) * es);
 }
 
+/* Fills c's buffers (and sentinels) with the data of `salt`: what they hold before the
+ * call. A persistent call is filled again before each start. */
+static void call_fill(struct call *c, int salt)
+{
+    c->salt = salt;
+    for (int i = 0; c->sb && i <= c->sn; i++)
+        put(c, c->sb, i, i < c->sn ? want_sb(c, i) : sentinel(c));
+    for (int i = 0; c->rb && i <= c->rn; i++)
+        put(c, c->rb, i, init_rb(c, i));
+}
+
 /* Sets c up on the current communicator (C, R, S, CN). Counts: Bcast, the reductions and
  * scans have n elements; Gather, Scatter, Allgather, Alltoall n per block; the v-variants
  * colls_common.h's layouts with n; Reduce_scatter r % 3 * n for rank r, _block n each. */
@@ -282,16 +293,9 @@ static void call_init(struct call *c, int kind, int root, int n, int salt, int f
         break;
     }
     c->sn = sn < 0 ? 0 : sn, c->rn = rn < 0 ? 0 : rn;
-    if (sn >= 0) {
-        c->sb = buf(c, sn);
-        for (int i = 0; i <= sn; i++)
-            put(c, c->sb, i, i < sn ? want_sb(c, i) : sentinel(c));
-    }
-    if (rn >= 0) {
-        c->rb = buf(c, rn);
-        for (int i = 0; i <= rn; i++)
-            put(c, c->rb, i, init_rb(c, i));
-    }
+    c->sb = sn >= 0 ? buf(c, sn) : 0;
+    c->rb = rn >= 0 ? buf(c, rn) : 0;
+    call_fill(c, salt);
 }
 
 /* The blocking or the non-blocking call (whose request c keeps). */

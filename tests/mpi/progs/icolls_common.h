@@ -50,7 +50,7 @@ static void confs_free(void)
 /* One kind on every configuration: every root, counts 0, 1, 7, 1000 (per block for the
  * blocked kinds) and on the world also BIGN (divided among the blocks) with the first and
  * last root; `flags` as call_init's. One check line. */
-static void run_kind(int kind, int flags)
+static inline void run_kind(int kind, int flags) /* inline: pcolls.c has its own */
 {
     for (int k = 0; k < nconf; k++) {
         conf_use(k);
