@@ -23,6 +23,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <asm/apic.h>
 #include "ukload.h"
 #include "ukload_shm.h"
 #include "ukload_uapi.h"
@@ -130,6 +131,7 @@ static int ukl_load(const struct ukload_load __user *uarg)
 	if (!err)
 		err = ukl_boot_prepare(&ukl_range, entry, cmdline, a.cpu, a.cpus, &initrd);
 	if (!err) {
+		ukl_vnic_prepare(&ukl_range);
 		ukl_state = UKLOAD_LOADED;
 		ukl_cpu = a.cpu;
 		ukl_cpus = a.cpus;
@@ -155,6 +157,9 @@ static int ukl_boot(void)
 		return err;
 	__module_get(THIS_MODULE); /* no unload while the CPU runs the range's code */
 	ukl_state = UKLOAD_RUNNING;
+	err = ukl_vnic_start(&ukl_range, apic->cpu_present_to_apicid(ukl_cpu));
+	if (err) /* the unikernel runs on without a network */
+		pr_warn("ukload: no ukvnic0 (%d)\n", err);
 	return 0;
 }
 
@@ -163,6 +168,7 @@ static int ukl_stop(void)
 {
 	if (ukl_state != UKLOAD_RUNNING)
 		return -ESRCH;
+	ukl_vnic_stop(); /* no frame or IPI towards the CPUs from here on */
 	ukl_stop_cpus(ukl_cpus);
 	WRITE_ONCE(ukl_busy, 0);
 	ukl_state = UKLOAD_IDLE;
