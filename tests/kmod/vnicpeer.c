@@ -8,6 +8,10 @@
  *
  * Usage: vnicpeer IP PORT SIZE. Prints one line with the time and the rate; exit 0 when
  * every byte came back as expected, 1 otherwise (with the offset of the first bad byte).
+ *
+ * vnicpeer -p COUNT IP PORT SIZE: round trips against the unikernel's vnic_echo test
+ * (tests/uk/vnic_echo.c): COUNT times SIZE bytes (at most CHUNK) out and the same back,
+ * checked; prints the median and the minimum round trip.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,6 +32,7 @@
 #define CONNECT_WAIT_US 100000 /* between tries: 30 s in all */
 #define NS_PER_S        1000000000.0
 #define BYTES_PER_MB    1e6
+#define US_PER_S        1e6
 
 /* The pattern of net_tap.c (and tests/uk/net/tap_peer.py). */
 static uint8_t tap_byte(int node, int dir, uint32_t i)
@@ -88,11 +93,52 @@ static int connect_retry(const char *ip, int port)
     return -1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* -p: count round trips of size bytes on fd; 0 when every echo was right. */
+static int pingpong(int fd, int count, uint32_t size)
+{
+    static uint8_t out[CHUNK], in[CHUNK];
+    double *rtt = calloc((size_t)count, sizeof *rtt);
+    if (!rtt || size == 0 || size > CHUNK || count < 1) {
+        fprintf(stderr, "vnicpeer: -p needs 1..%d bytes and a count\n", CHUNK);
+        return 1;
+    }
+    for (int k = 0; k < count; k++) {
+        for (uint32_t i = 0; i < size; i++)
+            out[i] = tap_byte(TAP_NODE, k, i);
+        double t0 = now_s();
+        if (send_all(fd, out, size) != 0 || recv_all(fd, in, size) != 0) {
+            fprintf(stderr, "vnicpeer: round trip %d: %s\n", k, strerror(errno));
+            return 1;
+        }
+        rtt[k] = now_s() - t0;
+        if (memcmp(in, out, size) != 0) {
+            fprintf(stderr, "vnicpeer: round trip %d: the echo differs\n", k);
+            return 1;
+        }
+    }
+    qsort(rtt, (size_t)count, sizeof *rtt, cmp_double);
+    printf("vnicpeer: rtt %u B median %.1f us min %.1f us (%d round trips)\n", size,
+           rtt[count / 2] * US_PER_S, rtt[0] * US_PER_S, count);
+    free(rtt);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static uint8_t buf[CHUNK];
+    int count = 0;
+    if (argc == 6 && strcmp(argv[1], "-p") == 0) {
+        count = atoi(argv[2]);
+        argv += 2, argc -= 2;
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: vnicpeer IP PORT SIZE\n");
+        fprintf(stderr, "usage: vnicpeer [-p COUNT] IP PORT SIZE\n");
         return 2;
     }
     uint32_t size = (uint32_t)strtoul(argv[3], 0, 0);
@@ -104,6 +150,11 @@ int main(int argc, char **argv)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (count) {
+        int rc = pingpong(fd, count, size);
+        close(fd);
+        return rc;
+    }
     double t0 = now_s();
     uint32_t h[2] = {TAP_MAGIC, size};
     if (send_all(fd, (uint8_t *)h, sizeof h) != 0)
