@@ -80,7 +80,7 @@ struct ukl_shm {
  *   kick = 0 when it starts draining, so a busy consumer gets no IPIs.
  * - to_linux's kick stays 0: Linux polls that ring from a timer (ukload_vnic.c).
  */
-#define UKL_VNIC_OFF 0x40000 /* after UKL_BOOT_OFF + UKL_BOOT_SIZE, page aligned */
+#define UKL_VNIC_OFF 0x40000	  /* after UKL_BOOT_OFF + UKL_BOOT_SIZE, page aligned */
 #define UKL_VNIC_MAGIC 0x4e564b55 /* "UKVN": set by the loader when the rings are ready */
 #define UKL_VNIC_SLOTS 256	  /* per ring, a power of two */
 #define UKL_VNIC_SLOT_SIZE 2048	  /* the length word, padding, then the frame */
@@ -107,9 +107,9 @@ struct ukl_vnic_ring {
 
 /* At UKL_VNIC_OFF. The first line is the loader's, written before the unikernel starts. */
 struct ukl_vnic {
-	__u32 magic;			 /* UKL_VNIC_MAGIC */
-	__u32 slots;			 /* UKL_VNIC_SLOTS: both sides check it */
-	__u8 uk_mac[UKL_VNIC_MAC_LEN];	 /* the unikernel's address */
+	__u32 magic;			  /* UKL_VNIC_MAGIC */
+	__u32 slots;			  /* UKL_VNIC_SLOTS: both sides check it */
+	__u8 uk_mac[UKL_VNIC_MAC_LEN];	  /* the unikernel's address */
 	__u8 linux_mac[UKL_VNIC_MAC_LEN]; /* ukvnic0's */
 	__u32 line_pad[UKL_VNIC_LINE / 4 - 5];
 	struct ukl_vnic_ring to_uk;
