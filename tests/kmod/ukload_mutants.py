@@ -6,7 +6,8 @@ run against the mutant (tests/kmod/run.sh ukload/CASE) and must fail. The source
 restored afterwards, whatever happens. Not part of `make test` (one guest boot and one
 build per mutant, 20-90 s each: nosipi and bss wait out the console's 60 s limit).
 The vnic mutants: a byte of every full-size frame Linux sends flipped (TCP's checksum drops
-them: the transfer stalls), the unikernel reading the slot after the published one, and
+them: the transfer stalls), the unikernel reading the slot after the published one, no
+IPI to the unikernel (its 10 ms network tick drains the ring: slow round trips), and
 ukvnic0 left registered at stop.
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
 """
@@ -51,6 +52,7 @@ M = {
               '\tWRITE_ONCE(slot->len, skb->len);'),
  'vnicslot': ('vnic', UKVNIC, 'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons), fn, arg);',
               'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons + 1), fn, arg);'),
+ 'vnickick': ('vnic', VNIC, '\tif (READ_ONCE(ring->kick))\n\t\tukl_vnic_kick(p);', ''),
  'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop(); /*', '\t; /*'),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
