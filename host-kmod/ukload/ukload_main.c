@@ -2,7 +2,8 @@
 /*
  * ukload.ko: boots the unikernel (boards/hosted) on a CPU and a physical range that the
  * running Linux leaves alone (maxcpus=, memmap=SIZE$ADDR), and shows its console and exit
- * code through /dev/ukload (ukload_uapi.h). One unikernel at a time.
+ * code through /dev/ukload (ukload_uapi.h). One unikernel at a time; while it runs, the
+ * netdev ukvnic0 (ukload_vnic.c) is its network.
  *
  * The range and the real-mode page are module parameters, checked at load against
  * Linux's own resources: neither may overlap System RAM (Linux would be handing those

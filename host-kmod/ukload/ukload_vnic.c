@@ -101,7 +101,7 @@ static netdev_tx_t ukl_vnic_xmit(struct sk_buff *skb, struct net_device *dev)
 		dev->stats.tx_errors++;
 		goto out;
 	}
-	if (used == UKL_VNIC_SLOTS) { /* full: the timer wakes the queue */
+	if (used == UKL_VNIC_SLOTS) { /* only if the queue was woken too early */
 		netif_stop_queue(dev);
 		return NETDEV_TX_BUSY;
 	}
@@ -114,6 +114,8 @@ static netdev_tx_t ukl_vnic_xmit(struct sk_buff *skb, struct net_device *dev)
 	smp_mb();
 	if (READ_ONCE(ring->kick))
 		ukl_vnic_kick(p);
+	if (used + 1 == UKL_VNIC_SLOTS) /* now full: the timer wakes the queue */
+		netif_stop_queue(dev);
 	dev->stats.tx_packets++;
 	dev->stats.tx_bytes += skb->len;
 out:
