@@ -35,6 +35,7 @@ void ukl_stop_cpus(u64 cpus);
 /* ukload_vnic.c: ukvnic0, with ukl_lock held, process context. */
 void ukl_vnic_prepare(const struct ukl_range *r);
 int ukl_vnic_start(const struct ukl_range *r, u32 apicid);
+void ukl_vnic_quiesce(void);
 void ukl_vnic_stop(void);
 
 /* ukload_tramp.S: the trampoline and its patch fields (ukload_boot.c fills them in). */

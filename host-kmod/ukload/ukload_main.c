@@ -169,8 +169,9 @@ static int ukl_stop(void)
 {
 	if (ukl_state != UKLOAD_RUNNING)
 		return -ESRCH;
-	ukl_vnic_stop(); /* no frame or IPI towards the CPUs from here on */
+	ukl_vnic_quiesce(); /* no frame or IPI towards the CPUs from here on */
 	ukl_stop_cpus(ukl_cpus);
+	ukl_vnic_stop();
 	WRITE_ONCE(ukl_busy, 0);
 	ukl_state = UKLOAD_IDLE;
 	pr_info("ukload: stopped CPUs 0x%llx\n", ukl_cpus);

@@ -39,6 +39,7 @@ struct ukl_vnic_priv {
 	struct napi_struct napi;
 	struct hrtimer timer;
 	ktime_t period;
+	bool dead; /* the unikernel is being stopped: send nothing (read under the TX lock) */
 };
 
 static struct net_device *ukl_ndev;
@@ -91,7 +92,7 @@ static netdev_tx_t ukl_vnic_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct ukl_vnic_slot *slot;
 	u32 cons, used;
 
-	if (skb->len < UKL_VNIC_FRAME_MIN || skb->len > UKL_VNIC_FRAME_MAX) {
+	if (READ_ONCE(p->dead) || skb->len < UKL_VNIC_FRAME_MIN || skb->len > UKL_VNIC_FRAME_MAX) {
 		dev->stats.tx_dropped++;
 		goto out;
 	}
@@ -254,7 +255,24 @@ int ukl_vnic_start(const struct ukl_range *r, u32 apicid)
 	return 0;
 }
 
-/* ukl_stop(), ukl_lock held, process context, before the INITs: no send after this. */
+/*
+ * ukl_stop(), ukl_lock held, process context, before the INITs: no frame or IPI towards
+ * the CPUs once this returns (netif_tx_disable() waits for a send in progress, and every
+ * later one sees dead under the same lock). Quick, unlike unregistering (RCU grace
+ * periods), which ukl_vnic_stop() does after the INITs.
+ */
+void ukl_vnic_quiesce(void)
+{
+	struct ukl_vnic_priv *p;
+
+	if (!ukl_ndev)
+		return;
+	p = netdev_priv(ukl_ndev);
+	WRITE_ONCE(p->dead, true);
+	netif_tx_disable(ukl_ndev);
+}
+
+/* ukl_stop(), ukl_lock held, process context, after the INITs: ukvnic0 goes away. */
 void ukl_vnic_stop(void)
 {
 	if (!ukl_ndev)

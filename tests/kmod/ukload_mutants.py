@@ -53,7 +53,7 @@ M = {
  'vnicslot': ('vnic', UKVNIC, 'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons), fn, arg);',
               'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons + 1), fn, arg);'),
  'vnickick': ('vnic', VNIC, '\tif (READ_ONCE(ring->kick))\n\t\tukl_vnic_kick(p);', ''),
- 'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop(); /*', '\t; /*'),
+ 'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop();\n', ''),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
 }
