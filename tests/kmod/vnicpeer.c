@@ -28,8 +28,8 @@
 #define TAP_MAGIC       0x50544b55u /* "UKTP", as net_tap.c */
 #define TAP_NODE        0           /* the unikernel is node 0 */
 #define CHUNK           65536
-#define CONNECT_TRIES   300
-#define CONNECT_WAIT_US 100000 /* between tries: 30 s in all */
+#define CONNECT_WAIT_S  30     /* how long to retry while the unikernel boots */
+#define CONNECT_WAIT_US 100000 /* between tries */
 #define NS_PER_S        1000000000.0
 #define BYTES_PER_MB    1e6
 #define US_PER_S        1e6
@@ -81,7 +81,8 @@ static int connect_retry(const char *ip, int port)
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
         return -1;
-    for (int i = 0; i < CONNECT_TRIES; i++) {
+    /* a deadline, not a count: an unanswered ARP makes one try last seconds */
+    for (double end = now_s() + CONNECT_WAIT_S; now_s() < end;) {
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd < 0)
             return -1;
