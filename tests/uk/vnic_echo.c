@@ -14,6 +14,7 @@
 #include "uk/net.h"
 #include "uk/time.h"
 #include "arch/x86_64/io.h"
+#include "drivers/vnet.h"
 
 #define VNIC_ECHO_PORT 5003
 #define NS_PER_MS      1000000ull
@@ -87,7 +88,8 @@ KTEST(vnic_echo)
                 (unsigned long)echo.lost, (unsigned long)echo.bytes);
         rc = 6;
     } else {
-        kprintf("vnic_echo: %lu bytes echoed\n", (unsigned long)echo.bytes);
+        kprintf("vnic_echo: %lu bytes echoed, %lu kicks\n", (unsigned long)echo.bytes,
+                (unsigned long)vnet_get_stats()->kicks);
     }
     if (echo.s)
         ksock_close(echo.s);
