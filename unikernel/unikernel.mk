@@ -11,7 +11,11 @@
 UK_DIRS := unikernel/arch/x86_64 unikernel/kernel unikernel/drivers unikernel/pvas net/uknet \
            unikernel/mpi mpi/core mpi/cad mpi/impi
 UK_SRCS := $(foreach d,$(UK_DIRS),$(wildcard $(d)/*.c $(d)/*.S))
-UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S,$(UK_SRCS)) $(BOARD_SRCS)
+# The NIC driver behind vnet.h: virtio-net over PCI, or the board's own (BOARD_NIC).
+UK_NIC_DRIVERS := unikernel/drivers/vnet.c unikernel/drivers/ukvnic.c
+BOARD_NIC ?= unikernel/drivers/vnet.c
+UK_SRCS := $(filter-out unikernel/arch/x86_64/multiboot.S $(filter-out $(BOARD_NIC),$(UK_NIC_DRIVERS)),\
+           $(UK_SRCS)) $(BOARD_SRCS)
 UK_TEST_SRCS := $(wildcard tests/uk/*.c tests/knl/*.c)
 
 # newlib's headers come with KERNEL_CFLAGS (mk/newlib.mk); without it, freestanding only.

@@ -7,7 +7,7 @@
 # inside the reserved range, not at 1 MiB (Linux owns low memory); no PIC, PIT, CMOS,
 # I/O APIC, UART, ACPI or PCI (they are Linux's): the CPU count and TSC rate come from
 # the command line (boards/hosted/hosted.c), the console and the exit code go through
-# shared memory. The local APIC runs in the mode the CPU is found in (lapic.c).
+# shared memory, and the NIC is a pair of rings to Linux's ukvnic0 (ukvnic.c). The local APIC runs in the mode the CPU is found in (lapic.c).
 # Hazard: HOSTED_BASE must equal ukload.ko's phys_base parameter (the module refuses an
 # ELF whose segments lie outside its range) and lie below 2 GiB (the boot page tables
 # alias only 0..2 GiB at KERNEL_VIRT_BASE, unikernel/arch/x86_64/boot.S).
@@ -23,4 +23,6 @@ HOSTED_TRAMP := 0x70000
 BOARD_DEFS := -DBOARD_HOSTED -DHOSTED_BASE=$(HOSTED_BASE) -DKERNEL_PHYS_BASE=$(HOSTED_KERNEL) \
               -DAP_TRAMPOLINE_PHYS=$(HOSTED_TRAMP) -Iboards/hosted -Ihost-kmod/ukload
 BOARD_SRCS := boards/hosted/hosted.c
+# The NIC: the shared-memory rings to Linux's ukvnic0 (ukload_shm.h), not virtio-net.
+BOARD_NIC := unikernel/drivers/ukvnic.c
 BOARD_LDFLAGS := --defsym=UK_PHYS_BASE=$(HOSTED_KERNEL)

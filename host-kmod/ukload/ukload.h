@@ -32,6 +32,12 @@ int ukl_boot_prepare(const struct ukl_range *r, u32 entry, const char *cmdline, 
 int ukl_boot_cpus(const struct ukl_range *r, unsigned int first, u64 cpus);
 void ukl_stop_cpus(u64 cpus);
 
+/* ukload_vnic.c: ukvnic0, with ukl_lock held, process context. */
+void ukl_vnic_prepare(const struct ukl_range *r);
+int ukl_vnic_start(const struct ukl_range *r, u32 apicid);
+void ukl_vnic_quiesce(void);
+void ukl_vnic_stop(void);
+
 /* ukload_tramp.S: the trampoline and its patch fields (ukload_boot.c fills them in). */
 extern const u8 ukl_tramp_start[], ukl_tramp_end[], ukl_tramp_gdt[], ukl_tramp_pm32[];
 extern const u8 ukl_tramp_gdt_base[], ukl_tramp_pm32_ptr[], ukl_tramp_entry[];

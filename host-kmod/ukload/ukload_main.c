@@ -2,7 +2,8 @@
 /*
  * ukload.ko: boots the unikernel (boards/hosted) on a CPU and a physical range that the
  * running Linux leaves alone (maxcpus=, memmap=SIZE$ADDR), and shows its console and exit
- * code through /dev/ukload (ukload_uapi.h). One unikernel at a time.
+ * code through /dev/ukload (ukload_uapi.h). One unikernel at a time; while it runs, the
+ * netdev ukvnic0 (ukload_vnic.c) is its network.
  *
  * The range and the real-mode page are module parameters, checked at load against
  * Linux's own resources: neither may overlap System RAM (Linux would be handing those
@@ -23,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <asm/apic.h>
 #include "ukload.h"
 #include "ukload_shm.h"
 #include "ukload_uapi.h"
@@ -130,6 +132,7 @@ static int ukl_load(const struct ukload_load __user *uarg)
 	if (!err)
 		err = ukl_boot_prepare(&ukl_range, entry, cmdline, a.cpu, a.cpus, &initrd);
 	if (!err) {
+		ukl_vnic_prepare(&ukl_range);
 		ukl_state = UKLOAD_LOADED;
 		ukl_cpu = a.cpu;
 		ukl_cpus = a.cpus;
@@ -155,6 +158,9 @@ static int ukl_boot(void)
 		return err;
 	__module_get(THIS_MODULE); /* no unload while the CPU runs the range's code */
 	ukl_state = UKLOAD_RUNNING;
+	err = ukl_vnic_start(&ukl_range, apic->cpu_present_to_apicid(ukl_cpu));
+	if (err) /* the unikernel runs on without a network */
+		pr_warn("ukload: no ukvnic0 (%d)\n", err);
 	return 0;
 }
 
@@ -163,7 +169,9 @@ static int ukl_stop(void)
 {
 	if (ukl_state != UKLOAD_RUNNING)
 		return -ESRCH;
+	ukl_vnic_quiesce(); /* no frame or IPI towards the CPUs from here on */
 	ukl_stop_cpus(ukl_cpus);
+	ukl_vnic_stop();
 	WRITE_ONCE(ukl_busy, 0);
 	ukl_state = UKLOAD_IDLE;
 	pr_info("ukload: stopped CPUs 0x%llx\n", ukl_cpus);

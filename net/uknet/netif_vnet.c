@@ -209,10 +209,9 @@ int net_init(void)
         timer_start_periodic(NET_TIMER_HZ);
     const uint8_t *m = vnet_mac();
     uint32_t a = net_self.ip;
-    kprintf("net: node %d/%d ip %u.%u.%u.%u mac %02x:%02x:%02x:%02x:%02x:%02x (virtio-net, "
-            "%s)\n",
-            net_self.id, net_self.nodes, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, m[0],
-            m[1], m[2], m[3], m[4], m[5], vnet_transport());
+    kprintf("net: node %d/%d ip %u.%u.%u.%u mac %02x:%02x:%02x:%02x:%02x:%02x (%s)\n", net_self.id,
+            net_self.nodes, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, m[0], m[1], m[2],
+            m[3], m[4], m[5], vnet_transport());
     return 0;
 }
 

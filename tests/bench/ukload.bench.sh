@@ -7,6 +7,11 @@
 #     before the start-up IPIs (INIT's 10 ms wait included) to the exit word
 #   own VM: the qemu board's test image, qemu/ukboot --smp 1 test=bench_boot: the same
 #     kernel figure, and the wall time of the whole QEMU process
+#   ukvnic0 (the shared-memory NIC): ukload/vnicbench, for each Linux poll period
+#     (vnic_poll_us= 20, 100 (the default), 1000 us): the median of REPS x 200 1-byte TCP
+#     round trips between a Linux process and the unikernel (tests/uk/vnic_echo.c), and
+#     16 MiB each way in turn (net_tap, as the vnic test); against the unikernel's TCP
+#     between two QEMU VMs over virtio-net (qemu/uknodes, test=net_bench, one run)
 # Medians of REPS (5). Both under QEMU/TCG, so the walls are TCG's, not hardware's; the
 # hosted kernel skips the PIT calibration (the loader gives the TSC rate).
 # Noise (the same guest run, ukload/noise): tests/kmod/uknoise.h's fixed-work loop,
@@ -26,6 +31,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
 REPS=${REPS:-5}
+VNIC_POLLS="20 100 1000"  # ukload-init's vnic_polls: ukvnic0's poll periods (us)
+VNIC_BYTES=16777216       # its bulk transfer, each way
 median() { sort -n | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "")}'; }
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
 row() { # name value baseline unit baseline-name; an empty value prints "-"
@@ -36,7 +43,7 @@ row() { # name value baseline unit baseline-name; an empty value prints "-"
 log=$B/kmod/ukload.log
 echo "# host load before the guest run: $(uptime)"
 if ! UKLOAD_BENCH_REPS=$REPS UKLOAD_TIMEOUT=400 tests/kmod/ukload.sh ukload/bench ukload/noise \
-    >/dev/null 2>&1; then
+    ukload/vnicbench >/dev/null 2>&1; then
     echo "# ukload: the reserved-cores guest run failed (see $log)"
 fi
 hk=$(sed -n 's/^ukload-bench kernel_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null | median)
@@ -86,3 +93,16 @@ for l in idle apart shared; do
 done
 row "noise: median iteration, apart" "$(spread apart uk median_cycles)" \
     "$(spread apart linux median_cycles)" us "Linux CPU 2, ${what[apart]}"
+# ukvnic0 against virtio-net between two unikernel VMs (tests/bench/net.bench.sh's setup)
+vn=$(qemu/uknodes --nodes 2 --timeout 180 --append "test=net_bench bench_bytes=$VNIC_BYTES" \
+    "$K" 2>&1 | grep '^\[n0\] bench:')
+vrtt=$(sed -n 's/.*tcp_rtt_us=\([0-9.]*\).*/\1/p' <<<"$vn")
+vbw=$(sed -n 's/.*tcp_bulk_MBps=\([0-9.]*\).*/\1/p' <<<"$vn")
+for p in $VNIC_POLLS; do
+    l=$(grep "^ukload-vnicbench poll_us=$p " "$log" 2>/dev/null)
+    row "ukvnic0: TCP round trip 1 B, poll $p us" "$(sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p' <<<"$l")" \
+        "$vrtt" us "2 unikernel VMs, virtio-net"
+    row "ukvnic0: TCP 16 MiB each way, poll $p us" "$(sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' <<<"$l")" \
+        "$vbw" MB/s "2 unikernel VMs, virtio-net, one way (ratio > 1: faster)"
+done
+exit 0

@@ -7,9 +7,10 @@
 # 3 (maxcpus=3), 1 GiB with 128 MiB at 0x20000000 and the page at 0x70000 kept from Linux
 # (memmap=, the hosted board's HOSTED_BASE and ukload.ko's default trampoline page); an
 # initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
-# (make BOARD=hosted) and the qemu board's kernel (an image for the wrong range), and
+# (make BOARD=hosted), the qemu board's kernel (an image for the wrong range), vnicpeer, and
 # tests/kmod/ukload-init as /init, which runs the cases. The console goes to
-# $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case; ukload/bench (not in
+# $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case; UKLOAD_VNIC_SIZES
+# (A,B,...: 1 B to 16 MiB) the vnic case's transfers, one boot each; ukload/bench (not in
 # the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots; so is
 # ukload/noise (tests/kmod/uknoise.h's loop on both sides). UKLOAD_TIMEOUT (150 s): a
 # guest's whole run. ukload/x2apic boots a second guest, in x2APIC mode (see below; its
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job stop rmmod online x2apic"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic stop rmmod online x2apic"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 
@@ -56,6 +57,9 @@ cp "$B/uk/ukernel.elf" "$r/uk/qemu-board.elf"
 cp "$B/hosted/uk/ukernel.elf" "$r/uk/ukernel.elf"
 # the noise case's Linux side (static: the guest has no libc)
 gcc -static -O2 -Wall -Wextra -o "$r/bin/uknoise" tests/kmod/uknoise.c
+# the vnic case's Linux end (static: the guest has no libc)
+gcc -static -O2 -Wall -Wextra -o "$r/bin/vnicpeer" tests/kmod/vnicpeer.c ||
+    refuse "tests/kmod/vnicpeer.c does not build"
 # the job: its program and job.conf in a cpio, as qemu/ukrun packs them; Open MPI's output
 # for the comparison, made by tests/mpi/run.sh when missing
 ref=$B/mpi-ref/$JOB_PROG.$JOB_NP.out
@@ -77,7 +81,7 @@ guest() {
     local log=$1 list=$2 board=${3:-qemu}
     shift $(($# < 3 ? $# : 3))
     qemu/ukboot --board "$board" --smp 4 --mem 1G --timeout "${UKLOAD_TIMEOUT:-150}" --initrd "$out/ukload-initrd.cpio" \
-        --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}" \
+        --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}${UKLOAD_VNIC_SIZES:+ ukload_vnic_sizes=$UKLOAD_VNIC_SIZES}" \
         "$kdir/vmlinuz" -- "$@" >"$log" 2>&1
 }
 list=$(printf '%s\n' "${cases[@]}" | grep -vx x2apic | paste -sd,)

@@ -5,6 +5,10 @@ one edit of host-kmod/ukload or boards/hosted breaks a behaviour; the case guard
 run against the mutant (tests/kmod/run.sh ukload/CASE) and must fail. The source is
 restored afterwards, whatever happens. Not part of `make test` (one guest boot and one
 build per mutant, 20-90 s each: nosipi and bss wait out the console's 60 s limit).
+The vnic mutants: a byte of every full-size frame Linux sends flipped (TCP's checksum drops
+them: the transfer stalls), the unikernel reading the slot after the published one, no
+IPI to the unikernel (its 10 ms network tick drains the ring: slow round trips), and
+ukvnic0 left registered at stop.
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
 """
 import os
@@ -19,6 +23,8 @@ BOOT = 'host-kmod/ukload/ukload_boot.c'
 HOSTED = 'boards/hosted/hosted.c'
 LAPIC = 'unikernel/arch/x86_64/lapic.c'
 TOOL = 'host-kmod/ukload/ukload_tool.c'
+VNIC = 'host-kmod/ukload/ukload_vnic.c'
+UKVNIC = 'unikernel/drivers/ukvnic.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
@@ -41,6 +47,13 @@ M = {
  'nostop': ('stop', BOOT, '\t\t\tukl_init(apic->cpu_present_to_apicid(cpu));\n}', '\t\t\t;\n}'),
  'modref': ('rmmod', MAIN, '\t__module_get(THIS_MODULE);', '\t;'),
  'hotplug': ('rmmod', MAIN, '!(READ_ONCE(ukl_busy) & BIT_ULL(cpu)))', '1)'),
+ 'vnicbyte': ('vnic', VNIC, '\tWRITE_ONCE(slot->len, skb->len);',
+              '\tif (skb->len == UKL_VNIC_FRAME_MAX)\n\t\tslot->frame[skb->len - 1] ^= 1;\n'
+              '\tWRITE_ONCE(slot->len, skb->len);'),
+ 'vnicslot': ('vnic', UKVNIC, 'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons), fn, arg);',
+              'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons + 1), fn, arg);'),
+ 'vnickick': ('vnic', VNIC, '\tif (READ_ONCE(ring->kick))\n\t\tukl_vnic_kick(p);', ''),
+ 'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop();\n', ''),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
 }

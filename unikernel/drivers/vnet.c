@@ -142,7 +142,7 @@ const uint8_t *vnet_mac(void)
 /* Any context: how the device is attached, for the boot report. */
 const char *vnet_transport(void)
 {
-    return vnet_dev.msix ? "legacy PCI, MSI-X" : "legacy PCI, INTx";
+    return vnet_dev.msix ? "virtio-net, legacy PCI, MSI-X" : "virtio-net, legacy PCI, INTx";
 }
 
 struct vnet_rx_ctx {

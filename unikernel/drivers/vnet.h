@@ -15,6 +15,7 @@ struct vnet_stats {
     uint64_t rx_nomem;                     /* the consumer had no buffer (pool empty) */
     uint64_t tx_ring_full;                 /* sends refused: no TX descriptor freed in time */
     uint64_t irqs, rx_rounds_over_budget, bad_used;
+    uint64_t kicks; /* RX vector interrupts acknowledged (ukvnic: Linux's IPIs, self-IPIs) */
 };
 
 /* Boot or task context, once. Finds the first virtio-net PCI function, negotiates

@@ -119,9 +119,7 @@ static void kmain_on_kstack(void)
     irq_enable();
     smp_boot();
     report();
-#ifndef BOARD_HOSTED /* PCI is Linux's; the shared-memory NIC comes later (issue 19) */
-    net_init();      /* virtio-net + lwIP, if the machine has a NIC */
-#endif
+    net_init(); /* lwIP on virtio-net, or hosted on ukvnic.c's rings, if there is a NIC */
     sched_init();
     pvas_init();
 
