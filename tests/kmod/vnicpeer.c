@@ -47,11 +47,12 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / NS_PER_S;
 }
 
-/* All of buf to fd, or -1. */
-static int send_all(int fd, const uint8_t *buf, size_t len)
+/* All len bytes of buf sent to fd (sending) or received from it, or -1 (an error, or an
+ * early EOF). */
+static int io_all(int fd, uint8_t *buf, size_t len, int sending)
 {
     while (len) {
-        ssize_t r = send(fd, buf, len, 0);
+        ssize_t r = sending ? send(fd, buf, len, 0) : recv(fd, buf, len, 0);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -61,18 +62,14 @@ static int send_all(int fd, const uint8_t *buf, size_t len)
     return 0;
 }
 
-/* Exactly len bytes from fd, or -1 (error or early EOF). */
+static int send_all(int fd, const uint8_t *buf, size_t len)
+{
+    return io_all(fd, (uint8_t *)buf, len, 1);
+}
+
 static int recv_all(int fd, uint8_t *buf, size_t len)
 {
-    while (len) {
-        ssize_t r = recv(fd, buf, len, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        buf += r, len -= (size_t)r;
-    }
-    return 0;
+    return io_all(fd, buf, len, 0);
 }
 
 /* A connected socket to ip:port, retrying while the unikernel is not listening yet. */

@@ -63,7 +63,7 @@ static inline int blocked(int k)
 
 /* call_init's flags. Elements are MPI_INT unless CALL_BYTE (MPI_BYTE: only for the kinds
  * that do not reduce) or CALL_DOUBLE (MPI_DOUBLE); reductions are MPI_SUM. */
-enum { CALL_NB = 1, CALL_IP = 2, CALL_BYTE = 4, CALL_DOUBLE = 8 };
+enum { CALL_NB = 1, CALL_IP = 2, CALL_BYTE = 4, CALL_DOUBLE = 8, CALL_PERSIST = 16 };
 
 struct call {
     int kind, flags, root, n, salt;
@@ -364,7 +364,8 @@ static void call_start(struct call *c)
            c->cname, rc);
 }
 
-/* The ways of completing a single request: the request must be MPI_REQUEST_NULL after. */
+/* The ways of completing a single request: the request must be MPI_REQUEST_NULL after (a
+ * persistent one, CALL_PERSIST: still there, inactive). */
 #define NHOW 8
 static void call_complete(struct call *c, int how)
 {
@@ -403,8 +404,12 @@ static void call_complete(struct call *c, int how)
     }
     EXPECT(idx == 0 && outs == (how % NHOW >= 6), "completion %d: index %d, outcount %d",
            how % NHOW, idx, outs);
-    EXPECT(c->req == MPI_REQUEST_NULL, "completion %d: the request is not MPI_REQUEST_NULL",
-           how % NHOW);
+    if (c->flags & CALL_PERSIST)
+        EXPECT(c->req != MPI_REQUEST_NULL, "completion %d freed the persistent request",
+               how % NHOW);
+    else
+        EXPECT(c->req == MPI_REQUEST_NULL, "completion %d: the request is not MPI_REQUEST_NULL",
+               how % NHOW);
 }
 
 static int call_fail(const struct call *c, const char *what, int i, double got, double w)

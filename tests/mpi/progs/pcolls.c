@@ -115,44 +115,6 @@ static void call_pinit(struct call *c)
            kname[c->kind], c->cname, rc);
 }
 
-/* Completes the started persistent request of c in one of NHOW ways; it must stay allocated
- * (inactive) after. */
-static void pcomplete(struct call *c, int how)
-{
-    int flag = 0, idx = -1, outs = 0;
-    switch (how % NHOW) {
-    case 0:
-        MPI_Wait(&c->req, MPI_STATUS_IGNORE);
-        break;
-    case 1:
-        while (!flag)
-            MPI_Test(&c->req, &flag, MPI_STATUS_IGNORE);
-        break;
-    case 2:
-        MPI_Waitall(1, &c->req, MPI_STATUSES_IGNORE);
-        break;
-    case 3:
-        while (!flag)
-            MPI_Testall(1, &c->req, &flag, MPI_STATUSES_IGNORE);
-        break;
-    case 4:
-        MPI_Waitany(1, &c->req, &idx, MPI_STATUS_IGNORE);
-        break;
-    case 5:
-        while (!flag)
-            MPI_Testany(1, &c->req, &idx, &flag, MPI_STATUS_IGNORE);
-        break;
-    case 6:
-        MPI_Waitsome(1, &c->req, &outs, &idx, MPI_STATUSES_IGNORE);
-        break;
-    case 7:
-        while (!outs)
-            MPI_Testsome(1, &c->req, &outs, &idx, MPI_STATUSES_IGNORE);
-        break;
-    }
-    EXPECT(c->req != MPI_REQUEST_NULL, "completion %d freed the persistent request", how % NHOW);
-}
-
 /* Init c's persistent request, ROUNDS times: fill with new data, start, complete, check;
  * then free it. */
 static void prun(int kind, int root, int n, int salt, int flags)
@@ -160,12 +122,12 @@ static void prun(int kind, int root, int n, int salt, int flags)
     struct call c;
     /* CALL_NB: the non-blocking calls' layouts (no zero counts in place for Alltoallv):
      * Open MPI's persistent collectives are its non-blocking ones (libnbc), see call_init */
-    call_init(&c, kind, root, n, salt, flags | CALL_NB);
+    call_init(&c, kind, root, n, salt, flags | CALL_NB | CALL_PERSIST);
     call_pinit(&c);
     for (int round = 0; round < ROUNDS; round++) {
         call_fill(&c, salt + 1000 * round);
         MPI_Start(&c.req);
-        pcomplete(&c, how_next++);
+        call_complete(&c, how_next++);
         call_check(&c);
     }
     MPI_Request_free(&c.req);
