@@ -7,7 +7,9 @@
 # inside the reserved range, not at 1 MiB (Linux owns low memory); no PIC, PIT, CMOS,
 # I/O APIC, UART, ACPI or PCI (they are Linux's): the CPU count and TSC rate come from
 # the command line (boards/hosted/hosted.c), the console and the exit code go through
-# shared memory, and the NIC is a pair of rings to Linux's ukvnic0 (ukvnic.c). The local APIC runs in the mode the CPU is found in (lapic.c).
+# shared memory, and the NIC is a pair of rings to Linux's ukvnic0 (ukvnic.c). The local APIC
+# switches to x2APIC whenever CPUID offers it (lapic.c), even where Linux runs xAPIC: mixed
+# modes worked once under TCG (QEMU 10 without interrupt remapping), untested on hardware.
 # Hazard: HOSTED_BASE must equal ukload.ko's phys_base parameter (the module refuses an
 # ELF whose segments lie outside its range) and lie below 2 GiB (the boot page tables
 # alias only 0..2 GiB at KERNEL_VIRT_BASE, unikernel/arch/x86_64/boot.S).
