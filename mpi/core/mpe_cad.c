@@ -319,11 +319,6 @@ int mpe_cad_refuse(struct mpe_cad *c, const char *why)
 
 /* --- graphs the platform runs (mpe_cadoff) -------------------------------------------------- */
 
-static struct mpe_node *self_node(const struct mpe_cad *c)
-{
-    return c->self->node;
-}
-
 void mpe_node_set_cadoff(struct mpe_node *n, const struct mpe_cadoff *co)
 {
     n->cadoff = co;
@@ -404,7 +399,7 @@ int mpe_cad_test(struct mpe_cad *c)
         return -1;
     if (c->offloaded) { /* no user op (the platform refuses them): nothing parked here */
         count(c->self, MPE_CS_POLLED);
-        self_node(c)->cadoff->test(c);
+        c->self->node->cadoff->test(c);
         return -1;
     }
     run_get(c);

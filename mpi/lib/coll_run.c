@@ -160,7 +160,7 @@ static struct coll_move *move(struct coll_req *q, MPI_Datatype dt)
     }
     struct coll_move *m = &q->mv[q->nmv++];
     dt_retain(dt);
-    m->dt = dt;
+    *m = (struct coll_move){.dt = dt};
     return m;
 }
 
@@ -175,11 +175,15 @@ void coll_pack_at_start(struct coll_req *q, const void *user, int count, MPI_Dat
     m->in = 1;
 }
 
-/* Task context: at each start, `bytes` at `from` are copied to `to`. */
+/* Task context: at each start, `bytes` at `from` are copied to `to` (an `in` move without
+ * a type). */
 void coll_copy_at_start(struct coll_req *q, const void *from, size_t bytes, void *to)
 {
-    coll_pack_at_start(q, from, 0, 0, to);
-    q->mv[q->nmv - 1].bytes = bytes;
+    struct coll_move *m = move(q, 0);
+    m->packed = to;
+    m->user = (void *)from; /* only read */
+    m->bytes = bytes;
+    m->in = 1;
 }
 
 /* Task context: after completion, `bytes` packed at `packed` go to count elements of dt

@@ -31,8 +31,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
 REPS=${REPS:-5}
-VNIC_POLLS="20 100 1000"  # ukload-init's vnic_polls: ukvnic0's poll periods (us)
-VNIC_BYTES=16777216       # its bulk transfer, each way
+VNIC_BYTES=16777216 # ukvnic0's bulk transfer, each way (ukload-init's VNIC_BENCH_BYTES)
 median() { sort -n | awk '{v[NR]=$1} END {print (NR ? v[int((NR+1)/2)] : "")}'; }
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
 row() { # name value baseline unit baseline-name; an empty value prints "-"
@@ -98,8 +97,9 @@ vn=$(qemu/uknodes --nodes 2 --timeout 180 --append "test=net_bench bench_bytes=$
     "$K" 2>&1 | grep '^\[n0\] bench:')
 vrtt=$(sed -n 's/.*tcp_rtt_us=\([0-9.]*\).*/\1/p' <<<"$vn")
 vbw=$(sed -n 's/.*tcp_bulk_MBps=\([0-9.]*\).*/\1/p' <<<"$vn")
-for p in $VNIC_POLLS; do
-    l=$(grep "^ukload-vnicbench poll_us=$p " "$log" 2>/dev/null)
+# one row pair per poll period the guest measured (ukload-init's vnic_polls)
+for p in $(sed -n 's/^ukload-vnicbench poll_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null); do
+    l=$(grep "^ukload-vnicbench poll_us=$p " "$log")
     row "ukvnic0: TCP round trip 1 B, poll $p us" "$(sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p' <<<"$l")" \
         "$vrtt" us "2 unikernel VMs, virtio-net"
     row "ukvnic0: TCP 16 MiB each way, poll $p us" "$(sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' <<<"$l")" \

@@ -703,6 +703,29 @@ static void load(struct kacc *k, char *buf, int n)
     }
 }
 
+/* The child of a "killed" case, once its graphs are issued: tell the parent on wr, then
+ * wait for the kill. */
+static void ready_then_wait(int wr)
+{
+    if (write(wr, "x", 1) != 1)
+        _exit(1);
+    for (;;)
+        pause();
+}
+
+/* The parent: wait for the child's word on rd, take the module's counters into *s, then
+ * kill and reap the child. -1 if the child died before it was ready. */
+static int kill_when_ready(int rd, pid_t pid, struct kacc_stats *s)
+{
+    char c;
+    if (read(rd, &c, 1) != 1)
+        return -1;
+    *s = stats();
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return 0;
+}
+
 /* Case "killed": a process killed with graphs issued (held and running) leaves no graph
  * and no pinned page. */
 static int c_killed(void)
@@ -716,17 +739,11 @@ static int c_killed(void)
         char *buf =
             mmap(NULL, 4 * ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         load(&k, buf, 24);
-        if (write(pipefd[1], "x", 1) != 1)
-            _exit(1);
-        for (;;)
-            pause();
+        ready_then_wait(pipefd[1]);
     }
-    char c;
-    if (read(pipefd[0], &c, 1) != 1)
+    struct kacc_stats s;
+    if (kill_when_ready(pipefd[0], pid, &s))
         return fail("child died before issuing");
-    struct kacc_stats s = stats();
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
     if (s.graphs < 12 || s.pinned == 0)
         return fail("before the kill: %llu graphs, %llu pages pinned", (unsigned long long)s.graphs,
                     (unsigned long long)s.pinned);
@@ -1234,17 +1251,11 @@ static int c_xkilled(void)
                 _exit(2);
         }
         usleep(300 * 1000); /* the first SEND is partly in the socket */
-        if (write(pipefd[1], "x", 1) != 1)
-            _exit(1);
-        for (;;)
-            pause();
+        ready_then_wait(pipefd[1]);
     }
-    char c;
-    if (read(pipefd[0], &c, 1) != 1)
+    struct kacc_stats s;
+    if (kill_when_ready(pipefd[0], pid, &s))
         return fail("child died before issuing");
-    struct kacc_stats s = stats();
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
     struct o2g_stats o = {0};
     int fd = open(O2G_DEV, O_RDWR);
     ioctl(fd, O2G_IOC_STATS, &o);
