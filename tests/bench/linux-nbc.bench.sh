@@ -234,21 +234,25 @@ done
 echo "## fig 6: Ibcast + MPI_Wait without compute, median of the reps per rank, max over ranks (us);"
 echo "##   p2ptree: whole messages along a binomial tree of MPI_Isend/MPI_Irecv/MPI_Wait in the same job;"
 echo "##   ibcast/p2ptree: each side's Ibcast over its own tree (seed: 0.55); ratio column /ompi of the"
-echo "##   ibcast row: over libnbc's Ibcast (seed: 0.79). Ratio < 1: faster"
+echo "##   ibcast row: over libnbc's Ibcast (seed: 0.79). pbcast: the persistent broadcast (MPI_Bcast_init"
+echo "##   once, then MPI_Start + MPI_Wait; Open MPI's MPIX_Bcast_init). Ratio < 1: faster"
 header
 for c in $CONFIGS; do
     for a in $ALGS; do
         for bytes in 65536 1048576; do
             l="$c $a $(kib "$bytes")"
             row "$l ibcast" us "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us
+            row "$l pbcast" us "$c" "$a" "bcasttime bytes=$bytes op=pbcast" us
             row "$l p2ptree" us "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us
-            line=$(printf '%-44s %-5s' "linux-nbc: $l ibcast/p2ptree" ratio)
-            for s in "${sides[@]}"; do
-                i=$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=ibcast" us)
-                t=$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us)
-                line+=$(printf ' %13s' "$(ratio "$i" "$t")")
+            for op in ibcast pbcast; do
+                line=$(printf '%-44s %-5s' "linux-nbc: $l $op/p2ptree" ratio)
+                for s in "${sides[@]}"; do
+                    i=$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=$op" us)
+                    t=$(fig "$s" "$c" "$a" "bcasttime bytes=$bytes op=p2ptree" us)
+                    line+=$(printf ' %13s' "$(ratio "$i" "$t")")
+                done
+                echo "$line"
             done
-            echo "$line"
         done
     done
 done

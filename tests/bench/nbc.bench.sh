@@ -262,19 +262,22 @@ done
 echo "## 2. completion time (fig 6): Ibcast + MPI_Wait, no compute, barrier between, median of the reps"
 echo "##    on each rank, max over ranks (us). p2ptree: whole messages along a binomial tree with"
 echo "##    MPI_Irecv/MPI_Isend/MPI_Wait, same job. :p2p = Ibcast / that tree; :ompi = ours Ibcast /"
-echo "##    Open MPI's Ibcast, p2p:ompi = the same for the tree (< 1: we are faster); cad: progress"
-echo "##    steps per Ibcast (all ranks) local/ipi/home/polled"
-fmt2='%-5s %-8s %5s %-10s %11s %11s %7s %7s %8s  %s\n'
+echo "##    Open MPI's Ibcast, p2p:ompi = the same for the tree (< 1: we are faster); pbcast: the"
+echo "##    persistent broadcast (MPI_Bcast_init once, MPI_Start + MPI_Wait), pb:p2p its ratio to"
+echo "##    the tree; cad: progress steps per Ibcast (all ranks) local/ipi/home/polled"
+fmt2='%-5s %-8s %5s %-10s %11s %11s %7s %7s %8s %10s %7s  %s\n'
 # shellcheck disable=SC2059
-printf "$fmt2" "# cfg" alg bytes side ibcast_us p2ptree_us ":p2p" ":ompi" p2p:ompi cad
+printf "$fmt2" "# cfg" alg bytes side ibcast_us p2ptree_us ":p2p" ":ompi" p2p:ompi pbcast_us pb:p2p cad
 for cfg in $CONFIGS; do
     for alg in $ALGS; do
         for bytes in 65536 1048576; do
             pi="bcasttime bytes=$bytes op=ibcast" pt="bcasttime bytes=$bytes op=p2ptree"
+            pp="bcasttime bytes=$bytes op=pbcast"
             for s in "${allsides[@]}" ours-p2p; do
                 # ours-p2p (no MPI_Ibcast) is one job for every algorithm: once
                 [ "$s" = ours-p2p ] && [ "$alg" != "${ALGS%% *}" ] && continue
                 i=$(val "$s" "$cfg" "$alg" "$pi" us) t=$(val "$s" "$cfg" "$alg" "$pt" us)
+                p=$(val "$s" "$cfg" "$alg" "$pp" us)
                 [ -n "$i$t" ] || continue
                 x=- y=-
                 if [ "$s" != ompi ]; then
@@ -284,8 +287,9 @@ for cfg in $CONFIGS; do
                 c=$(cadper "$s" "$cfg" "$alg" bcasttime "$bytes" 0)
                 # shellcheck disable=SC2059
                 printf "$fmt2" "$cfg" "$alg" "$(kib "$bytes")" "$s" "${i:--}" "${t:--}" "$(ratio "$i" "$t")" \
-                    "$x" "$y" "${c:--}"
+                    "$x" "$y" "${p:--}" "$(ratio "$p" "$t")" "${c:--}"
                 errs "$s" "$cfg" "$alg" "$pi"
+                errs "$s" "$cfg" "$alg" "$pp"
                 errs "$s" "$cfg" "$alg" "$pt"
             done
         done

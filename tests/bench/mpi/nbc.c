@@ -26,9 +26,11 @@
  *              (rank 0; the other ranks together) and t_mm's (all ranks). Negative
  *              values are noise in t_mm.
  *   bcasttime  figure 6: completion time without compute (barrier, start, MPI_Wait; median
- *              over reps on each rank, max over ranks) of MPI_Ibcast and of the paper's
- *              "MPI" baseline written here: whole messages along a binomial tree with
- *              MPI_Irecv/MPI_Isend/MPI_Wait.
+ *              over reps on each rank, max over ranks) of MPI_Ibcast (op=ibcast), of the
+ *              persistent broadcast MPI-4 added (op=pbcast: MPI_Bcast_init once, then
+ *              MPI_Start + MPI_Wait; Open MPI 4.1's MPIX_Bcast_init), and of the paper's
+ *              "MPI" baseline written here (op=p2ptree): whole messages along a binomial
+ *              tree with MPI_Irecv/MPI_Isend/MPI_Wait.
  *   cadlat     ours only: the latency of interrupt-driven progress (cadlat.c).
  * With our library, the overlap and bcasttime phases also print `cadstats` lines: the
  * MPIX_Cad_stats counts of the phase's broadcasts (warm-up included; `ops` per rank),
@@ -40,6 +42,10 @@
  * -DMPIBENCH_NO_MPIX without our extensions even when <mpix.h> is there.
  */
 #include "mpibench.h"
+#if !defined(MPIBENCH_NO_IBCAST) && defined(OPEN_MPI) && MPI_VERSION < 4
+#include <mpi-ext.h> /* Open MPI 4.1 has MPI-4's persistent collectives as MPIX_ */
+#define MPI_Bcast_init MPIX_Bcast_init
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,19 +358,27 @@ void bench_overlap(int reps)
 #endif
 }
 
-/* Times WARM + reps broadcasts of n bytes (ibcast: MPI_Ibcast + MPI_Wait, else the p2p
- * tree) and prints them. */
-static void time_bcast(int n, int ibcast, int reps)
+enum bcast_op { OP_P2PTREE, OP_IBCAST, OP_PBCAST };
+static const char *const op_names[] = {"p2ptree", "ibcast", "pbcast"};
+
+/* Times WARM + reps broadcasts of n bytes from rank 0 by `op` and prints them. Collective
+ * over MPI_COMM_WORLD; the broadcasts use buf. */
+static void time_bcast(int n, enum bcast_op op, int reps)
 {
     double *W = malloc(sizeof(double) * reps), v, *all = malloc(sizeof(double) * nranks);
     int err = 0;
+#ifndef MPIBENCH_NO_IBCAST
+    MPI_Request prq = MPI_REQUEST_NULL; /* op=pbcast: built once, started every repetition */
+    if (op == OP_PBCAST)
+        MPI_Bcast_init(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &prq);
+#endif
 
     for (int r = -WARM; r < reps; r++) {
         if (rank == 0)
             pattern_set(n);
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime(), t1;
-        if (!ibcast) {
+        if (op == OP_P2PTREE) {
             p2p_tree(n, MPI_COMM_WORLD);
             t1 = MPI_Wtime();
         } else {
@@ -372,8 +386,13 @@ static void time_bcast(int n, int ibcast, int reps)
             MPI_Request rq;
             cad_mark();
             t0 = MPI_Wtime();
-            MPI_Ibcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
-            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            if (op == OP_PBCAST) {
+                MPI_Start(&prq);
+                MPI_Wait(&prq, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Ibcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
+                MPI_Wait(&rq, MPI_STATUS_IGNORE);
+            }
             t1 = MPI_Wtime();
             cad_add();
 #else
@@ -384,6 +403,10 @@ static void time_bcast(int n, int ibcast, int reps)
         if (r >= 0)
             W[r] = (t1 - t0) * 1e6;
     }
+#ifndef MPIBENCH_NO_IBCAST
+    if (prq != MPI_REQUEST_NULL)
+        MPI_Request_free(&prq);
+#endif
     v = median(W, reps);
     MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     err = errors_sum(err);
@@ -391,8 +414,8 @@ static void time_bcast(int n, int ibcast, int reps)
         double mx = 0;
         for (int i = 0; i < nranks; i++)
             mx = all[i] > mx ? all[i] : mx;
-        printf("bcasttime bytes=%d op=%s reps=%d us=%.1f r0_us=%.1f", n,
-               ibcast ? "ibcast" : "p2ptree", reps, mx, all[0]);
+        printf("bcasttime bytes=%d op=%s reps=%d us=%.1f r0_us=%.1f", n, op_names[op], reps, mx,
+               all[0]);
         print_ranks("us_ranks", all, 1, 0, "%.1f");
         printf(" errors=%d\n", err);
         fflush(stdout);
@@ -405,11 +428,12 @@ void bench_bcasttime(int reps)
 {
     for (int m = 0; m < 2; m++) {
         /* the p2p tree first: its line is there even if the library's Ibcast fails */
-        time_bcast(msgs[m], 0, reps);
+        time_bcast(msgs[m], OP_P2PTREE, reps);
 #ifndef MPIBENCH_NO_IBCAST
         cad_begin();
-        time_bcast(msgs[m], 1, reps);
+        time_bcast(msgs[m], OP_IBCAST, reps);
         cad_end("bcasttime", msgs[m], 0, WARM + reps);
+        time_bcast(msgs[m], OP_PBCAST, reps);
 #else
         if (rank == 0)
             printf("# bcasttime bytes=%d op=ibcast: not in this build (MPIBENCH_NO_IBCAST)\n",
