@@ -133,9 +133,17 @@ void mlx_shm_awake(void)
         mlx_ring_awake(shm_conns[i]->rx);
 }
 
-/* Network thread: k's doorbell socket is readable: doorbell bytes (the rings are looked
- * at by the loop), or its end: the peer process is gone. What it wrote before it went is
- * still in the ring (its BYE perhaps, so that its leaving is no error): drained first. */
+/* Network thread: k's doorbell socket is readable: doorbell bytes, or its end: the peer
+ * process is gone. What it wrote before it went is still in the ring (its BYE perhaps, so
+ * that its leaving is no error): drained first.
+ *
+ * Hazard: a doorbell is drained under the lock, never left to mlx_shm_poll's look without
+ * it. The peer rings for room as soon as it sees writer_waits, which mlx_shm_send sets
+ * inside the sender's critical section, before its want_out = 1: a look without the lock
+ * in between finds no work, the network thread sleeps, and the send that met the full ring
+ * never resumes (a 16 MiB exchange hung so under load). Under the lock, this thread waits
+ * for that critical section to end and sees want_out. tests/mpi/linux_faults.sh's
+ * window.* cases widen the gap. */
 void mlx_shm_bell(struct mlx_conn *k)
 {
     char b[MLX_BELL_BYTES];
@@ -143,16 +151,15 @@ void mlx_shm_bell(struct mlx_conn *k)
     do /* fewer bytes than asked for: none left for now (a stream socket) */
         n = read(k->fd, b, sizeof b);
     while (n == (ssize_t)sizeof b || (n < 0 && errno == EINTR));
-    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
-        return;
-    /* A peer that died with doorbell bytes unread resets the socket rather than closing
-     * it: the same end. */
-    const char *why =
-        n == 0 || errno == ECONNRESET ? "peer process ended, its doorbell closed" : strerror(errno);
-    int t = plat_net_lock();
+    int err = n < 0 ? errno : 0, t = plat_net_lock();
     drain(k);
-    mlx_conn_dead(k);
-    mpe_net_failed(k->c, why);
+    if (n == 0 || (err && err != EAGAIN && err != EWOULDBLOCK)) {
+        /* A peer that died with doorbell bytes unread resets the socket rather than
+         * closing it: the same end. */
+        mlx_conn_dead(k);
+        mpe_net_failed(k->c, n == 0 || err == ECONNRESET ? "peer process ended, its doorbell closed"
+                                                         : strerror(err));
+    }
     plat_net_unlock(t);
 }
 
