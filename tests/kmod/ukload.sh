@@ -25,7 +25,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic mpi mpibad stop rmmod online x2apic"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnicipi mpi mpibad stop rmmod online x2apic"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 # the mpi case: these conformance programs, each a job of the hosted unikernel's rank 0 and
