@@ -8,13 +8,15 @@
 #   own VM: the qemu board's test image, qemu/ukboot --smp 1 test=bench_boot: the same
 #     kernel figure, and the wall time of the whole QEMU process
 #   ukvnic0 (the shared-memory NIC): ukload/vnicbench, for each Linux poll period
-#     (vnic_poll_us= 20, 100 (the default), 1000 us): the median of REPS x 200 1-byte TCP
+#     (vnic_poll_us= 20, 100 (the default), 1000 us) and with the unikernel's IPIs towards
+#     Linux instead (vnic_ipi=1, the poll a 100 ms backstop): the median of REPS x 200 1-byte TCP
 #     round trips between a Linux process and the unikernel (tests/uk/vnic_echo.c), and
 #     16 MiB each way in turn (net_tap, as the vnic test); against the unikernel's TCP
 #     between two QEMU VMs over virtio-net (qemu/uknodes, test=net_bench, one run)
 #   MPI (ukload/mpibench): tests/bench/mpi's ping-pong (mpibench pingpong, UKLOAD_MPI_ITERS
 #     round trips for <= 1 KiB), REPS jobs of each side in turn in the same guest run: the
-#     hosted unikernel's rank 0 (CPU 3) and a Linux process's rank 1 over ukvnic0, against
+#     hosted unikernel's rank 0 (CPU 3) and a Linux process's rank 1 over ukvnic0 (Linux
+#     polling every 100 us, and again with the unikernel's IPIs: the "(IPI)" rows), against
 #     two Linux processes of the library (mpi/linux/) over TCP loopback: UKMPI_SHM=0 and no
 #     UKMPI_JOB, so the library's TCP path, not its shared memory between local processes
 #     (mpi/linux/mlx_env.c), and no /dev/o2g; the half round trip of 0 B, 8 B and 1 KiB and
@@ -106,11 +108,13 @@ vn=$(qemu/uknodes --nodes 2 --timeout 180 --append "test=net_bench bench_bytes=$
 vrtt=$(sed -n 's/.*tcp_rtt_us=\([0-9.]*\).*/\1/p' <<<"$vn")
 vbw=$(sed -n 's/.*tcp_bulk_MBps=\([0-9.]*\).*/\1/p' <<<"$vn")
 # one row pair per poll period the guest measured (ukload-init's vnic_polls)
-for p in $(sed -n 's/^ukload-vnicbench poll_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null); do
+for p in $(sed -n 's/^ukload-vnicbench poll_us=\([0-9a-z]*\) .*/\1/p' "$log" 2>/dev/null); do
     l=$(grep "^ukload-vnicbench poll_us=$p " "$log")
-    row "ukvnic0: TCP round trip 1 B, poll $p us" "$(sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p' <<<"$l")" \
+    how="poll $p us"
+    [ "$p" != ipi ] || how="IPI to Linux"
+    row "ukvnic0: TCP round trip 1 B, $how" "$(sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p' <<<"$l")" \
         "$vrtt" us "2 unikernel VMs, virtio-net"
-    row "ukvnic0: TCP 16 MiB each way, poll $p us" "$(sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' <<<"$l")" \
+    row "ukvnic0: TCP 16 MiB each way, $how" "$(sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' <<<"$l")" \
         "$vbw" MB/s "2 unikernel VMs, virtio-net, one way (ratio > 1: faster)"
 done
 # MPI between the hosted rank and a Linux process, against two Linux processes over
@@ -119,12 +123,16 @@ done
 mpib() {
     sed -n "s/^ukload-mpibench side=$1 pingpong bytes=$2 .*$3=\([0-9.]*\).*/\1/p" "$log" 2>/dev/null | median
 }
-for b in 0 8 1024; do
-    row "MPI: half round trip $b B" "$(mpib vnic $b half_rtt_us)" "$(mpib loopback $b half_rtt_us)" \
-        us "2 Linux processes, TCP loopback"
-done
-for b in 65536 1048576; do
-    row "MPI: ping-pong bandwidth $((b / 1024)) KiB" "$(mpib vnic $b MBps)" "$(mpib loopback $b MBps)" \
-        MB/s "2 Linux processes, TCP loopback (ratio > 1: faster)"
+for side in vnic vnicipi; do
+    how=
+    [ $side = vnic ] || how=" (IPI)"
+    for b in 0 8 1024; do
+        row "MPI$how: half round trip $b B" "$(mpib $side $b half_rtt_us)" \
+            "$(mpib loopback $b half_rtt_us)" us "2 Linux processes, TCP loopback"
+    done
+    for b in 65536 1048576; do
+        row "MPI$how: ping-pong bandwidth $((b / 1024)) KiB" "$(mpib $side $b MBps)" \
+            "$(mpib loopback $b MBps)" MB/s "2 Linux processes, TCP loopback (ratio > 1: faster)"
+    done
 done
 exit 0

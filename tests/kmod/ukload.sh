@@ -14,7 +14,8 @@
 # the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots; so is
 # ukload/noise (tests/kmod/uknoise.h's loop on both sides). UKLOAD_TIMEOUT (150 s): a
 # guest's whole run. ukload/x2apic boots a second guest, in x2APIC mode (see below; its
-# console in $B/kmod/ukload-x2apic.log). ukload/mpi: UKLOAD_MPI_PROGS (p2p_basic
+# console in $B/kmod/ukload-x2apic.log). ukload/vnicipi: ukvnic0 with the unikernel's IPIs
+# towards Linux (ukload.ko vnic_ipi=1), counted in /proc/interrupts. ukload/mpi: UKLOAD_MPI_PROGS (p2p_basic
 # colls_reduce), each one job of 2 ranks over ukvnic0: the hosted unikernel's rank 0 and a
 # Linux process's rank 1 (`ukmpicc --linux -static`, in the guest's /mpi); ukload/mpibad:
 # the unikernel told a wrong address for the Linux node, both sides end with an error;
