@@ -16,7 +16,7 @@
 #   MPI (ukload/mpibench): tests/bench/mpi's ping-pong (mpibench pingpong, UKLOAD_MPI_ITERS
 #     round trips for <= 1 KiB), REPS jobs of each side in turn in the same guest run: the
 #     hosted unikernel's rank 0 (CPU 3) and a Linux process's rank 1 over ukvnic0 (Linux
-#     polling every 100 us, and again with the unikernel's IPIs: the "(IPI)" rows), against
+#     polling every 100 us, and again with the unikernel's IPIs: the ", IPI" rows), against
 #     two Linux processes of the library (mpi/linux/) over TCP loopback: UKMPI_SHM=0 and no
 #     UKMPI_JOB, so the library's TCP path, not its shared memory between local processes
 #     (mpi/linux/mlx_env.c), and no /dev/o2g; the half round trip of 0 B, 8 B and 1 KiB and
@@ -125,13 +125,13 @@ mpib() {
 }
 for side in vnic vnicipi; do
     how=
-    [ $side = vnic ] || how=" (IPI)"
+    [ $side = vnic ] || how=", IPI"
     for b in 0 8 1024; do
-        row "MPI$how: half round trip $b B" "$(mpib $side $b half_rtt_us)" \
+        row "MPI: half round trip $b B$how" "$(mpib $side $b half_rtt_us)" \
             "$(mpib loopback $b half_rtt_us)" us "2 Linux processes, TCP loopback"
     done
     for b in 65536 1048576; do
-        row "MPI$how: ping-pong bandwidth $((b / 1024)) KiB" "$(mpib $side $b MBps)" \
+        row "MPI: bandwidth $((b / 1024)) KiB$how" "$(mpib $side $b MBps)" \
             "$(mpib loopback $b MBps)" MB/s "2 Linux processes, TCP loopback (ratio > 1: faster)"
     done
 done
