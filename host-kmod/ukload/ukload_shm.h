@@ -78,7 +78,10 @@ struct ukl_shm {
  *   kick = 0 while the consumer reads the old `prod`, and the frame waits for the
  *   unikernel's next network timer tick (10 ms) instead of an IPI. The consumer stores
  *   kick = 0 when it starts draining, so a busy consumer gets no IPIs.
- * - to_linux's kick stays 0: Linux polls that ring from a timer (ukload_vnic.c).
+ * - to_linux: Linux polls it from a timer (ukload_vnic.c). With linux_vector set (the
+ *   module's vnic_ipi), Linux's NAPI sleeps the same way on to_linux's kick, and the
+ *   unikernel sends linux_vector to the CPU of APIC id linux_apic after publishing
+ *   (the same two fences); the timer then only backs it up. linux_vector 0: no IPIs.
  */
 #define UKL_VNIC_OFF 0x40000	  /* after UKL_BOOT_OFF + UKL_BOOT_SIZE, page aligned */
 #define UKL_VNIC_MAGIC 0x4e564b55 /* "UKVN": set by the loader when the rings are ready */
@@ -111,7 +114,9 @@ struct ukl_vnic {
 	__u32 slots;			  /* UKL_VNIC_SLOTS: both sides check it */
 	__u8 uk_mac[UKL_VNIC_MAC_LEN];	  /* the unikernel's address */
 	__u8 linux_mac[UKL_VNIC_MAC_LEN]; /* ukvnic0's */
-	__u32 line_pad[UKL_VNIC_LINE / 4 - 5];
+	__u32 linux_vector;		  /* to_linux's notification vector, 0: none */
+	__u32 linux_apic;		  /* ... sent to this APIC id */
+	__u32 line_pad[UKL_VNIC_LINE / 4 - 7];
 	struct ukl_vnic_ring to_uk;
 	struct ukl_vnic_ring to_linux;
 };

@@ -7,10 +7,16 @@
  * Linux -> unikernel: ndo_start_xmit copies the skb into a to_uk slot (under the netdev's
  * TX lock: the one producer) and, if the unikernel armed its kick, sends UKL_VNIC_VECTOR
  * to its first CPU through the kernel's APIC driver.
- * Unikernel -> Linux: no interrupt reaches Linux from the unikernel; an hrtimer every
- * poll_us (module parameter) schedules NAPI when to_linux has frames, and wakes the TX
- * queue when to_uk has room again. NAPI copies each frame into a fresh skb: Linux never
- * holds a pointer into the rings, which the unikernel may rewrite at any time.
+ * Unikernel -> Linux: an hrtimer every poll_us (module parameter) schedules NAPI when
+ * to_linux has frames, and wakes the TX queue when to_uk has room again. With vnic_ipi=1
+ * the unikernel also interrupts Linux: NAPI, done, arms to_linux's kick, and the unikernel
+ * sends POSTED_INTR_WAKEUP_VECTOR to vnic_ipi_cpu after publishing (ukload_shm.h); its
+ * handler schedules NAPI, and the timer is a backstop (give it a long period). That vector
+ * is the only one Linux 6.1 lets a module own (kvm_set_posted_intr_wakeup_handler(), for
+ * kvm_intel's posted-interrupt wakeups): a CPU with VMX could load kvm_intel, which would
+ * take it, so vnic_ipi is refused there and ukvnic0 polls. NAPI copies each frame into a
+ * fresh skb: Linux never holds a pointer into the rings, which the unikernel may rewrite
+ * at any time.
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
@@ -20,12 +26,22 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <asm/apic.h>
+#include <asm/cpufeature.h>
+#include <asm/irq.h>
+#include <asm/irq_vectors.h>
 #include "ukload.h"
 #include "ukload_shm.h"
 
 static unsigned int ukl_poll_us = 100;
 module_param_named(vnic_poll_us, ukl_poll_us, uint, 0444);
 MODULE_PARM_DESC(vnic_poll_us, "how often ukvnic0 polls the unikernel's ring (us)");
+
+static bool ukl_ipi;
+module_param_named(vnic_ipi, ukl_ipi, bool, 0444);
+MODULE_PARM_DESC(vnic_ipi, "the unikernel interrupts Linux when it sends (CPUs without VMX)");
+static unsigned int ukl_ipi_cpu;
+module_param_named(vnic_ipi_cpu, ukl_ipi_cpu, uint, 0444);
+MODULE_PARM_DESC(vnic_ipi_cpu, "the Linux CPU the unikernel interrupts (vnic_ipi)");
 
 #define UKL_VNIC_POLL_MIN_US 10
 #define UKL_UK_MAC_LAST 1 /* the unikernel's address: 02:75:6b:00:00:01 ("uk") */
@@ -40,9 +56,12 @@ struct ukl_vnic_priv {
 	struct hrtimer timer;
 	ktime_t period;
 	bool dead; /* the unikernel is being stopped: send nothing (read under the TX lock) */
+	bool ipi;  /* the unikernel interrupts us: NAPI arms to_linux's kick */
 };
 
 static struct net_device *ukl_ndev;
+static struct ukl_vnic_priv *ukl_ipi_priv; /* the IPI handler's device while registered */
+static bool ukl_ipi_on; /* this load's rings carry linux_vector (never read back from them) */
 static u8 ukl_linux_mac[ETH_ALEN]; /* ours: the ring's copy is the unikernel's to read */
 
 static struct ukl_vnic_slot *ukl_slot(u8 *ring, u32 idx)
@@ -50,7 +69,28 @@ static struct ukl_vnic_slot *ukl_slot(u8 *ring, u32 idx)
 	return (struct ukl_vnic_slot *)(ring + (idx & (UKL_VNIC_SLOTS - 1)) * UKL_VNIC_SLOT_SIZE);
 }
 
-/* ukl_load(), ukl_lock held, no unikernel running: empty rings and the two addresses. */
+/* ukl_vnic_prepare(): may the unikernel interrupt us (vnic_ipi)? Says why not. */
+static bool ukl_ipi_allowed(void)
+{
+	if (!ukl_ipi)
+		return false;
+	/* Hazard: one handler for the vector, the kernel's; kvm_intel sets it when it loads
+	 * (and only where VMX is) and would take it from us, or we from it. */
+	if (boot_cpu_has(X86_FEATURE_VMX)) {
+		pr_warn("ukload: vnic_ipi refused: the CPU has VMX, kvm_intel may own "
+			"POSTED_INTR_WAKEUP_VECTOR; ukvnic0 polls\n");
+		return false;
+	}
+	if (ukl_ipi_cpu >= nr_cpu_ids || !cpu_online(ukl_ipi_cpu)) {
+		pr_warn("ukload: vnic_ipi refused: vnic_ipi_cpu %u is not online; ukvnic0 polls\n",
+			ukl_ipi_cpu);
+		return false;
+	}
+	return true;
+}
+
+/* ukl_load(), ukl_lock held, no unikernel running: empty rings, the two addresses and
+ * whether the unikernel interrupts us. */
 void ukl_vnic_prepare(const struct ukl_range *r)
 {
 	struct ukl_vnic *ctl = r->virt + UKL_VNIC_OFF;
@@ -70,6 +110,11 @@ void ukl_vnic_prepare(const struct ukl_range *r)
 	memcpy(ctl->uk_mac, uk_mac, sizeof(uk_mac));
 	eth_random_addr(ukl_linux_mac);
 	memcpy(ctl->linux_mac, ukl_linux_mac, ETH_ALEN);
+	ukl_ipi_on = ukl_ipi_allowed();
+	if (ukl_ipi_on) {
+		ctl->linux_vector = POSTED_INTR_WAKEUP_VECTOR;
+		ctl->linux_apic = cpu_physical_id(ukl_ipi_cpu);
+	}
 	ctl->magic = UKL_VNIC_MAGIC; /* the start-up IPIs' wmb() orders all this first */
 }
 
@@ -166,11 +211,30 @@ static int ukl_vnic_rx(struct ukl_vnic_priv *p, struct net_device *dev, int budg
 static int ukl_vnic_poll(struct napi_struct *napi, int budget)
 {
 	struct ukl_vnic_priv *p = container_of(napi, struct ukl_vnic_priv, napi);
-	int n = ukl_vnic_rx(p, napi->dev, budget);
+	struct ukl_vnic_ring *ring = &p->ctl->to_linux;
+	int n;
 
-	if (n < budget)
-		napi_complete_done(napi, n);
+	if (p->ipi)
+		WRITE_ONCE(ring->kick, 0); /* draining: no IPIs needed */
+	n = ukl_vnic_rx(p, napi->dev, budget);
+	if (n < budget && napi_complete_done(napi, n) && p->ipi) {
+		WRITE_ONCE(ring->kick, 1);
+		/* Hazard: store (kick) -> load (prod) needs the full fence (ukload_shm.h). */
+		smp_mb();
+		if (READ_ONCE(ring->prod) != p->rx_cons)
+			napi_schedule(napi); /* it published meanwhile: drain again */
+	}
 	return n;
+}
+
+/* POSTED_INTR_WAKEUP_VECTOR's handler, hardirq context on vnic_ipi_cpu: the unikernel
+ * published frames while to_linux's kick was armed. */
+static void ukl_vnic_ipi(void)
+{
+	struct ukl_vnic_priv *p = READ_ONCE(ukl_ipi_priv);
+
+	if (p)
+		napi_schedule(&p->napi); /* nothing while NAPI is disabled (device down) */
 }
 
 /* hrtimer, softirq context, while the device is up: the unikernel's "interrupt". */
@@ -201,6 +265,8 @@ static int ukl_vnic_open(struct net_device *dev)
 	napi_enable(&p->napi);
 	hrtimer_start(&p->timer, p->period, HRTIMER_MODE_REL_SOFT);
 	netif_start_queue(dev);
+	if (p->ipi)
+		napi_schedule(&p->napi); /* its completion arms to_linux's kick */
 	return 0;
 }
 
@@ -212,6 +278,7 @@ static int ukl_vnic_close(struct net_device *dev)
 	netif_stop_queue(dev);
 	hrtimer_cancel(&p->timer);
 	napi_disable(&p->napi);
+	WRITE_ONCE(p->ctl->to_linux.kick, 0); /* no IPIs while down */
 	return 0;
 }
 
@@ -252,6 +319,11 @@ int ukl_vnic_start(const struct ukl_range *r, u32 apicid)
 		return err;
 	}
 	ukl_ndev = dev;
+	if (ukl_ipi_on) {
+		p->ipi = true;
+		ukl_ipi_priv = p;
+		kvm_set_posted_intr_wakeup_handler(ukl_vnic_ipi);
+	}
 	return 0;
 }
 
@@ -277,6 +349,12 @@ void ukl_vnic_stop(void)
 {
 	if (!ukl_ndev)
 		return;
+	if (ukl_ipi_priv) {
+		/* NULL: back to the kernel's dummy, after an RCU grace period (no handler
+		 * still running on a CPU) */
+		kvm_set_posted_intr_wakeup_handler(NULL);
+		ukl_ipi_priv = NULL;
+	}
 	unregister_netdev(ukl_ndev); /* closes it: timer and NAPI stopped */
 	free_netdev(ukl_ndev);
 	ukl_ndev = NULL;

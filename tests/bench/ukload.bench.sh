@@ -8,10 +8,20 @@
 #   own VM: the qemu board's test image, qemu/ukboot --smp 1 test=bench_boot: the same
 #     kernel figure, and the wall time of the whole QEMU process
 #   ukvnic0 (the shared-memory NIC): ukload/vnicbench, for each Linux poll period
-#     (vnic_poll_us= 20, 100 (the default), 1000 us): the median of REPS x 200 1-byte TCP
+#     (vnic_poll_us= 20, 100 (the default), 1000 us) and with the unikernel's IPIs towards
+#     Linux instead (vnic_ipi=1, the poll a 100 ms backstop): the median of REPS x 200 1-byte TCP
 #     round trips between a Linux process and the unikernel (tests/uk/vnic_echo.c), and
 #     16 MiB each way in turn (net_tap, as the vnic test); against the unikernel's TCP
 #     between two QEMU VMs over virtio-net (qemu/uknodes, test=net_bench, one run)
+#   MPI (ukload/mpibench): tests/bench/mpi's ping-pong (mpibench pingpong, UKLOAD_MPI_ITERS
+#     round trips for <= 1 KiB), REPS jobs of each side in turn in the same guest run: the
+#     hosted unikernel's rank 0 (CPU 3) and a Linux process's rank 1 over ukvnic0 (Linux
+#     polling every 100 us, and again with the unikernel's IPIs: the ", IPI" rows), against
+#     two Linux processes of the library (mpi/linux/) over TCP loopback: UKMPI_SHM=0 and no
+#     UKMPI_JOB, so the library's TCP path, not its shared memory between local processes
+#     (mpi/linux/mlx_env.c), and no /dev/o2g; the half round trip of 0 B, 8 B and 1 KiB and
+#     the ping-pong bandwidth of 64 KiB and 1 MiB (the medians of the runs' medians); both
+#     sides' ranks wait without spinning (UKMPI_SPIN_NS=0: the vCPUs share the host's cores)
 # Medians of REPS (5). Both under QEMU/TCG, so the walls are TCG's, not hardware's; the
 # hosted kernel skips the PIT calibration (the loader gives the TSC rate).
 # Noise (the same guest run, ukload/noise): tests/kmod/uknoise.h's fixed-work loop,
@@ -41,8 +51,8 @@ row() { # name value baseline unit baseline-name; an empty value prints "-"
 
 log=$B/kmod/ukload.log
 echo "# host load before the guest run: $(uptime)"
-if ! UKLOAD_BENCH_REPS=$REPS UKLOAD_TIMEOUT=400 tests/kmod/ukload.sh ukload/bench ukload/noise \
-    ukload/vnicbench >/dev/null 2>&1; then
+if ! UKLOAD_BENCH_REPS=$REPS UKLOAD_TIMEOUT=700 tests/kmod/ukload.sh ukload/bench ukload/noise \
+    ukload/vnicbench ukload/mpibench >/dev/null 2>&1; then
     echo "# ukload: the reserved-cores guest run failed (see $log)"
 fi
 hk=$(sed -n 's/^ukload-bench kernel_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null | median)
@@ -98,11 +108,31 @@ vn=$(qemu/uknodes --nodes 2 --timeout 180 --append "test=net_bench bench_bytes=$
 vrtt=$(sed -n 's/.*tcp_rtt_us=\([0-9.]*\).*/\1/p' <<<"$vn")
 vbw=$(sed -n 's/.*tcp_bulk_MBps=\([0-9.]*\).*/\1/p' <<<"$vn")
 # one row pair per poll period the guest measured (ukload-init's vnic_polls)
-for p in $(sed -n 's/^ukload-vnicbench poll_us=\([0-9]*\) .*/\1/p' "$log" 2>/dev/null); do
+for p in $(sed -n 's/^ukload-vnicbench poll_us=\([0-9a-z]*\) .*/\1/p' "$log" 2>/dev/null); do
     l=$(grep "^ukload-vnicbench poll_us=$p " "$log")
-    row "ukvnic0: TCP round trip 1 B, poll $p us" "$(sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p' <<<"$l")" \
+    how="poll $p us"
+    [ "$p" != ipi ] || how="IPI to Linux"
+    row "ukvnic0: TCP round trip 1 B, $how" "$(sed -n 's/.*rtt_us=\([0-9.]*\).*/\1/p' <<<"$l")" \
         "$vrtt" us "2 unikernel VMs, virtio-net"
-    row "ukvnic0: TCP 16 MiB each way, poll $p us" "$(sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' <<<"$l")" \
+    row "ukvnic0: TCP 16 MiB each way, $how" "$(sed -n 's/.*MBps=\([0-9.]*\).*/\1/p' <<<"$l")" \
         "$vbw" MB/s "2 unikernel VMs, virtio-net, one way (ratio > 1: faster)"
+done
+# MPI between the hosted rank and a Linux process, against two Linux processes over
+# loopback TCP (ukload-init's "ukload-mpibench side=vnic|loopback pingpong ..." lines)
+# mpib SIDE BYTES FIELD: the median over the runs of FIELD for BYTES on SIDE
+mpib() {
+    sed -n "s/^ukload-mpibench side=$1 pingpong bytes=$2 .*$3=\([0-9.]*\).*/\1/p" "$log" 2>/dev/null | median
+}
+for side in vnic vnicipi; do
+    how=
+    [ $side = vnic ] || how=", IPI"
+    for b in 0 8 1024; do
+        row "MPI: half round trip $b B$how" "$(mpib $side $b half_rtt_us)" \
+            "$(mpib loopback $b half_rtt_us)" us "2 Linux processes, TCP loopback"
+    done
+    for b in 65536 1048576; do
+        row "MPI: bandwidth $((b / 1024)) KiB$how" "$(mpib $side $b MBps)" \
+            "$(mpib loopback $b MBps)" MB/s "2 Linux processes, TCP loopback (ratio > 1: faster)"
+    done
 done
 exit 0

@@ -14,15 +14,24 @@
 # the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots; so is
 # ukload/noise (tests/kmod/uknoise.h's loop on both sides). UKLOAD_TIMEOUT (150 s): a
 # guest's whole run. ukload/x2apic boots a second guest, in x2APIC mode (see below; its
-# console in $B/kmod/ukload-x2apic.log).
+# console in $B/kmod/ukload-x2apic.log). ukload/vnicipi: ukvnic0 with the unikernel's IPIs
+# towards Linux (ukload.ko vnic_ipi=1), counted in /proc/interrupts. ukload/mpi: UKLOAD_MPI_PROGS (p2p_basic
+# colls_reduce), each one job of 2 ranks over ukvnic0: the hosted unikernel's rank 0 and a
+# Linux process's rank 1 (`ukmpicc --linux -static`, in the guest's /mpi); ukload/mpibad:
+# the unikernel told a wrong address for the Linux node, both sides end with an error;
+# ukload/mpibench (not in the default list: tests/bench/ukload.bench.sh runs it)
+# tests/bench/mpi's ping-pong (UKLOAD_MPI_ITERS, 300) over ukvnic0 and over loopback TCP.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic stop rmmod online x2apic"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnicipi mpi mpibad stop rmmod online x2apic"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
+# the mpi case: these conformance programs, each a job of the hosted unikernel's rank 0 and
+# a Linux process's rank 1 over ukvnic0
+MPI_PROGS=${UKLOAD_MPI_PROGS:-p2p_basic colls_reduce}
 
 cases=()
 for n in "${@:-ukload}"; do
@@ -70,6 +79,33 @@ printf 'image=%s\nsize=%s\nnodes=1\n' "$JOB_PROG" "$JOB_NP" >"$job/job.conf"
 if mpi/bin/ukmpicc -O2 "tests/mpi/progs/$JOB_PROG.c" -o "$job/$JOB_PROG" >"$job/build.log" 2>&1; then
     (cd "$job" && printf '%s\n' job.conf "$JOB_PROG" | cpio -o -H newc --quiet) >"$r/uk/job.cpio"
 fi
+# the mpi cases: each program for both sides, the unikernel's in a cpio with a job.conf of
+# 2 nodes (qemu/ukrun's, as run.sh's mixed jobs), the Linux one static in /mpi; Open MPI's
+# output with 2 ranks, made by tests/mpi/run.sh when missing
+mkdir -p "$r/mpi"
+: >"$r/mpi/progs"
+# mpi_build PROG SRC...: PROG for both sides from SRCs; job.conf's extra lines on stdin
+mpi_build() {
+    local p=$1 d=$out/ukload-mpi/$1
+    shift
+    rm -rf "$d" && mkdir -p "$d"
+    { printf '%s\n' "image=$p" size=2 nodes=2 env=UKMPI_SPIN_NS=0; cat; } >"$d/job.conf"
+    mpi/bin/ukmpicc -O2 "$@" -o "$d/$p" >"$d/build.log" 2>&1 &&
+        mpi/bin/ukmpicc --linux -static -s -O2 "$@" -o "$r/mpi/$p" >>"$d/build.log" 2>&1 &&
+        (cd "$d" && printf '%s\n' job.conf "$p" | cpio -o -H newc --quiet) >"$r/uk/mpi-$p.cpio"
+}
+for p in $MPI_PROGS; do
+    [ -s "$B/mpi-ref/$p.2.out" ] || MPI_NP=2 tests/mpi/run.sh --ref-only "$p" >/dev/null 2>&1 || true
+    mpi_build "$p" "tests/mpi/progs/$p.c" </dev/null && echo "$p" >>"$r/mpi/progs"
+done
+# ukload/mpibench (tests/bench/ukload.bench.sh): mpibench's ping-pong, both sides built
+# the same way (no MPI_Ibcast, no MPIX: the same code on both)
+if [[ " ${cases[*]} " == *" mpibench "* ]]; then
+    margs=(-n "${UKLOAD_MPI_ITERS:-300}" pingpong)
+    echo "${margs[*]}" >"$r/mpi/mpibench.args"
+    printf 'arg=%s\n' "${margs[@]}" | mpi_build mpibench -DMPIBENCH_NO_IBCAST -DMPIBENCH_NO_MPIX \
+        tests/bench/mpi/*.c || echo "ukload: mpibench does not build (see $out/ukload-mpi/mpibench/build.log)" >&2
+fi
 kmod_cpio "$r" "$out/ukload-initrd.cpio"
 
 log=$out/ukload.log
@@ -108,6 +144,23 @@ for c in "${cases[@]}"; do
         else
             line="ok job ($JOB_PROG, $JOB_NP ranks on CPUs 3 and 2, output as Open MPI's)"
         fi
+    fi
+    # the mpi jobs' output (rank 0's: the unikernel's console) identical to Open MPI's
+    if [ "$c" = mpi ] && [ "${line%% *}" = ok ]; then
+        for p in $MPI_PROGS; do
+            if ! grep -qx "$p" "$r/mpi/progs"; then
+                line="FAIL mpi: $p does not build (see $out/ukload-mpi/$p/build.log)"
+            elif [ ! -s "$B/mpi-ref/$p.2.out" ]; then
+                line="FAIL mpi: no Open MPI reference $B/mpi-ref/$p.2.out"
+            elif ! { sed -nE "s/^ukmpi-uk $p\| \[0\] //p" "$log"
+                sed -n "/^ukmpi-lx $p| stderr /d; s/^ukmpi-lx $p| //p" "$log"; } |
+                diff -q "$B/mpi-ref/$p.2.out" - >/dev/null; then
+                line="FAIL mpi: $p: rank 0's output differs from Open MPI's (see $log)"
+            fi
+            [ "${line%% *}" = ok ] || break
+        done
+        [ "${line%% *}" != ok ] ||
+            line="ok mpi (${MPI_PROGS// /,}: the hosted unikernel's rank 0 and a Linux process's rank 1 over ukvnic0, output as Open MPI's)"
     fi
     kmod_verdict ukload "$c" "$line" "guest exit $rc; see $clog"
 done

@@ -8,7 +8,11 @@ build per mutant, 20-90 s each: nosipi and bss wait out the console's 60 s limit
 The vnic mutants: a byte of every full-size frame Linux sends flipped (TCP's checksum drops
 them: the transfer stalls), the unikernel reading the slot after the published one, no
 IPI to the unikernel (its 10 ms network tick drains the ring: slow round trips), and
-ukvnic0 left registered at stop.
+ukvnic0 left registered at stop; the unikernel sending no IPI to Linux under vnic_ipi, or
+Linux's NAPI never arming to_linux's kick (vnicipi: replies wait for the backstop poll, no
+IPIs counted). The MPI mutants: that frame corruption under the mpi case
+(the job stalls: both sides' 60 s limits end it, FAIL with the unikernel's exit 124), and a
+unikernel that accepts any node's connection (mpibad: the stranger is not reported).
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
 """
 import os
@@ -25,6 +29,7 @@ LAPIC = 'unikernel/arch/x86_64/lapic.c'
 TOOL = 'host-kmod/ukload/ukload_tool.c'
 VNIC = 'host-kmod/ukload/ukload_vnic.c'
 UKVNIC = 'unikernel/drivers/ukvnic.c'
+MPEUK = 'unikernel/mpi/mpe_uk.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
  'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
@@ -54,6 +59,13 @@ M = {
               'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons + 1), fn, arg);'),
  'vnickick': ('vnic', VNIC, '\tif (READ_ONCE(ring->kick))\n\t\tukl_vnic_kick(p);', ''),
  'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop();\n', ''),
+ 'vnicipi': ('vnicipi', UKVNIC, 'lapic_send_ipi(ukv_linux_apic, (int)ukv_linux_vector);', ';'),
+ 'vnicarm': ('vnicipi', VNIC, '\t\tWRITE_ONCE(ring->kick, 1);\n', ''),
+ 'mpivnic': ('mpi', VNIC, '\tWRITE_ONCE(slot->len, skb->len);',
+             '\tif (skb->len == UKL_VNIC_FRAME_MAX)\n\t\tslot->frame[skb->len - 1] ^= 1;\n'
+             '\tWRITE_ONCE(slot->len, skb->len);'),
+ 'mpipeer': ('mpibad', MPEUK, 'if (nn->peer_ip[p] == ip && !mpe_conn_transport(c)) {',
+             'if (!mpe_conn_transport(c)) {'),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
 }

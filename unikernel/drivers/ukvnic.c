@@ -14,10 +14,13 @@
  *             caller until vnet_tx_commit() publishes it; from then on it is Linux's until
  *             its `cons` passes it.
  * Notification: Linux sends UKL_VNIC_VECTOR (= VEC_VNET_RX) to our first CPU when we set
- * to_uk's kick; we send none (Linux polls to_linux from a timer).
+ * to_uk's kick. Towards Linux: none when the loader left linux_vector 0 (Linux polls
+ * to_linux from a timer); else, after publishing a frame while Linux armed to_linux's
+ * kick, linux_vector to APIC id linux_apic (the module's vnic_ipi, ukload_vnic.c).
  */
 #include "drivers/vnet.h"
 #include "ukload_shm.h"
+#include "arch/x86_64/lapic.h"
 #include "arch/x86_64/trap.h"
 #include "kernel/vmm.h"
 #include "uk/console.h"
@@ -34,7 +37,8 @@ _Static_assert(UKL_VNIC_END <= UKL_KERNEL_OFF, "the rings lie in the loader's pa
 
 static struct ukl_vnic *ukv_ctl;
 static uint8_t *ukv_to_uk, *ukv_to_linux;
-static uint32_t ukv_rx_cons, ukv_tx_prod; /* our indices: never read back from the ring */
+static uint32_t ukv_rx_cons, ukv_tx_prod;         /* our indices: never read back from the ring */
+static uint32_t ukv_linux_vector, ukv_linux_apic; /* the loader's, copied at init */
 static uint8_t ukv_macaddr[UKL_VNIC_MAC_LEN];
 static uint8_t ukv_frame[UKL_VNIC_FRAME_MAX]; /* the private copy of one received frame */
 static struct vnet_stats ukv_st;
@@ -61,6 +65,13 @@ int vnet_init(int vector, int cpu)
     ukv_to_uk = phys_ptr(HOSTED_BASE + UKL_VNIC_TO_UK_OFF);
     ukv_to_linux = phys_ptr(HOSTED_BASE + UKL_VNIC_TO_LINUX_OFF);
     memcpy(ukv_macaddr, c->uk_mac, sizeof ukv_macaddr);
+    ukv_linux_vector = c->linux_vector;
+    ukv_linux_apic = c->linux_apic;
+    if (ukv_linux_vector && (ukv_linux_vector < VEC_EXCEPTIONS || ukv_linux_vector > UINT8_MAX)) {
+        kprintf("ukvnic: loader's vector %#x for Linux out of range: no IPIs to Linux\n",
+                ukv_linux_vector);
+        ukv_linux_vector = 0;
+    }
     ukv_rx_cons = 0; /* the loader emptied both rings */
     ukv_tx_prod = 0;
     /* Kicks from now on: the caller registered the vector first. */
@@ -197,6 +208,14 @@ void vnet_tx_commit(uint8_t *frame, size_t len)
     s->len = (uint32_t)len;
     ukv_tx_prod++;
     __atomic_store_n(&ukv_ctl->to_linux.prod, ukv_tx_prod, __ATOMIC_RELEASE); /* frame first */
+    if (ukv_linux_vector) {
+        /* Hazard: store (prod) -> load (kick) needs the full fence (ukload_shm.h). */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        /* Every frame of a burst sends one until Linux's NAPI starts and disarms the
+         * kick: the kick is Linux's word, we never clear it. */
+        if (__atomic_load_n(&ukv_ctl->to_linux.kick, __ATOMIC_RELAXED))
+            lapic_send_ipi(ukv_linux_apic, (int)ukv_linux_vector);
+    }
     ukv_st.tx_frames++;
     ukv_st.tx_bytes += len;
 }
