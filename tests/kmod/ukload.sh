@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic stop rmmod online x2apic"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnichostile stop rmmod online x2apic"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 

@@ -8,7 +8,9 @@ build per mutant, 20-90 s each: nosipi and bss wait out the console's 60 s limit
 The vnic mutants: a byte of every full-size frame Linux sends flipped (TCP's checksum drops
 them: the transfer stalls), the unikernel reading the slot after the published one, no
 IPI to the unikernel (its 10 ms network tick drains the ring: slow round trips), and
-ukvnic0 left registered at stop.
+ukvnic0 left registered at stop. The vnichostile mutants each drop one of Linux's checks on
+what the unikernel writes: a frame's length above the maximum, the producer index, the
+consumer index.
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
 """
 import os
@@ -54,6 +56,11 @@ M = {
               'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons + 1), fn, arg);'),
  'vnickick': ('vnic', VNIC, '\tif (READ_ONCE(ring->kick))\n\t\tukl_vnic_kick(p);', ''),
  'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop();\n', ''),
+ 'vnicrxlen': ('vnichostile', VNIC,
+               'if (len < UKL_VNIC_FRAME_MIN || len > UKL_VNIC_FRAME_MAX) {',
+               'if (len < UKL_VNIC_FRAME_MIN) {'),
+ 'vnicrxprod': ('vnichostile', VNIC, 'if (prod - p->rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'vnictxcons': ('vnichostile', VNIC, 'if (used > UKL_VNIC_SLOTS) {', 'if (0) {'),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
 }
