@@ -14,13 +14,15 @@
 # the default list: tests/bench/ukload.bench.sh runs it) UKLOAD_BENCH_REPS (5) boots; so is
 # ukload/noise (tests/kmod/uknoise.h's loop on both sides). UKLOAD_TIMEOUT (150 s): a
 # guest's whole run. ukload/x2apic boots a second guest, in x2APIC mode (see below; its
-# console in $B/kmod/ukload-x2apic.log).
+# console in $B/kmod/ukload-x2apic.log). ukload/route and ukload/routetcp each boot a
+# qemu/uknodes job of a unikernel VM node and this guest (see route_guest below);
+# UKLOAD_ROUTE_BYTES (1 MiB) routetcp's stream each way.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnichostile stop rmmod online x2apic"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnichostile stop rmmod online x2apic route routetcp"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 
@@ -39,7 +41,7 @@ refuse() { # all cases fail for one reason
     echo "0 passed, ${#cases[@]} failed"
     exit 1
 }
-if ! mk=$(make -s ukload build/uk/ukernel.elf 2>&1 &&
+if ! mk=$(make -s ukload build/uk/ukernel.elf build/uk/ukernel-test.elf build/net/ukhub 2>&1 &&
     make -s BOARD=hosted build/hosted/uk/ukernel-test.elf build/hosted/uk/ukernel.elf 2>&1); then
     echo "$mk" >&2
     refuse "the module, the tool or the kernels do not build"
@@ -70,6 +72,18 @@ printf 'image=%s\nsize=%s\nnodes=1\n' "$JOB_PROG" "$JOB_NP" >"$job/job.conf"
 if mpi/bin/ukmpicc -O2 "tests/mpi/progs/$JOB_PROG.c" -o "$job/$JOB_PROG" >"$job/build.log" 2>&1; then
     (cd "$job" && printf '%s\n' job.conf "$JOB_PROG" | cpio -o -H newc --quiet) >"$r/uk/job.cpio"
 fi
+# the route cases: virtio-net for the hub (tests/kmod/guest/init's way), the MPI job of 2
+# nodes (rank 0 on the VM node, rank 1 hosted) and Open MPI's output with 2 ranks
+mkdir -p "$r/m"
+cp "$kdir"/m/*.ko "$kdir/m/order" "$r/m/"
+rref=$B/mpi-ref/$JOB_PROG.2.out
+[ -s "$rref" ] || MPI_NP=2 tests/mpi/run.sh --ref-only "$JOB_PROG" >/dev/null 2>&1 || true
+if [ -f "$job/$JOB_PROG" ]; then
+    mkdir -p "$job/route"
+    cp "$job/$JOB_PROG" "$job/route/"
+    printf '%s\n' "image=$JOB_PROG" size=2 nodes=2 env=UKMPI_SPIN_NS=0 >"$job/route/job.conf"
+    (cd "$job/route" && printf '%s\n' job.conf "$JOB_PROG" | cpio -o -H newc --quiet) >"$r/uk/route.cpio"
+fi
 kmod_cpio "$r" "$out/ukload-initrd.cpio"
 
 log=$out/ukload.log
@@ -84,7 +98,7 @@ guest() {
         --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}${UKLOAD_VNIC_SIZES:+ ukload_vnic_sizes=$UKLOAD_VNIC_SIZES}" \
         "$kdir/vmlinuz" -- "$@" >"$log" 2>&1
 }
-list=$(printf '%s\n' "${cases[@]}" | grep -vx x2apic | paste -sd,)
+list=$(printf '%s\n' "${cases[@]}" | grep -vxE 'x2apic|route|routetcp' | paste -sd,)
 guest "$log" "$list" || rc=$?
 # the x2apic case: its own guest, on QEMU 10 (qemu/ukboot --board knl: TCG with x2APIC,
 # q35) with an Intel IOMMU for interrupt remapping: Debian's kernel turns x2APIC on only
@@ -94,10 +108,31 @@ xlog=$out/ukload-x2apic.log
 if [[ " ${cases[*]} " == *" x2apic "* ]]; then
     guest "$xlog" x2apic knl -device intel-iommu,intremap=on,eim=on || rc=$?
 fi
+# the route cases: each its own job on a qemu/uknodes hub: node 0 a unikernel VM (the MPI
+# job's rank 0, or net_mesh), node 1 this guest (4 CPUs, 1 GiB) hosting node 1 of the job
+# behind ukvnic0 (ukload-init). The VM node reaches the hosted subnet through the guest's hub
+# address (gw=: a route, as a real cluster node would have; no proxy ARP); its console in
+# $out/ukload-CASE.consoles, the guest's in $out/ukload-CASE.log
+ROUTE_APPEND="gw=10.0.0.2 peers=10.0.0.1,10.0.9.2 mesh_sizes=${UKLOAD_ROUTE_BYTES:-1048576}"
+route_guest() {
+    local c=$1 img=$2 rd=$3 append=$4 rrc=0
+    qemu/uknodes --nodes 2 --smp 1 --mem 512M --node-smp 1:4 --node-mem 1:1G --timeout "${UKLOAD_TIMEOUT:-150}" \
+        ${rd:+--initrd "$rd"} --node-image "1:$kdir/vmlinuz" --node-initrd "1:$out/ukload-initrd.cpio" \
+        --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$c $ROUTE_APPEND $append" \
+        "$img" >"$out/ukload-$c.consoles" 2>&1 || rrc=$?
+    sed -n 's/^\[n1\] //p' "$out/ukload-$c.consoles" >"$out/ukload-$c.log"
+    echo "kmod: $c: qemu/uknodes exit $rrc" >>"$out/ukload-$c.log"
+}
+for c in route routetcp; do
+    [[ " ${cases[*]} " == *" $c "* ]] || continue
+    if [ $c = route ]; then route_guest route build/uk/ukernel.elf "$r/uk/route.cpio" ""
+    else route_guest routetcp build/uk/ukernel-test.elf "" test=net_mesh; fi
+done
 pass=0 failn=0
 for c in "${cases[@]}"; do
     clog=$log
     [ "$c" = x2apic ] && clog=$xlog
+    [[ $c != route* ]] || clog=$out/ukload-$c.log
     line=$(grep -E "^(ok|FAIL) $c( |:|$)" "$clog" | head -n1 || true)
     # the job's output: rank 0's lines identical to Open MPI's
     if [ "$c" = job ] && [ "${line%% *}" = ok ]; then
@@ -107,6 +142,22 @@ for c in "${cases[@]}"; do
             line="FAIL job: rank 0's output differs from Open MPI's ($ref; see $log)"
         else
             line="ok job ($JOB_PROG, $JOB_NP ranks on CPUs 3 and 2, output as Open MPI's)"
+        fi
+    fi
+    # route: rank 0's output (the VM node) identical to Open MPI's with 2 ranks; both: the
+    # VM node's lwIP has the gateway, and both nodes exited 0
+    if [[ $c == route* ]] && [ "${line%% *}" = ok ]; then
+        cl=$out/ukload-$c.consoles
+        if ! grep -q '^\[n0\] net: gateway 10.0.0.2$' "$cl"; then line="FAIL $c: VM node 0 has no gateway in lwIP (see $cl)"
+        elif ! grep -q "^kmod: $c: qemu/uknodes exit 0\$" "$clog"; then # every node exited 0
+            line="FAIL $c: $(tail -n 1 "$clog"): $(grep -m1 -E '^\[n0\] (mpi|net_mesh|uk):' "$cl" || true) (see $cl)"
+        elif [ $c = route ] && [ ! -s "$rref" ]; then line="FAIL route: no Open MPI reference $rref"
+        elif [ $c = route ] && ! sed -nE 's/^\[n0\] \[0\] //p' "$cl" | diff -q "$rref" - >/dev/null; then
+            line="FAIL route: rank 0's output differs from Open MPI's ($rref; see $cl)"
+        elif [ $c = route ]; then
+            line="ok route ($JOB_PROG: rank 0 on a VM node, rank 1 hosted behind ukvnic0, through Linux's forwarding; output as Open MPI's)"
+        else
+            line="ok routetcp (net_mesh: ${UKLOAD_ROUTE_BYTES:-1048576} B each way between a VM node and the hosted node, through Linux's forwarding, checked)"
         fi
     fi
     kmod_verdict ukload "$c" "$line" "guest exit $rc; see $clog"
