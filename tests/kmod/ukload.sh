@@ -125,7 +125,7 @@ route_guest() {
 }
 for c in route routetcp; do
     [[ " ${cases[*]} " == *" $c "* ]] || continue
-    if [ $c = route ]; then route_guest route build/uk/ukernel.elf "$r/uk/route.cpio" ""
+    if [ "$c" = route ]; then route_guest route build/uk/ukernel.elf "$r/uk/route.cpio" ""
     else route_guest routetcp build/uk/ukernel-test.elf "" test=net_mesh; fi
 done
 pass=0 failn=0
@@ -151,10 +151,10 @@ for c in "${cases[@]}"; do
         if ! grep -q '^\[n0\] net: gateway 10.0.0.2$' "$cl"; then line="FAIL $c: VM node 0 has no gateway in lwIP (see $cl)"
         elif ! grep -q "^kmod: $c: qemu/uknodes exit 0\$" "$clog"; then # every node exited 0
             line="FAIL $c: $(tail -n 1 "$clog"): $(grep -m1 -E '^\[n0\] (mpi|net_mesh|uk):' "$cl" || true) (see $cl)"
-        elif [ $c = route ] && [ ! -s "$rref" ]; then line="FAIL route: no Open MPI reference $rref"
-        elif [ $c = route ] && ! sed -nE 's/^\[n0\] \[0\] //p' "$cl" | diff -q "$rref" - >/dev/null; then
+        elif [ "$c" = route ] && [ ! -s "$rref" ]; then line="FAIL route: no Open MPI reference $rref"
+        elif [ "$c" = route ] && ! sed -nE 's/^\[n0\] \[0\] //p' "$cl" | diff -q "$rref" - >/dev/null; then
             line="FAIL route: rank 0's output differs from Open MPI's ($rref; see $cl)"
-        elif [ $c = route ]; then
+        elif [ "$c" = route ]; then
             line="ok route ($JOB_PROG: rank 0 on a VM node, rank 1 hosted behind ukvnic0, through Linux's forwarding; output as Open MPI's)"
         else
             line="ok routetcp (net_mesh: ${UKLOAD_ROUTE_BYTES:-1048576} B each way between a VM node and the hosted node, through Linux's forwarding, checked)"
