@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnichostile stop rmmod online x2apic route routetcp"
+CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnichostile vnicvictim stop rmmod online x2apic route routetcp"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 
@@ -59,6 +59,9 @@ cp "$B/uk/ukernel.elf" "$r/uk/qemu-board.elf"
 cp "$B/hosted/uk/ukernel.elf" "$r/uk/ukernel.elf"
 # the noise case's Linux side (static: the guest has no libc)
 gcc -static -O2 -Wall -Wextra -o "$r/bin/uknoise" tests/kmod/uknoise.c
+# the vnicvictim case's hostile writer (static; the rings' layout from ukload_shm.h)
+gcc -static -O2 -Wall -Wextra -Ihost-kmod/ukload -o "$r/bin/vnicevil" tests/kmod/vnicevil.c ||
+    refuse "tests/kmod/vnicevil.c does not build"
 # the vnic case's Linux end (static: the guest has no libc)
 gcc -static -O2 -Wall -Wextra -o "$r/bin/vnicpeer" tests/kmod/vnicpeer.c ||
     refuse "tests/kmod/vnicpeer.c does not build"

@@ -11,6 +11,8 @@ IPI to the unikernel (its 10 ms network tick drains the ring: slow round trips),
 ukvnic0 left registered at stop. The vnichostile mutants each drop one of Linux's checks on
 what the unikernel writes: a frame's length above the maximum, the producer index, the
 consumer index.
+The vnicvictim mutants drop the unikernel's checks on what Linux writes: the length above
+the maximum, the producer index.
 The route mutants: Linux not forwarding (ip_forward=0 in the guest), and lwIP without the
 gateway of gw= (both hosted and VM node): the hosted rank cannot connect to the VM node and
 says so after its 60 s connect deadline (no hang).
@@ -64,6 +66,9 @@ M = {
                'if (len < UKL_VNIC_FRAME_MIN) {'),
  'vnicrxprod': ('vnichostile', VNIC, 'if (prod - p->rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
  'vnictxcons': ('vnichostile', VNIC, 'if (used > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'ukrxlen': ('vnicvictim', UKVNIC, '    else if (len > UKL_VNIC_FRAME_MAX)\n        v = VNET_DROP_OVERSIZE;\n',
+             ''),
+ 'ukrxprod': ('vnicvictim', UKVNIC, 'if (prod - ukv_rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
  'noforward': ('route', 'tests/kmod/ukload-init', 'echo 1 >/proc/sys/net/ipv4/ip_forward',
                'echo 0 >/proc/sys/net/ipv4/ip_forward'),
  'nogw': ('route', 'net/uknet/netif_vnet.c', 'ip4_addr_set_u32(&gw, lwip_htonl(net_self.gw));',
