@@ -148,8 +148,8 @@ static int ukl_vnic_rx(struct ukl_vnic_priv *p, struct net_device *dev, int budg
 			if (!skb) {
 				dev->stats.rx_dropped++;
 			} else {
-				/* Hazard: the bytes may change under the copy; only len (our
-				 * checked copy) sizes it, so a hostile peer garbles its own frame */
+				/* Hazard: the bytes may change under the copy; our checked len
+				 * alone sizes it (a hostile peer garbles only its own frame). */
 				skb_put_data(skb, slot->frame, len);
 				skb->protocol = eth_type_trans(skb, dev);
 				dev->stats.rx_packets++;
