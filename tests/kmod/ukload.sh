@@ -7,7 +7,8 @@
 # 3 (maxcpus=3), 1 GiB with 128 MiB at 0x20000000 and the page at 0x70000 kept from Linux
 # (memmap=, the hosted board's HOSTED_BASE and ukload.ko's default trampoline page); an
 # initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
-# (make BOARD=hosted), the qemu board's kernel (an image for the wrong range), vnicpeer, and
+# (make BOARD=hosted), the qemu board's kernel (an image for the wrong range), vnicpeer,
+# vnicevil (the vnicvictim case's hostile writer), virtio-net's modules (the route cases) and
 # tests/kmod/ukload-init as /init, which runs the cases. The console goes to
 # $B/kmod/ukload.log. UKLOAD_CYCLES (10) boots in the cycles case; UKLOAD_VNIC_SIZES
 # (A,B,...: 1 B to 16 MiB) the vnic case's transfers, one boot each; ukload/bench (not in
