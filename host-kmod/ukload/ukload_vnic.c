@@ -193,6 +193,8 @@ static int ukl_vnic_rx(struct ukl_vnic_priv *p, struct net_device *dev, int budg
 			if (!skb) {
 				dev->stats.rx_dropped++;
 			} else {
+				/* Hazard: the bytes may change under the copy; our checked len
+				 * alone sizes it (a hostile peer garbles only its own frame). */
 				skb_put_data(skb, slot->frame, len);
 				skb->protocol = eth_type_trans(skb, dev);
 				dev->stats.rx_packets++;
@@ -244,7 +246,9 @@ static enum hrtimer_restart ukl_vnic_tick(struct hrtimer *t)
 	struct net_device *dev = p->napi.dev;
 	u32 cons;
 
-	/* a racy look at rx_cons (NAPI's): at worst one spurious or one late poll */
+	/* a racy look at rx_cons (NAPI's): at worst one spurious or one late poll.
+	 * Hazard: an impossible prod schedules NAPI every period (counted there, nothing read):
+	 * bounded work, and the ring works again once the producer is sane. */
 	if (READ_ONCE(p->ctl->to_linux.prod) != READ_ONCE(p->rx_cons))
 		napi_schedule(&p->napi);
 	if (netif_queue_stopped(dev)) {

@@ -43,6 +43,14 @@ int net_node_parse(struct net_node *n)
         kprintf("net: bad mask=%s\n", buf);
         return -1;
     }
+    /* A node off the hub's subnet (a hosted unikernel behind Linux's ukvnic0, or a VM node
+     * reaching one) sends everything else through this router. */
+    n->gw = 0;
+    if (cmdline_get("gw", buf, sizeof buf) &&
+        (net_parse_ip(buf, &n->gw, 0) != 0 || (n->gw & n->mask) != (n->ip & n->mask))) {
+        kprintf("net: bad gw=%s (not on the subnet of ip= and mask=)\n", buf);
+        return -1;
+    }
     for (int j = 0; j < n->nodes; j++)
         n->peer_ip[j] = n->ip - (uint32_t)n->id + (uint32_t)j;
     if (cmdline_get("peers", buf, sizeof buf)) {

@@ -190,7 +190,7 @@ int net_init(void)
     ip4_addr_t ip, mask, gw;
     ip4_addr_set_u32(&ip, lwip_htonl(net_self.ip));
     ip4_addr_set_u32(&mask, lwip_htonl(net_self.mask));
-    ip4_addr_set_zero(&gw);
+    ip4_addr_set_u32(&gw, lwip_htonl(net_self.gw)); /* 0: no default route */
     lwip_lock();
     struct netif *ok = netif_add(&net_if, &ip, &mask, &gw, 0, net_netif_init, ethernet_input);
     if (ok) {
@@ -212,6 +212,9 @@ int net_init(void)
     kprintf("net: node %d/%d ip %u.%u.%u.%u mac %02x:%02x:%02x:%02x:%02x:%02x (%s)\n", net_self.id,
             net_self.nodes, a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, m[0], m[1], m[2],
             m[3], m[4], m[5], vnet_transport());
+    a = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(&net_if))); /* lwIP's own: what it routes by */
+    if (a)
+        kprintf("net: gateway %u.%u.%u.%u\n", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
     return 0;
 }
 

@@ -13,6 +13,14 @@ Linux's NAPI never arming to_linux's kick (vnicipi: replies wait for the backsto
 IPIs counted). The MPI mutants: that frame corruption under the mpi case
 (the job stalls: both sides' 60 s limits end it, FAIL with the unikernel's exit 124), and a
 unikernel that accepts any node's connection (mpibad: the stranger is not reported).
+The vnichostile mutants each drop one of Linux's checks on
+what the unikernel writes: a frame's length above the maximum, the producer index, the
+consumer index.
+The vnicvictim mutants drop the unikernel's checks on what Linux writes: the length above
+the maximum, the producer index.
+The route mutants: Linux not forwarding (ip_forward=0 in the guest), and lwIP without the
+gateway of gw= (both hosted and VM node): the hosted rank cannot connect to the VM node and
+says so after its 60 s connect deadline (no hang).
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
 """
 import os
@@ -66,6 +74,18 @@ M = {
              '\tWRITE_ONCE(slot->len, skb->len);'),
  'mpipeer': ('mpibad', MPEUK, 'if (nn->peer_ip[p] == ip && !mpe_conn_transport(c)) {',
              'if (!mpe_conn_transport(c)) {'),
+ 'vnicrxlen': ('vnichostile', VNIC,
+               'if (len < UKL_VNIC_FRAME_MIN || len > UKL_VNIC_FRAME_MAX) {',
+               'if (len < UKL_VNIC_FRAME_MIN) {'),
+ 'vnicrxprod': ('vnichostile', VNIC, 'if (prod - p->rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'vnictxcons': ('vnichostile', VNIC, 'if (used > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'ukrxlen': ('vnicvictim', UKVNIC, '    else if (len > UKL_VNIC_FRAME_MAX)\n        v = VNET_DROP_OVERSIZE;\n',
+             ''),
+ 'ukrxprod': ('vnicvictim', UKVNIC, 'if (prod - ukv_rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'noforward': ('route', 'tests/kmod/ukload-init', 'echo 1 >/proc/sys/net/ipv4/ip_forward',
+               'echo 0 >/proc/sys/net/ipv4/ip_forward'),
+ 'nogw': ('route', 'net/uknet/netif_vnet.c', 'ip4_addr_set_u32(&gw, lwip_htonl(net_self.gw));',
+          'ip4_addr_set_zero(&gw);'),
  'warn': ('dmesg', MAIN, '\tukl_state = UKLOAD_IDLE;\n\tpr_info',
           '\tukl_state = UKLOAD_IDLE;\n\tWARN_ON_ONCE(1);\n\tpr_info'),
 }

@@ -12,6 +12,11 @@
  * vnicpeer -p COUNT IP PORT SIZE: round trips against the unikernel's vnic_echo test
  * (tests/uk/vnic_echo.c): COUNT times SIZE bytes (at most CHUNK) out and the same back,
  * checked; prints the median and the minimum round trip.
+ *
+ * vnicpeer -u PORT COUNT: the vnichostile case's receiver (tests/uk/vnic_hostile.c): COUNT
+ * UDP datagrams on PORT, in order, seq 1..COUNT, every byte checked; a datagram that is
+ * not the next one (a poison one behind a bad length, a repeat, a gap) fails. Waits at
+ * most UDP_WAIT_S for each.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +39,9 @@
 #define NS_PER_S        1000000000.0
 #define BYTES_PER_MB    1e6
 #define US_PER_S        1e6
+#define UDP_WAIT_S      60   /* the unikernel boots and ARPs first */
+#define UDP_SEQ_LEN     4    /* a datagram's seq, little-endian, then its pattern */
+#define UDP_MAX         2048 /* more than any datagram through a 1500-byte MTU */
 
 /* The pattern of net_tap.c (and tests/uk/net/tap_peer.py). */
 static uint8_t tap_byte(int node, int dir, uint32_t i)
@@ -127,16 +136,67 @@ static int pingpong(int fd, int count, uint32_t size)
     return 0;
 }
 
+/* The pattern of vnic_hostile.c's good datagram seq, byte i. */
+static uint8_t hv_byte(uint32_t seq, uint32_t i)
+{
+    return (uint8_t)(i * 11u + seq * 29u + (i >> 8));
+}
+
+/* -u: count datagrams on port, seq 1..count in order, every byte checked; 0 when all were. */
+static int udp_recv(int port, int count)
+{
+    static uint8_t d[UDP_MAX];
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct timeval tv = {.tv_sec = UDP_WAIT_S};
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+        fprintf(stderr, "vnicpeer: udp port %d: %s\n", port, strerror(errno));
+        return 1;
+    }
+    printf("vnicpeer: listening on udp port %d\n", port);
+    fflush(stdout);
+    for (uint32_t want = 1; want <= (uint32_t)count; want++) {
+        ssize_t n = recv(fd, d, sizeof d, 0);
+        uint32_t seq;
+        if (n < 0) {
+            fprintf(stderr, "vnicpeer: datagram %u: %s\n", want, strerror(errno));
+            return 1;
+        }
+        if (n < UDP_SEQ_LEN) {
+            fprintf(stderr, "vnicpeer: datagram %u: %zd bytes\n", want, n);
+            return 1;
+        }
+        memcpy(&seq, d, sizeof seq);
+        if (seq != want) {
+            fprintf(stderr, "vnicpeer: datagram %u: seq %#x (%zd bytes)\n", want, seq, n);
+            return 1;
+        }
+        for (uint32_t i = UDP_SEQ_LEN; i < (uint32_t)n; i++) {
+            if (d[i] != hv_byte(seq, i)) {
+                fprintf(stderr, "vnicpeer: datagram %u: byte %u is %u, want %u\n", seq, i, d[i],
+                        hv_byte(seq, i));
+                return 1;
+            }
+        }
+    }
+    close(fd);
+    printf("vnicpeer: %d datagrams in order, intact\n", count);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static uint8_t buf[CHUNK];
     int count = 0;
+    if (argc == 4 && strcmp(argv[1], "-u") == 0)
+        return udp_recv(atoi(argv[2]), atoi(argv[3]));
     if (argc == 6 && strcmp(argv[1], "-p") == 0) {
         count = atoi(argv[2]);
         argv += 2, argc -= 2;
     }
     if (argc != 4) {
-        fprintf(stderr, "usage: vnicpeer [-p COUNT] IP PORT SIZE\n");
+        fprintf(stderr, "usage: vnicpeer [-p COUNT] IP PORT SIZE | -u PORT COUNT\n");
         return 2;
     }
     uint32_t size = (uint32_t)strtoul(argv[3], 0, 0);

@@ -6,6 +6,9 @@
  *   node=I nodes=N        this node's index and the job's node count
  *   ip=A.B.C.D            this node's address (default: 10.0.0.(I+1))
  *   mask=A.B.C.D          netmask (default 255.255.255.0)
+ *   gw=A.B.C.D            the router for every address off our subnet (lwIP's netif
+ *                         gateway; default none): a hosted unikernel's Linux (ukvnic0's
+ *                         address), or that Linux's hub address for a VM node reaching it
  *   peers=IP0,IP1,...     addresses of nodes 0..N-1; default rule: node j is the address
  *                         of this node minus I plus j (consecutive addresses)
  */
@@ -23,6 +26,7 @@ int net_parse_ip(const char *s, uint32_t *out, const char **end);
 struct net_node {
     int id, nodes;
     uint32_t ip, mask;               /* host byte order */
+    uint32_t gw;                     /* gw=: the router off our subnet; 0 = none */
     uint32_t peer_ip[NET_MAX_NODES]; /* host byte order */
 };
 
