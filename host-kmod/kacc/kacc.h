@@ -67,6 +67,11 @@ struct sock;
 /* A socket callback (sk_write_space): ours, or the one it replaced. */
 typedef void (*kacc_sk_cb)(struct sock *sk);
 
+/* One eager piece of a RECV, posted to o2g on its own (its address is the cookie). */
+struct kacc_piece {
+	struct kacc_xfer *x;
+};
+
 /* A SEND or RECV node of a graph while it is posted (kacc_net.c). Posted under the
  * graph's lock; completed (status) by o2g's hook or the connection's worker, which hand
  * it back through the graph's done list; the graph's lock takes it from there.
@@ -78,13 +83,18 @@ struct kacc_xfer {
 	struct kacc_conn *conn; /* SEND: the connection it goes out on */
 	int node;
 	int status;	      /* 0 or a negative errno */
+	u32 npieces;	      /* eager messages it is cut into on the wire (>= 1) */
+	atomic_t left;	      /* RECV: pieces not yet completed by o2g */
+	atomic_t pstatus;     /* RECV: the first piece's error, or 0 */
+	struct kacc_piece one;	   /* RECV: the piece of a message of one piece */
+	struct kacc_piece *pieces; /* RECV: &one, or an array of npieces */
 	bool posted;	      /* posted, not yet taken back from gr->done */
 	bool started;	      /* SEND: the worker has begun writing it (not cancellable) */
 	u64 sent;	      /* SEND: bytes of header and payload written */
 	u64 t_ready;	      /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
 	void *kaddr;	      /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
 	struct kacc_buf *buf; /* RECV: its pinned pages (o2g writes them) */
-	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header */
+	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header of the piece being written */
 };
 
 /* A connection SENDs go out on: the socket of the opener's o2g connection to a peer.
@@ -129,6 +139,7 @@ struct kacc_graph {
 	struct llist_head done;	 /* completed xfers not yet taken back */
 	unsigned int inflight;	 /* xfers posted, not taken back (under lock) */
 	atomic_t active;	 /* xfers whose completer may still touch the graph */
+	u64 piece;		 /* bytes of a message's eager pieces: o2g's eager limit */
 };
 
 struct kacc_file {
@@ -151,6 +162,7 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 int kacc_xfer_start(struct kacc_graph *gr, int node);
 void kacc_xfer_drain(struct kacc_graph *gr);
 void kacc_xfer_stop(struct kacc_graph *gr);
+void kacc_xfer_free(struct kacc_graph *gr);
 int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg);
 void kacc_net_release(struct kacc_file *f);
 void kacc_net_shutdown(struct kacc_file *f);

@@ -109,7 +109,7 @@ static void kacc_unpin(struct kacc_file *f, struct kacc_graph *gr)
 static void kacc_free(struct kacc_file *f, struct kacc_graph *gr)
 {
 	kacc_unpin(f, gr);
-	kvfree(gr->xfers);
+	kacc_xfer_free(gr);
 	kvfree(gr->g);
 	kfree(gr);
 	kacc_stat_add(ST_GRAPHS, -1);

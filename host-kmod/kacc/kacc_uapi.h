@@ -27,7 +27,9 @@
  * with KACC_ENEEDO2G. A RECV is a receive of that o2g file (MPI matching, with the
  * process's own), filled in o2g's softirq; a SEND an EAGER message with the native
  * header on the socket of the o2g connection whose peer is the node's peer (refused:
- * KACC_ENOCONN without one, KACC_EEAGER beyond the file's eager limit). The process must
+ * KACC_ENOCONN without one). A message longer than the o2g file's eager limit goes as
+ * several EAGER messages of that many bytes (the last shorter), same envelope, back to
+ * back: the two ends' o2g files must have the same eager limit. The process must
  * not write to a socket while SENDs of its graphs are in flight on it. KACC_IOC_CONN (after
  * KACC_IOC_O2G, before the first SEND to that peer) names the socket SENDs to a peer go
  * out on instead of the o2g connection to it: a connection the process keeps for kacc
@@ -56,7 +58,7 @@
 /* kacc_issue.err_code beyond the CAD_E* codes */
 #define KACC_ENEEDO2G 100 /* a SEND or RECV node, and no o2g file given */
 #define KACC_ENOCONN 101  /* a SEND to a peer without an o2g connection */
-#define KACC_EEAGER 102	  /* a SEND longer than the eager limit (no rendezvous) */
+#define KACC_EEAGER 102	  /* a payload, and o2g's eager limit is 0 */
 
 /* kacc_status.error of a graph stopped by a failed SEND or RECV: -(KACC_EXFER + errno),
  * e.g. EMSGSIZE (the message was longer than the RECV's buffer), ECONNRESET, EPROTO.

@@ -1161,8 +1161,10 @@ static int issue_wait(struct rank *me, int *error)
 /* Case "xerror": one process talking to itself (rank 0 of 4: its connection to "peer 1"
  * loops back to its own o2g, the other end attached as "peer 2"): a message longer than the RECV stops
  * the graph with -(KACC_EXFER + EMSGSIZE), whether the RECV waited for it (softirq) or it
- * waited in the dump area; a cancelled RECV leaves nothing posted in o2g; SENDs beyond
- * the eager limit or to a peer without connection are refused. */
+ * waited in the dump area; a cancelled RECV leaves nothing posted in o2g; a message
+ * over the eager limit goes as eager pieces and arrives whole, whether its RECV waited
+ * or its pieces did (in the dump area); a SEND to a peer without connection is
+ * refused. */
 static int c_xerror(void)
 {
     int a, b, socks[4] = {-1, -1, -1, -1}, err, run;
@@ -1209,10 +1211,34 @@ static int c_xerror(void)
     if (o1.posted != o0.posted || ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot))
         return fail("after cancel: %llu posted in o2g, not %llu", (unsigned long long)o1.posted,
                     (unsigned long long)o0.posted);
+    /* over the eager limit: two pieces, the RECV first, then the SEND first */
+    size_t big = EAGER + PAGE / 2;
+    char *src = mmap(NULL, 2 * big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *dst = src + big;
+    for (int first = 0; first < 2; first++) {
+        struct kacc_issue ib;
+        fill(src, big, 64 + (unsigned)first);
+        memset(dst, 0, big);
+        if (!first && (one_xfer(&me, 0, dst, big, 0, 64) || issue(&me.k, &ib, 0)))
+            return fail("recv of %zu: %s", big, strerror(errno));
+        if (one_xfer(&me, 1, src, big, 1, 64) || issue_wait(&me, &err) != KACC_Q_DONE)
+            return fail("send of %zu (the %s first): error %d", big, first ? "SEND" : "RECV",
+                        err);
+        if (first) {
+            usleep(200 * 1000);
+            if (one_xfer(&me, 0, dst, big, 0, 64) || issue(&me.k, &ib, 0))
+                return fail("recv of %zu: %s", big, strerror(errno));
+        }
+        run = wait_done(&me.k, ib.slot);
+        err = me.k.st[ib.slot].error;
+        ioctl(me.k.fd, KACC_IOC_RELEASE, ib.slot);
+        if (run != KACC_Q_DONE || memcmp(src, dst, big))
+            return fail("%zu bytes in pieces (the %s first): state %d error %d, %s", big,
+                        first ? "SEND" : "RECV", run, err,
+                        memcmp(src, dst, big) ? "data differ" : "data whole");
+    }
+    munmap(src, 2 * big);
     /* refusals */
-    if (one_xfer(&me, 1, buf, EAGER + 1, 1, 63) || issue(&me.k, &ia, 0) == 0 ||
-        ia.err_code != KACC_EEAGER)
-        return fail("SEND beyond the eager limit: code %d \"%s\"", ia.err_code, ia.err_msg);
     if (one_xfer(&me, 1, buf, 64, 3, 63) || issue(&me.k, &ia, 0) == 0 ||
         ia.err_code != KACC_ENOCONN)
         return fail("SEND without a connection: code %d \"%s\"", ia.err_code, ia.err_msg);
