@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/kmod/kacc_mutants.py [MUTANT...]: shows that each kacc guest test fails when the
 behaviour it guards breaks (tests/kmod/mutants.py does the same for o2g). For each mutant,
-one edit of host-kmod/kacc breaks a behaviour; the case guarding it is run against the
-mutant (tests/kmod/run.sh kacc/CASE) and must fail. The source is restored afterwards,
+one edit of host-kmod/kacc (or of mpi/linux/mlx_kacc.c, for kacc-mpi's cases) breaks a
+behaviour; the case guarding it is run against the mutant (tests/kmod/run.sh kacc/CASE or
+kacc-mpi/CASE) and must fail. The source is restored afterwards,
 whatever happens. Not part of `make test` (one guest boot and one module build per
 mutant, ~20 s each); run it after changing a test or the module.
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
@@ -55,7 +56,19 @@ M = {
 }
 # Cases that need another case to run first (dmesg checks what the others logged).
 BEFORE = {'dmesg': ['kacc/status']}
+# The MPI library's side (tests/kmod/kacc_mpi.sh's cases): the choices that stranded a
+# rank before (a refused graph run in the library, the 1 MiB size rule); each case's job
+# hangs until guest/mpirun's 90 s timeout.
+KACC = 'mpi/linux/mlx_kacc.c'
+MPI = {
+ 'runrefused': ('refuse', KACC, '    if (npend || try_issue(c, 1) != 0)\n        pend_add(c);',
+                '    if (npend || try_issue(c, 1) != 0) {\n        pthread_mutex_unlock(&pend_lock);'
+                '\n        return -1;\n    }'),
+ 'sizerule': ('vbig', KACC, '(n[i].u.x.peer < 0 ||', '(n[i].u.x.bytes > MLX_KACC_EAGER || n[i].u.x.peer < 0 ||'),
+}
 
 
 if __name__ == '__main__':
-    sys.exit(report(sys.argv[1:] or list(M), case_runner(M, BEFORE, 'kacc')))
+    kacc, mpi = case_runner(M, BEFORE, 'kacc'), case_runner(MPI, {}, 'kacc-mpi')
+    sys.exit(report(sys.argv[1:] or list(M) + list(MPI),
+                    lambda n: mpi(n) if n in MPI else kacc(n)))
