@@ -42,6 +42,7 @@ enum kacc_stat {
 	ST_RECEIVED,
 	ST_WRITE_SPACE,
 	ST_SEND_NS,
+	ST_USER,
 	ST_N
 };
 
@@ -130,6 +131,7 @@ struct kacc_graph {
 	size_t bytes;
 	int error;    /* a CALC's negative CAD_E*, published in the slot */
 	int partial;  /* a CALC cut into slices, still ACTIVE (-1: none) */
+	int user;     /* the user-op CALC offered to the process, ACTIVE (-1: none) */
 	u64 calc_off; /* ... and its elements done */
 	bool counted; /* its end was counted in the stats */
 	struct kacc_buf *bufs;
@@ -146,7 +148,8 @@ struct kacc_file {
 	struct mutex mutex;	    /* slots[], issue/release */
 	struct mm_struct *mm;	    /* the opener's: pinned pages are charged to it */
 	wait_queue_head_t wq;	    /* poll(): a graph finished */
-	struct kacc_status *status; /* vmalloc_user page, mapped read-only by the process */
+	struct kacc_status *status; /* vmalloc_user pages, mapped read-only by the process */
+	struct kacc_user *user;	    /* the second of them (KACC_USER_OFF) */
 	struct kacc_graph *slots[KACC_SLOTS];
 	struct file *o2g; /* KACC_IOC_O2G: the opener's o2g file (a reference), or NULL */
 	int home;	  /* the CPU of the KACC_IOC_O2G call: the workers' */
@@ -175,6 +178,7 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued);
 void kacc_publish(struct kacc_graph *gr);
 void kacc_unqueue(struct kacc_graph *gr);
 void kacc_stop(struct kacc_graph *gr);
+void kacc_offer_user(struct kacc_graph *gr);
 int kacc_run_init(void);
 void kacc_run_exit(void);
 

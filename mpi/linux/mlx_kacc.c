@@ -20,10 +20,15 @@
  *
  * What goes to kacc: mpe_cad.c offers every graph the engine admitted (mpe_cadoff, the
  * engine's platform-neutral seam). A graph goes to kacc when its communicator's ranks are
- * the world's in order (kacc names a peer's connection by the graph's peer rank) and no
- * CALC runs a user-defined op (kacc runs predefined ones only; user ops stay with the
- * library, which runs them in the rank's calls). Any other graph runs in the library, as
- * with UKMPI_KACC=off.
+ * the world's in order (kacc names a peer's connection by the graph's peer rank). Any
+ * other graph runs in the library, as with UKMPI_KACC=off.
+ *
+ * User-defined ops: kacc runs the graph and offers each ready user-op CALC in the user-op
+ * page (struct kacc_user, mapped with the status page) and wakes our poll. The network
+ * thread, woken, wakes the rank (rank_task); the rank's MPI_Test and MPI_Wait of the
+ * collective (mpe_cadoff.test) return the node, the library runs the op on it (the
+ * node of its own copy of the graph, its own addresses: mpi/lib's poll_run) and
+ * mpe_cadoff.done answers KACC_IOC_USER_DONE, after which the graph goes on in kacc.
  *
  * One decision for all ranks (the argument). The two paths do not meet on the wire: a
  * kacc RECV is posted in o2g and takes what arrives on either connection only if it was
@@ -98,8 +103,10 @@
 #define MLX_KACC_POLICY   16 /* bytes of that file we read */
 #define MLX_NS_PER_MS     1000000ull
 
-static int kfd = -1;                 /* /dev/kacc */
-static const struct kacc_status *st; /* its status page */
+static int kfd = -1;                  /* /dev/kacc */
+static const struct kacc_status *st;  /* its status page */
+static const struct kacc_user *users; /* its user-op page */
+static void *rank_task;               /* the rank's token (plat_wake), set at its first issue */
 static int must, poll_mode, me, nodes;
 static int *kconn;                           /* [nodes]: the kacc connection to each peer, or -1 */
 static struct mpe_cad *slot_run[KACC_SLOTS]; /* the run of each slot issued, until reaped */
@@ -161,11 +168,12 @@ int mlx_kacc_open(const struct mlx_env *e, int o2g)
         give_up("open " KACC_DEV, errno);
         return 0;
     }
-    st = mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, kfd, 0);
+    st = mmap(NULL, KACC_MAP_BYTES, PROT_READ, MAP_SHARED, kfd, 0);
     if (st == MAP_FAILED) {
         give_up("mmap the status page", errno);
         return 0;
     }
+    users = (const struct kacc_user *)((const char *)st + KACC_USER_OFF);
     char pol[MLX_KACC_POLICY] = "";
     int pf = open(MLX_KACC_PROGRESS, O_RDONLY | O_CLOEXEC);
     if (pf >= 0) {
@@ -324,8 +332,6 @@ static int kacc_can_run(const struct mpe_cad *c)
             return 0;
     const struct cad_node *n = cad_nodes(g);
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)
-            return 0;
         /* Hazard: a peer without kacc connection is the same on every node (start-up
          * gives up on all of them together) only if no node gave up after its peers
          * finished theirs (mlx_kacc_start's KACC_IOC_CONN). */
@@ -427,6 +433,7 @@ static int off_issue(struct mpe_cad *c)
 {
     if (!kacc_can_run(c))
         return -1;
+    __atomic_store_n(&rank_task, plat_task(), __ATOMIC_RELEASE);
     pthread_mutex_lock(&pend_lock);
     issue_pending();
     /* behind the graphs still waiting: o2g matches RECVs in posting order */
@@ -436,8 +443,9 @@ static int off_issue(struct mpe_cad *c)
     return 0;
 }
 
-/* Task context of the owner (mpe_cadoff.test: its MPI_Test and MPI_Wait). */
-static void off_test(struct mpe_cad *c)
+/* Task context of the owner (mpe_cadoff.test: its MPI_Test and MPI_Wait): a user-op
+ * node kacc offers for c, or -1. */
+static int off_test(struct mpe_cad *c)
 {
     if (pending(c)) {
         pthread_mutex_lock(&pend_lock);
@@ -445,24 +453,48 @@ static void off_test(struct mpe_cad *c)
         pthread_mutex_unlock(&pend_lock);
         if (pending(c)) {
             plat_wake(plat_task()); /* MPI_Wait polls: nothing else may issue it */
-            return;
+            return -1;
         }
     }
     uint32_t slot = c->off_slot;
     if (poll_mode && ioctl(kfd, KACC_IOC_PROGRESS, 0UL) != 0)
         plat_fatal("kacc: progress: %s", strerror(errno));
+    /* Acquire pairs with kacc's release of the node: what the graph wrote before is in
+     * memory. The slot is c's until reaped, and a graph with a node offered is running. */
+    int32_t node = __atomic_load_n(&users[slot].node, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&slot_run[slot], __ATOMIC_ACQUIRE) == c && node >= 0 &&
+        (uint32_t)node < c->copy->nnodes)
+        return node;
     if (!reap(slot) && poll_mode)
         plat_wake(plat_task()); /* MPI_Wait polls: nothing else runs the graph */
+    return -1;
 }
 
-static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test};
+/* Task context of the owner (mpe_cadoff.done): it ran node's user op; the graph goes on. */
+static void off_done(struct mpe_cad *c, int node)
+{
+    struct kacc_user_done d = {.slot = c->off_slot, .node = node};
+    if (ioctl(kfd, KACC_IOC_USER_DONE, &d) != 0)
+        plat_fatal("kacc: user op of node %d of slot %u: %s", node, (unsigned)d.slot,
+                   strerror(errno));
+}
 
-/* Network thread: /dev/kacc is readable (a finished graph is not released). */
+static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test, .done = off_done};
+
+/* Network thread: /dev/kacc became readable (a graph finished, or a user op is offered:
+ * the rank runs it in its MPI calls, so it is woken, asleep in MPI_Wait or not). */
 void mlx_kacc_run(void)
 {
-    for (uint32_t s = 0; s < KACC_SLOTS; s++)
-        if (__atomic_load_n(&slot_run[s], __ATOMIC_RELAXED))
-            reap(s);
+    int offered = 0;
+    for (uint32_t s = 0; s < KACC_SLOTS; s++) {
+        if (!__atomic_load_n(&slot_run[s], __ATOMIC_RELAXED))
+            continue;
+        offered |= __atomic_load_n(&users[s].node, __ATOMIC_ACQUIRE) >= 0;
+        reap(s);
+    }
+    void *t = __atomic_load_n(&rank_task, __ATOMIC_ACQUIRE);
+    if (offered && t)
+        plat_wake(t);
 }
 
 /* Task context (job end, the network thread stopped): kacc lets go of its graphs and

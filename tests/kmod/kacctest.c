@@ -59,7 +59,7 @@ static struct kacc kopen(void)
         perror("open " KACC_DEV);
         exit(1);
     }
-    k.st = mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, k.fd, 0);
+    k.st = mmap(NULL, KACC_MAP_BYTES, PROT_READ, MAP_SHARED, k.fd, 0);
     if (k.st == MAP_FAILED) {
         perror("mmap status");
         exit(1);
@@ -1222,8 +1222,7 @@ static int c_xerror(void)
         if (!first && (one_xfer(&me, 0, dst, big, 0, 64) || issue(&me.k, &ib, 0)))
             return fail("recv of %zu: %s", big, strerror(errno));
         if (one_xfer(&me, 1, src, big, 1, 64) || issue_wait(&me, &err) != KACC_Q_DONE)
-            return fail("send of %zu (the %s first): error %d", big, first ? "SEND" : "RECV",
-                        err);
+            return fail("send of %zu (the %s first): error %d", big, first ? "SEND" : "RECV", err);
         if (first) {
             usleep(200 * 1000);
             if (one_xfer(&me, 0, dst, big, 0, 64) || issue(&me.k, &ib, 0))
@@ -1345,9 +1344,10 @@ int main(int argc, char **argv)
         struct kacc_stats s = stats();
         printf("graphs %llu pinned %llu issued %llu refused %llu finished %llu cancelled %llu "
                "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu sent %llu "
-               "received %llu write_space %llu send_ns %llu\n",
+               "received %llu write_space %llu send_ns %llu user %llu\n",
                s.graphs, s.pinned, s.issued, s.refused, s.finished, s.cancelled, s.calc, s.local,
-               s.ipi, s.home, s.polled, s.slices, s.sent, s.received, s.write_space, s.send_ns);
+               s.ipi, s.home, s.polled, s.slices, s.sent, s.received, s.write_space, s.send_ns,
+               s.user);
         return 0;
     }
     for (int i = 1; i < argc; i++) {
