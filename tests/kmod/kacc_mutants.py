@@ -50,6 +50,7 @@ M = {
               'o2g_kern_done(f, r, status,'),
  'pieces': ('xerror', NET, '.pages = x->buf ? x->buf->pages + (at >> PAGE_SHIFT) : NULL,',
             '.pages = x->buf ? x->buf->pages : NULL,'),
+ 'usernode': ('userop', MAIN, 'if (gr->user < 0 || a.node != gr->user) {', 'if (gr->user < 0) {'),
  'shutdown': ('xkilled', MAIN, '\t\tif (ms == KACC_SETTLE_MS)\n\t\t\tkacc_net_shutdown(f);\n', ''),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
@@ -57,13 +58,19 @@ M = {
 # Cases that need another case to run first (dmesg checks what the others logged).
 BEFORE = {'dmesg': ['kacc/status']}
 # The MPI library's side (tests/kmod/kacc_mpi.sh's cases): the choices that stranded a
-# rank before (a refused graph run in the library, the 1 MiB size rule); each case's job
-# hangs until guest/mpirun's 90 s timeout.
+# rank before (a refused graph run in the library, the 1 MiB size rule: each case's job
+# hangs until guest/mpirun's 90 s timeout), user ops left to the library, a rank asleep
+# in MPI_Wait not woken for a user op kacc offers.
 KACC = 'mpi/linux/mlx_kacc.c'
 MPI = {
  'runrefused': ('refuse', KACC, '    if (npend || try_issue(c, 1) != 0)\n        pend_add(c);',
                 '    if (npend || try_issue(c, 1) != 0) {\n        pthread_mutex_unlock(&pend_lock);'
                 '\n        return -1;\n    }'),
+ 'uopinlib': ('uop', KACC, '    for (uint32_t i = 0; i < g->nnodes; i++) {\n        /* Hazard',
+              '    for (uint32_t i = 0; i < g->nnodes; i++) {\n'
+              '        if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)\n            return 0;\n'
+              '        /* Hazard'),
+ 'nowake': ('uop', KACC, '    if (offered && t)\n        plat_wake(t);', ''),
  'sizerule': ('vbig', KACC, '(n[i].u.x.peer < 0 ||', '(n[i].u.x.bytes > MLX_KACC_EAGER || n[i].u.x.peer < 0 ||'),
 }
 
