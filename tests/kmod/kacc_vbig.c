@@ -5,20 +5,26 @@
  * ranks ran these graphs in the library and even ranks in kacc, and the job hung
  * (tests/kmod/kacc_mpi.sh, case vbig). Igatherv, Iscatterv (every root), Iallgatherv,
  * Ialltoallv (block r -> s BIG when r + s is odd), then an Ibcast of three pieces; every
- * byte checked. A plain MPI program (harness.h): Open MPI's output is the reference.
+ * byte checked. Then LATE Ibcasts of three pieces whose receivers start late, so that the
+ * pieces wait in o2g's dump area (more bytes in all than the area holds: the records of
+ * those kacc's RECVs took must be given back). A plain MPI program (harness.h): Open MPI's output is the reference.
  * Rank 0 prints one line per check and "# conformance kacc_vbig: N checks, M failed".
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c99 */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../mpi/progs/harness.h"
 
-#define BIG   ((1 << 20) + (256 << 10)) /* over one piece: two on the wire */
-#define SMALL (4 << 10)                 /* one piece */
-#define BCAST (3 << 20)                 /* three pieces */
+#define BIG     ((1 << 20) + (256 << 10)) /* over one piece: two on the wire */
+#define SMALL   (4 << 10)                 /* one piece */
+#define BCAST   (3 << 20)                 /* three pieces */
+#define LATE    8                         /* Ibcasts with late receivers: 24 MiB in all */
+#define LATE_NS 100000000                 /* how late the receivers start */
 
 /* The bytes of rank r's block for rank s. */
 static unsigned char pat(int r, int s, size_t i)
@@ -127,6 +133,19 @@ int main(int argc, char **argv)
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     expect_block(bc, 1, 0, BCAST, "Ibcast");
     report("Ibcast of 3 MiB, root 1");
+    for (int k = 0; k < LATE; k++) {
+        if (me == 0)
+            fill(bc, 0, k, BCAST);
+        else
+            memset(bc, 0, BCAST);
+        struct timespec late = {0, LATE_NS};
+        if (me != 0)
+            nanosleep(&late, NULL); /* the root's pieces arrive before our RECVs */
+        MPI_Ibcast(bc, BCAST, MPI_BYTE, 0, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        expect_block(bc, 0, k, BCAST, "late Ibcast");
+    }
+    report("8 Ibcasts of 3 MiB, root 0, the others late");
     free(bc);
     free(all);
     free(mine);
