@@ -83,19 +83,19 @@ struct kacc_xfer {
 	struct list_head q;	/* SEND: on its connection's queue */
 	struct kacc_conn *conn; /* SEND: the connection it goes out on */
 	int node;
-	int status;	      /* 0 or a negative errno */
-	u32 npieces;	      /* eager messages it is cut into on the wire (>= 1) */
-	atomic_t left;	      /* RECV: pieces not yet completed by o2g */
-	atomic_t pstatus;     /* RECV: the first piece's error, or 0 */
+	int status;		   /* 0 or a negative errno */
+	u32 npieces;		   /* eager messages it is cut into on the wire (>= 1) */
+	atomic_t left;		   /* RECV: pieces not yet completed by o2g */
+	atomic_t pstatus;	   /* RECV: the first piece's error, or 0 */
 	struct kacc_piece one;	   /* RECV: the piece of a message of one piece */
 	struct kacc_piece *pieces; /* RECV: &one, or an array of npieces */
-	bool posted;	      /* posted, not yet taken back from gr->done */
-	bool started;	      /* SEND: the worker has begun writing it (not cancellable) */
-	u64 sent;	      /* SEND: bytes of header and payload written */
-	u64 t_ready;	      /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
-	void *kaddr;	      /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
-	struct kacc_buf *buf; /* RECV: its pinned pages (o2g writes them) */
-	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header of the piece being written */
+	bool posted;		   /* posted, not yet taken back from gr->done */
+	bool started;		   /* SEND: the worker has begun writing it (not cancellable) */
+	u64 sent;		   /* SEND: bytes of header and payload written */
+	u64 t_ready;		   /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
+	void *kaddr;		   /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
+	struct kacc_buf *buf;	   /* RECV: its pinned pages (o2g writes them) */
+	u8 hdr[MPE_WIRE_HDR];	   /* SEND: the native header of the piece being written */
 };
 
 /* A connection SENDs go out on: the socket of the opener's o2g connection to a peer.

@@ -314,8 +314,8 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 		if (n[i].u.x.bytes && !gr->piece)
 			return kacc_refuse(err, KACC_EEAGER, i, n[i].type,
 					   "o2g's eager limit is 0: no payload can go");
-		x->npieces = n[i].u.x.bytes ? div64_u64(n[i].u.x.bytes + gr->piece - 1, gr->piece)
-					    : 1;
+		x->npieces =
+			n[i].u.x.bytes ? div64_u64(n[i].u.x.bytes + gr->piece - 1, gr->piece) : 1;
 		x->one.x = x;
 		x->pieces = &x->one;
 		if (n[i].type == CAD_RECV && x->npieces > 1) {

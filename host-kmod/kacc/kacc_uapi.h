@@ -50,12 +50,12 @@
 #include <linux/ioctl.h>
 
 #define KACC_DEV "/dev/kacc"
-#define KACC_SLOTS 256		  /* graphs in flight per file */
-#define KACC_STATUS_BYTES 4096	  /* the status page: KACC_SLOTS * sizeof(struct kacc_status) */
-#define KACC_USER_OFF KACC_STATUS_BYTES /* the user-op page: KACC_SLOTS struct kacc_user */
+#define KACC_SLOTS 256	       /* graphs in flight per file */
+#define KACC_STATUS_BYTES 4096 /* the status page: KACC_SLOTS * sizeof(struct kacc_status) */
+#define KACC_USER_OFF KACC_STATUS_BYTES	       /* the user-op page: KACC_SLOTS struct kacc_user */
 #define KACC_MAP_BYTES (2 * KACC_STATUS_BYTES) /* what a process maps */
-#define KACC_MSG_LEN 96		  /* = CAD_MSG_LEN */
-#define KACC_MAX_GRAPH (4u << 20) /* bytes of one graph block */
+#define KACC_MSG_LEN 96			       /* = CAD_MSG_LEN */
+#define KACC_MAX_GRAPH (4u << 20)	       /* bytes of one graph block */
 
 /* status[slot].run: the graph's CAD_Q_* state (mpi/cad/cad.h); KACC_Q_FREE: no graph. */
 #define KACC_Q_FREE 0

@@ -150,9 +150,9 @@ struct o2g_setup {
  * socket is already claimed by someone (o2g, kcm, a BPF sockmap, ...).
  */
 struct o2g_attach {
-	__s32 fd;   /* in: the socket */
-	__s32 peer; /* in: the source rank the peer's messages carry, for errors */
-	__u32 conn; /* out: the connection id used in completions and DETACH */
+	__s32 fd;    /* in: the socket */
+	__s32 peer;  /* in: the source rank the peer's messages carry, for errors */
+	__u32 conn;  /* out: the connection id used in completions and DETACH */
 	__u32 flags; /* in: O2G_ATTACH_* */
 };
 
