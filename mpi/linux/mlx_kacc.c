@@ -37,8 +37,8 @@
  * kacc connection, which the library's receives never look at. So a peer's kacc RECV
  * waits forever for a message this rank sends from the library, and the other way round:
  * every rank of a collective must choose the same path. The choice above depends only on
- * the communicator and the op, which every rank of the collective has alike; nothing a
- * rank knows alone enters it:
+ * the communicator, which every rank of the collective has alike (user ops run in kacc's
+ * graphs too); nothing a rank knows alone enters it:
  *   - message sizes (a v-collective's counts differ per rank and no rank knows them
  *     all): kacc cuts messages longer than the eager limit into eager pieces
  *     (kacc_net.c), both ends alike since their o2g files have the same limit
@@ -69,8 +69,8 @@
  * wakes itself so that MPI_Wait polls, as a library without asynchronous progress does.
  *
  * Messages that arrive on a kacc connection before kacc's RECV is posted stay in o2g's
- * unexpected queue (mlx_o2g.c leaves their notices alone) until the RECV takes them.
- * o2g's eager limit is raised to MLX_KACC_EAGER for that (kacc's piece size: every node
+ * unexpected queue (mlx_o2g.c leaves their notices alone) until the RECV takes them and
+ * frees their records (the connection is attached with O2G_ATTACH_KFREE). o2g's eager limit is raised to MLX_KACC_EAGER for that (kacc's piece size: every node
  * sets the same) and its dump area grown by MLX_KACC_DUMP per peer.
  */
 #include "mlx.h"
