@@ -42,6 +42,7 @@ enum kacc_stat {
 	ST_RECEIVED,
 	ST_WRITE_SPACE,
 	ST_SEND_NS,
+	ST_USER,
 	ST_N
 };
 
@@ -67,6 +68,11 @@ struct sock;
 /* A socket callback (sk_write_space): ours, or the one it replaced. */
 typedef void (*kacc_sk_cb)(struct sock *sk);
 
+/* One eager piece of a RECV, posted to o2g on its own (its address is the cookie). */
+struct kacc_piece {
+	struct kacc_xfer *x;
+};
+
 /* A SEND or RECV node of a graph while it is posted (kacc_net.c). Posted under the
  * graph's lock; completed (status) by o2g's hook or the connection's worker, which hand
  * it back through the graph's done list; the graph's lock takes it from there.
@@ -77,14 +83,19 @@ struct kacc_xfer {
 	struct list_head q;	/* SEND: on its connection's queue */
 	struct kacc_conn *conn; /* SEND: the connection it goes out on */
 	int node;
-	int status;	      /* 0 or a negative errno */
-	bool posted;	      /* posted, not yet taken back from gr->done */
-	bool started;	      /* SEND: the worker has begun writing it (not cancellable) */
-	u64 sent;	      /* SEND: bytes of header and payload written */
-	u64 t_ready;	      /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
-	void *kaddr;	      /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
-	struct kacc_buf *buf; /* RECV: its pinned pages (o2g writes them) */
-	u8 hdr[MPE_WIRE_HDR]; /* SEND: the native header */
+	int status;		   /* 0 or a negative errno */
+	u32 npieces;		   /* eager messages it is cut into on the wire (>= 1) */
+	atomic_t left;		   /* RECV: pieces not yet completed by o2g */
+	atomic_t pstatus;	   /* RECV: the first piece's error, or 0 */
+	struct kacc_piece one;	   /* RECV: the piece of a message of one piece */
+	struct kacc_piece *pieces; /* RECV: &one, or an array of npieces */
+	bool posted;		   /* posted, not yet taken back from gr->done */
+	bool started;		   /* SEND: the worker has begun writing it (not cancellable) */
+	u64 sent;		   /* SEND: bytes of header and payload written */
+	u64 t_ready;		   /* SEND: when it was queued (ktime ns), for ST_SEND_NS */
+	void *kaddr;		   /* the pinned buffer's kernel mapping (NULL: 0 bytes) */
+	struct kacc_buf *buf;	   /* RECV: its pinned pages (o2g writes them) */
+	u8 hdr[MPE_WIRE_HDR];	   /* SEND: the native header of the piece being written */
 };
 
 /* A connection SENDs go out on: the socket of the opener's o2g connection to a peer.
@@ -120,6 +131,7 @@ struct kacc_graph {
 	size_t bytes;
 	int error;    /* a CALC's negative CAD_E*, published in the slot */
 	int partial;  /* a CALC cut into slices, still ACTIVE (-1: none) */
+	int user;     /* the user-op CALC offered to the process, ACTIVE (-1: none) */
 	u64 calc_off; /* ... and its elements done */
 	bool counted; /* its end was counted in the stats */
 	struct kacc_buf *bufs;
@@ -129,13 +141,15 @@ struct kacc_graph {
 	struct llist_head done;	 /* completed xfers not yet taken back */
 	unsigned int inflight;	 /* xfers posted, not taken back (under lock) */
 	atomic_t active;	 /* xfers whose completer may still touch the graph */
+	u64 piece;		 /* bytes of a message's eager pieces: o2g's eager limit */
 };
 
 struct kacc_file {
 	struct mutex mutex;	    /* slots[], issue/release */
 	struct mm_struct *mm;	    /* the opener's: pinned pages are charged to it */
 	wait_queue_head_t wq;	    /* poll(): a graph finished */
-	struct kacc_status *status; /* vmalloc_user page, mapped read-only by the process */
+	struct kacc_status *status; /* vmalloc_user pages, mapped read-only by the process */
+	struct kacc_user *user;	    /* the second of them (KACC_USER_OFF) */
 	struct kacc_graph *slots[KACC_SLOTS];
 	struct file *o2g; /* KACC_IOC_O2G: the opener's o2g file (a reference), or NULL */
 	int home;	  /* the CPU of the KACC_IOC_O2G call: the workers' */
@@ -151,6 +165,7 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 int kacc_xfer_start(struct kacc_graph *gr, int node);
 void kacc_xfer_drain(struct kacc_graph *gr);
 void kacc_xfer_stop(struct kacc_graph *gr);
+void kacc_xfer_free(struct kacc_graph *gr);
 int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg);
 void kacc_net_release(struct kacc_file *f);
 void kacc_net_shutdown(struct kacc_file *f);
@@ -163,6 +178,7 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued);
 void kacc_publish(struct kacc_graph *gr);
 void kacc_unqueue(struct kacc_graph *gr);
 void kacc_stop(struct kacc_graph *gr);
+void kacc_offer_user(struct kacc_graph *gr);
 int kacc_run_init(void);
 void kacc_run_exit(void);
 

@@ -14,8 +14,8 @@
  *     a held graph may keep them indefinitely) and charged to the opener's
  *     RLIMIT_MEMLOCK as o2g does, from issue to release; unpinned dirty where the graph
  *     writes. Overlapping ranges are pinned and charged once per node naming them.
- *   - Status page: vmalloc_user, written by the module under the graph's lock, mapped
- *     read-only by the process; freed at release (no mapping left by then).
+ *   - Status and user-op pages: vmalloc_user, written by the module under the graph's
+ *     lock, mapped read-only by the process; freed at release (no mapping left by then).
  *
  * SEND and RECV (kacc_net.c, over the o2g file given with KACC_IOC_O2G):
  *   - RECV: posted to o2g when the node becomes ready, not at issue (the design first
@@ -34,8 +34,11 @@
  *   - Cancel and release: RECVs still queued in o2g and SENDs not begun are stopped at
  *     once; the others are waited for (kacc_settle); a SEND whose peer stops reading is
  *     ended by shutting its connection down after KACC_SETTLE_MS.
- *   - User-op CALCs run in the process (cad_defer; a DEFER entry in the status page and
- *     a RUN_DEFERRED ioctl), as in the unikernel.
+ *   - User-op CALCs run in the process, as in the unikernel: kacc_step defers a ready
+ *     one (cad_defer), kacc_offer_user names it in the user-op page and wakes poll();
+ *     the process runs the op in its MPI calls and answers KACC_IOC_USER_DONE, whose
+ *     slot and node are checked against the one offered (the process's word is not
+ *     trusted: any other node, a graph cancelled meanwhile, is refused with EINVAL).
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -109,7 +112,7 @@ static void kacc_unpin(struct kacc_file *f, struct kacc_graph *gr)
 static void kacc_free(struct kacc_file *f, struct kacc_graph *gr)
 {
 	kacc_unpin(f, gr);
-	kvfree(gr->xfers);
+	kacc_xfer_free(gr);
 	kvfree(gr->g);
 	kfree(gr);
 	kacc_stat_add(ST_GRAPHS, -1);
@@ -178,9 +181,6 @@ static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_e
 					   "needs o2g: no /dev/o2g file given (KACC_IOC_O2G)");
 		if (n[i].type == CAD_SEND || n[i].type == CAD_RECV)
 			xfers = true;
-		if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)
-			return kacc_refuse(err, CAD_EOP, i, n[i].type,
-					   "user ops run in the process: not yet");
 	}
 	if (xfers) {
 		ret = kacc_net_prepare(f, gr, err);
@@ -250,6 +250,7 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 	init_llist_head(&gr->done);
 	atomic_set(&gr->active, 0);
 	gr->partial = -1;
+	gr->user = -1;
 	gr->f = f;
 	gr->slot = slot;
 	gr->bytes = a.bytes;
@@ -284,6 +285,8 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 	f->slots[slot] = gr;
 	spin_lock_bh(&gr->lock);
 	f->status[slot].issues++;
+	/* release: pairs with the process's acquire of node (no offer in a new graph) */
+	smp_store_release(&f->user[slot].node, -1);
 	cad_issue(gr->g);
 	kacc_publish(gr);
 	spin_unlock_bh(&gr->lock);
@@ -326,6 +329,40 @@ static int kacc_release_slot(struct kacc_file *f, unsigned long slot)
 	smp_store_release(&f->status[slot].run, KACC_Q_FREE);
 	kacc_free(f, gr);
 	return 0;
+}
+
+/* Process context, f->mutex held: KACC_IOC_USER_DONE, the process ran the op of the
+ * user-op CALC its graph offered. Everything in the argument is the process's word: the
+ * slot must hold a graph and the node be the one offered (gr->user, under the graph's
+ * lock), or nothing happens.
+ */
+static int kacc_user_done(struct kacc_file *f, struct kacc_user_done __user *arg)
+{
+	struct kacc_user_done a;
+	struct kacc_graph *gr;
+	int err = 0;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	gr = kacc_slot(f, a.slot);
+	if (!gr)
+		return -ENOENT;
+	spin_lock_bh(&gr->lock);
+	if (gr->user < 0 || a.node != gr->user) {
+		err = -EINVAL;
+	} else {
+		/* release: pairs with the process's acquire, the offer is withdrawn */
+		smp_store_release(&f->user[a.slot].node, -1);
+		gr->user = -1;
+		cad_complete(gr->g, a.node);
+		kacc_stat_add(ST_USER, 1);
+		kacc_offer_user(gr); /* the next one deferred meanwhile */
+		kacc_publish(gr);
+	}
+	spin_unlock_bh(&gr->lock);
+	if (!err)
+		kacc_event(gr); /* its successors are ready: run them */
+	return err;
 }
 
 /* Process context, f->mutex held: KACC_IOC_PROGRESS, the poll policy's engine. budget:
@@ -409,6 +446,9 @@ static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case KACC_IOC_CONN:
 		err = kacc_net_conn(f, (struct kacc_conn_arg __user *)arg);
 		break;
+	case KACC_IOC_USER_DONE:
+		err = kacc_user_done(f, (struct kacc_user_done __user *)arg);
+		break;
 	case KACC_IOC_KICK:
 		gr = kacc_slot(f, arg);
 		if (gr)
@@ -423,7 +463,9 @@ static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return err;
 }
 
-/* Any task: EPOLLIN while a finished graph of the file is not released. */
+/* Any task: EPOLLIN while a finished graph of the file is not released or a user-op
+ * CALC is offered (an edge-triggered watcher sees each offer: each wakes the queue).
+ */
 static __poll_t kacc_poll(struct file *file, poll_table *wait)
 {
 	struct kacc_file *f = file->private_data;
@@ -431,8 +473,13 @@ static __poll_t kacc_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &f->wq, wait);
 	for (i = 0; i < KACC_SLOTS; i++) {
-		/* acquire: pairs with kacc_publish's release, as the process's test does */
+		/* acquire: pairs with kacc_publish's and kacc_offer_user's releases, as
+		 * the process's tests do
+		 */
 		if (smp_load_acquire(&f->status[i].run) >= KACC_Q_DONE)
+			return EPOLLIN | EPOLLRDNORM;
+		/* acquire: as above, for kacc_offer_user's release */
+		if (smp_load_acquire(&f->user[i].node) >= 0)
 			return EPOLLIN | EPOLLRDNORM;
 	}
 	return 0;
@@ -442,7 +489,7 @@ static int kacc_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct kacc_file *f = file->private_data;
 
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > KACC_STATUS_BYTES ||
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start > KACC_MAP_BYTES ||
 	    vma->vm_flags & VM_WRITE)
 		return -EINVAL;
 	vma->vm_flags &= ~VM_MAYWRITE;
@@ -452,17 +499,22 @@ static int kacc_mmap(struct file *file, struct vm_area_struct *vma)
 static int kacc_open(struct inode *inode, struct file *file)
 {
 	struct kacc_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	unsigned int i;
 
 	BUILD_BUG_ON(KACC_SLOTS * sizeof(struct kacc_status) != KACC_STATUS_BYTES);
+	BUILD_BUG_ON(KACC_USER_OFF + KACC_SLOTS * sizeof(struct kacc_user) > KACC_MAP_BYTES);
 	BUILD_BUG_ON(KACC_STATUS_BYTES != PAGE_SIZE);
 	BUILD_BUG_ON(KACC_MSG_LEN != CAD_MSG_LEN);
 	if (!f)
 		return -ENOMEM;
-	f->status = vmalloc_user(KACC_STATUS_BYTES);
+	f->status = vmalloc_user(KACC_MAP_BYTES);
 	if (!f->status) {
 		kfree(f);
 		return -ENOMEM;
 	}
+	f->user = (struct kacc_user *)((u8 *)f->status + KACC_USER_OFF);
+	for (i = 0; i < KACC_SLOTS; i++)
+		f->user[i].node = -1;
 	mutex_init(&f->mutex);
 	init_waitqueue_head(&f->wq);
 	/* pinned pages are charged to the opener; release may run after its exit_mm() */

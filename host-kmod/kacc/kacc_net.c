@@ -16,6 +16,17 @@
  *         message. On EAGAIN the worker stops; the socket's sk_write_space (ours, chained
  *         to the one it replaced) queues it again. A SEND completes once its last byte is
  *         in the socket, as a buffered send.
+ *   Pieces. A SEND or RECV longer than o2g's eager limit (gr->piece) is cut into eager
+ *         messages of that many bytes (the last shorter), same envelope, so that kacc
+ *         runs every size and no rank has to leave a graph to the library because of
+ *         its message sizes (which its peers, in a v-collective, cannot know). The RECV
+ *         posts all its pieces at once, in order: o2g matches posted receives in posting
+ *         order and the sender writes a SEND's pieces back to back, so piece k takes
+ *         message k even when another RECV of the graph has the same envelope. Both ends
+ *         must cut alike: their o2g files have the same eager limit (mlx_kacc.c's job).
+ *         Hazard: pieces that arrive before their RECV fill o2g's dump area; a full dump
+ *         area stops reading the connection until the process's next o2g ioctl (o2g
+ *         resumes stalled reads only there), not when kacc's RECV takes a piece.
  * Completions (hook, worker) do not take the graph's lock: o2g calls the hook under its
  * own lock, which kacc_step holds inside the graph's (o2g_kpost). They set the status, put
  * the xfer on the graph's done list and make an event (kacc_event: tasklet, IPI or
@@ -26,7 +37,7 @@
  * Hazards: kacc writes whole messages on the process's sockets; the process must not
  * write to a connection it has SENDs in flight on (its bytes would land inside ours).
  * The header's seq is 0: o2g does not check it, mpi/core's mpe_net.c (a unikernel peer)
- * would. Messages larger than the eager limit are refused at issue (no rendezvous here).
+ * would. There is no rendezvous: long messages go as eager pieces (above).
  */
 #include <linux/module.h>
 #include <linux/net.h>
@@ -68,36 +79,76 @@ static void kacc_xfer_done(struct kacc_xfer *x, int status)
 	atomic_dec_return_release(&gr->active);
 }
 
+/* Softirq or process context: one piece of RECV x ended (status: 0 or a negative errno);
+ * the last one completes x. The decrement is a piece's last touch of x.
+ */
+static void kacc_piece_done(struct kacc_xfer *x, int status)
+{
+	if (status)
+		atomic_cmpxchg(&x->pstatus, 0, status);
+	if (atomic_dec_and_test(&x->left))
+		kacc_xfer_done(x, atomic_read(&x->pstatus));
+}
+
 /* o2g's hook: softirq (or an ioctl of the o2g file), o2g's file lock held. */
 static void kacc_recv_done(u64 cookie, int status, u64 len)
 {
-	kacc_xfer_done((struct kacc_xfer *)(uintptr_t)cookie, status);
+	kacc_piece_done(((struct kacc_piece *)(uintptr_t)cookie)->x, status);
 }
 
-/* Process context (worker): write what is left of x. 0: all of it is in the socket;
- * -EAGAIN: the socket is full (sk_write_space resumes); another negative errno: failed.
+/* Any context: bytes of piece k of a message of bytes, cut into pieces of piece. */
+static u64 kacc_piece_len(u64 bytes, u64 piece, u32 k)
+{
+	return min(piece, bytes - (u64)k * piece);
+}
+
+/* Process context (worker): the header of SEND x's piece of plen bytes, into x->hdr. */
+static void kacc_send_hdr(struct kacc_xfer *x, u64 plen)
+{
+	const struct cad_node *n = &cad_nodes(x->gr->g)[x->node];
+	struct mpe_wire w = {
+		.type = MPE_W_EAGER,
+		.ctx = n->u.x.ctx,
+		.src = x->gr->g->own.rank,
+		.tag = n->u.x.tag,
+		.src_world = x->gr->g->own.rank,
+		.dst_world = n->u.x.peer,
+		.len = plen,
+	};
+
+	mpe_wire_encode(&w, x->hdr);
+}
+
+/* Process context (worker): write what is left of x, piece after piece (each a header
+ * and its payload; x->sent counts both). 0: all of it is in the socket; -EAGAIN: the
+ * socket is full (sk_write_space resumes); another negative errno: failed.
  */
 static int kacc_send_some(struct kacc_conn *c, struct kacc_xfer *x)
 {
 	const struct cad_node *n = &cad_nodes(x->gr->g)[x->node];
-	u64 total = MPE_WIRE_HDR + n->u.x.bytes;
+	u64 piece = x->gr->piece, stride = MPE_WIRE_HDR + piece;
+	u64 total = (u64)x->npieces * MPE_WIRE_HDR + n->u.x.bytes;
 
 	while (x->sent < total) {
 		struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+		u32 k = div64_u64(x->sent, stride);
+		u64 at = x->sent - (u64)k * stride; /* bytes of piece k written */
+		u64 plen = n->u.x.bytes ? kacc_piece_len(n->u.x.bytes, piece, k) : 0;
 		struct kvec v[2];
 		int nv = 0, r;
 
-		if (x->sent < MPE_WIRE_HDR) {
-			v[nv].iov_base = x->hdr + x->sent;
-			v[nv++].iov_len = MPE_WIRE_HDR - x->sent;
+		kacc_send_hdr(x, plen);
+		if (at < MPE_WIRE_HDR) {
+			v[nv].iov_base = x->hdr + at;
+			v[nv++].iov_len = MPE_WIRE_HDR - at;
 		}
-		if (n->u.x.bytes) {
-			u64 off = x->sent > MPE_WIRE_HDR ? x->sent - MPE_WIRE_HDR : 0;
+		if (plen) {
+			u64 off = at > MPE_WIRE_HDR ? at - MPE_WIRE_HDR : 0;
 
-			v[nv].iov_base = (u8 *)x->kaddr + off;
-			v[nv++].iov_len = n->u.x.bytes - off;
+			v[nv].iov_base = (u8 *)x->kaddr + (u64)k * piece + off;
+			v[nv++].iov_len = plen - off;
 		}
-		r = kernel_sendmsg(c->sock, &msg, v, nv, total - x->sent);
+		r = kernel_sendmsg(c->sock, &msg, v, nv, MPE_WIRE_HDR + plen - at);
 		if (r < 0)
 			return r;
 		x->sent += r;
@@ -238,42 +289,51 @@ int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg)
 }
 
 /* Process context (issue), f->mutex held, after validation: the xfers of gr's SEND and
- * RECV nodes, their connections made. 0, a negative KACC_E* refusal with err filled, or
- * a negative errno (-ENOMEM) with err untouched. Buffers are pinned by the caller.
+ * RECV nodes (their pieces counted), their connections made. 0, a negative KACC_E*
+ * refusal with err filled, or a negative errno (-ENOMEM) with err untouched. Buffers are
+ * pinned by the caller.
  */
 int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_error *err)
 {
 	struct cad_node *n = cad_nodes(gr->g);
-	u64 eager = o2g_kmax_eager(f->o2g);
 	unsigned int i;
 	int ret;
 
+	gr->piece = o2g_kmax_eager(f->o2g);
 	gr->xfers = kvcalloc(gr->g->nnodes, sizeof(*gr->xfers), GFP_KERNEL);
 	if (!gr->xfers)
 		return -ENOMEM;
 	for (i = 0; i < gr->g->nnodes; i++) {
 		struct kacc_xfer *x = &gr->xfers[i];
-		struct mpe_wire w = {
-			.type = MPE_W_EAGER,
-			.ctx = n[i].u.x.ctx,
-			.src = gr->g->own.rank,
-			.tag = n[i].u.x.tag,
-			.src_world = gr->g->own.rank,
-			.dst_world = n[i].u.x.peer,
-			.len = n[i].u.x.bytes,
-		};
 
 		x->gr = gr;
 		x->node = i;
 		INIT_LIST_HEAD(&x->q);
+		if (n[i].type != CAD_SEND && n[i].type != CAD_RECV)
+			continue;
+		if (n[i].u.x.bytes && !gr->piece)
+			return kacc_refuse(err, KACC_EEAGER, i, n[i].type,
+					   "o2g's eager limit is 0: no payload can go");
+		x->npieces =
+			n[i].u.x.bytes ? div64_u64(n[i].u.x.bytes + gr->piece - 1, gr->piece) : 1;
+		x->one.x = x;
+		x->pieces = &x->one;
+		if (n[i].type == CAD_RECV && x->npieces > 1) {
+			unsigned int k;
+
+			x->pieces = kvcalloc(x->npieces, sizeof(*x->pieces), GFP_KERNEL);
+			if (!x->pieces) {
+				x->pieces = &x->one;
+				return -ENOMEM;
+			}
+			for (k = 0; k < x->npieces; k++)
+				x->pieces[k].x = x;
+		}
 		if (n[i].type != CAD_SEND)
 			continue;
 		if (n[i].u.x.peer >= KACC_PEERS)
 			return kacc_refuse(err, KACC_ENOCONN, i, CAD_SEND,
 					   "peer rank beyond kacc's connections");
-		if (n[i].u.x.bytes > eager)
-			return kacc_refuse(err, KACC_EEAGER, i, CAD_SEND,
-					   "SEND larger than the eager limit (no rendezvous)");
 		ret = kacc_conn_get(f, n[i].u.x.peer);
 		if (ret == -ENOMEM)
 			return ret;
@@ -282,9 +342,20 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 					   ret == -EBUSY ? "socket taken by another kacc file"
 							 : "no o2g connection to the peer");
 		x->conn = f->conns[n[i].u.x.peer];
-		mpe_wire_encode(&w, x->hdr);
 	}
 	return 0;
+}
+
+/* Process context (free): the piece arrays of gr's RECVs, then the xfers. */
+void kacc_xfer_free(struct kacc_graph *gr)
+{
+	unsigned int i;
+
+	for (i = 0; gr->xfers && i < gr->g->nnodes; i++)
+		if (gr->xfers[i].pieces != &gr->xfers[i].one)
+			kvfree(gr->xfers[i].pieces);
+	kvfree(gr->xfers);
+	gr->xfers = NULL;
 }
 
 /* Softirq or process context, gr->lock held (kacc_step): start ready node i, a SEND or a
@@ -296,6 +367,7 @@ int kacc_xfer_start(struct kacc_graph *gr, int i)
 	const struct cad_node *n = &cad_nodes(gr->g)[i];
 	struct kacc_xfer *x = &gr->xfers[i];
 	struct kacc_conn *c = x->conn;
+	u32 k;
 	int r;
 
 	x->posted = true;
@@ -311,21 +383,32 @@ int kacc_xfer_start(struct kacc_graph *gr, int i)
 		kacc_conn_kick(c);
 		return 0;
 	}
-	{
+	atomic_set(&x->pstatus, 0);
+	atomic_set(&x->left, x->npieces);
+	for (k = 0; k < x->npieces; k++) {
+		/* piece k: its bytes from offset k * piece of the buffer */
+		u64 at = offset_in_page(n->u.x.addr) + (u64)k * gr->piece;
 		struct o2g_kpost p = {
-			.cookie = (u64)(uintptr_t)x,
-			.pages = x->buf ? x->buf->pages : NULL,
-			.first_off = offset_in_page(n->u.x.addr),
-			.len = n->u.x.bytes,
+			.cookie = (u64)(uintptr_t)&x->pieces[k],
+			.pages = x->buf ? x->buf->pages + (at >> PAGE_SHIFT) : NULL,
+			.first_off = offset_in_page(at),
+			.len = n->u.x.bytes ? kacc_piece_len(n->u.x.bytes, gr->piece, k) : 0,
 			.ctx = n->u.x.ctx,
 			.src = n->u.x.peer,
 			.tag = n->u.x.tag,
 		};
 
 		r = o2g_kpost(gr->f->o2g, &p, GFP_ATOMIC);
+		if (r < 0)
+			break;
+		if (!r)
+			kacc_piece_done(x, 0);
 	}
-	if (r <= 0)
-		kacc_xfer_done(x, r);
+	/* A piece not posted fails x; later ones are not posted (they would take the
+	 * pieces of the one that failed).
+	 */
+	for (; k < x->npieces; k++)
+		kacc_piece_done(x, r);
 	return 0;
 }
 
@@ -335,7 +418,7 @@ int kacc_xfer_start(struct kacc_graph *gr, int i)
  */
 void kacc_xfer_stop(struct kacc_graph *gr)
 {
-	unsigned int i;
+	unsigned int i, k;
 
 	if (!gr->xfers || !gr->inflight)
 		return;
@@ -352,11 +435,14 @@ void kacc_xfer_stop(struct kacc_graph *gr)
 				stopped = true;
 			}
 			spin_unlock(&x->conn->lock);
-		} else {
-			stopped = !o2g_kcancel(gr->f->o2g, (u64)(uintptr_t)x);
+			if (stopped)
+				kacc_xfer_done(x, -ECANCELED);
+			continue;
 		}
-		if (stopped)
-			kacc_xfer_done(x, -ECANCELED);
+		/* a RECV: each piece still queued in o2g, the others complete on their own */
+		for (k = 0; k < x->npieces; k++)
+			if (!o2g_kcancel(gr->f->o2g, (u64)(uintptr_t)&x->pieces[k]))
+				kacc_piece_done(x, -ECANCELED);
 	}
 }
 

@@ -62,6 +62,26 @@ void kacc_publish(struct kacc_graph *gr)
 	}
 }
 
+/* Any context, gr->lock held: offer the next deferred user-op CALC to the process unless
+ * one is offered already: its node in the user-op page (release: after what the graph
+ * wrote before it), and a wake-up for poll(). The node is ACTIVE until
+ * KACC_IOC_USER_DONE or a cancel completes it.
+ */
+void kacc_offer_user(struct kacc_graph *gr)
+{
+	struct kacc_user *u = &gr->f->user[gr->slot];
+
+	if (gr->user >= 0 || cad_query(gr->g) != CAD_Q_RUNNING)
+		return;
+	gr->user = cad_next_deferred(gr->g);
+	if (gr->user < 0)
+		return;
+	WRITE_ONCE(u->offers, u->offers + 1);
+	/* release: the graph's results so far, then the node (the process acquires it) */
+	smp_store_release(&u->node, gr->user);
+	wake_up_interruptible(&gr->f->wq);
+}
+
 /* Softirq or process context (bottom halves off), gr->lock held, FPU usable: the next
  * slice of CALC node i, from element gr->calc_off on (a node of many megabytes would
  * otherwise hold the CPU in softirq for as long). The slice is a copy of the node with
@@ -124,6 +144,13 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 			kacc_xfer_drain(gr); /* a RECV may have found its message already */
 			continue;
 		}
+		/* a user op: application code, the process's to run (kacc_offer_user) */
+		if (cad_nodes(g)[i].type == CAD_CALC && cad_nodes(g)[i].u.c.op == CAD_OP_USER) {
+			cad_next_ready(g);
+			cad_defer(g, i);
+			kacc_offer_user(gr);
+			continue;
+		}
 		/* Hazard: a softirq may interrupt a task between its kernel_fpu_begin/end,
 		 * where the FPU is not ours to take: try again in a later run.
 		 */
@@ -173,6 +200,12 @@ void kacc_stop(struct kacc_graph *gr)
 	if (gr->partial >= 0)
 		cad_complete(gr->g, gr->partial);
 	gr->partial = -1;
+	if (gr->user >= 0) { /* the process's USER_DONE for it is refused from now on */
+		cad_complete(gr->g, gr->user);
+		/* release: pairs with the process's acquire, the offer is withdrawn */
+		smp_store_release(&gr->f->user[gr->slot].node, -1);
+	}
+	gr->user = -1;
 	gr->calc_off = 0;
 	kacc_xfer_stop(gr);
 	kacc_xfer_drain(gr);

@@ -5,9 +5,9 @@
  *
  * KACC (seed 000, issue 18) runs CAD graphs (mpi/cad/cad.h: one pointer-free block) in
  * the kernel. Use, per open file (one per process):
- *   1. mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, fd, 0): the status page, one
- *      struct kacc_status per slot; reading it is how a process tests a graph without a
- *      system call.
+ *   1. mmap(NULL, KACC_MAP_BYTES, PROT_READ, MAP_SHARED, fd, 0): the status page, one
+ *      struct kacc_status per slot, then at KACC_USER_OFF one struct kacc_user per slot;
+ *      reading them is how a process tests a graph without a system call.
  *   2. KACC_IOC_ISSUE a finalized graph: the module copies the block, validates it with
  *      mpi/cad/cad_validate.c (the owner's partition is replaced by the whole user address
  *      space: the process is the rank), pins every buffer a node names (charged to
@@ -15,24 +15,33 @@
  *      validator's message is in the argument's err fields.
  *   3. Test status[slot].run (>= KACC_Q_DONE: finished; load it with acquire order), or
  *      poll(): EPOLLIN while a finished graph of the file is not yet released.
+ *   3a. A CALC with a user-defined op (CAD_OP_USER) is the process's to run: when it is
+ *      ready, kacc offers it in user[slot].node (load it with acquire order; -1: none)
+ *      and wakes poll() (EPOLLIN, once per offer: watch it edge-triggered). The process
+ *      runs the op on the node's buffers (its own addresses, in its copy of the graph)
+ *      and says so with KACC_IOC_USER_DONE {slot, node}; the graph goes on. One node of
+ *      a graph is offered at a time, the others wait in the graph (cad_defer).
  *   4. KACC_IOC_RELEASE the slot once finished (unpins, frees the slot). KACC_IOC_CANCEL
  *      stops a running graph first (CANCELLED at once, or CANCELLING until the SENDs
  *      and RECVs it cannot stop have ended: under progress=poll, KACC_IOC_PROGRESS
  *      takes their ends in).
  * Closing the file (or the process dying) cancels and releases every graph of the file.
  *
- * Nodes supported: CALC with a predefined op; SEND and RECV over the process's o2g file
- * (host-kmod/o2g, issue 17), given once with KACC_IOC_O2G (its fd; the calling CPU
- * becomes the home CPU of the file's senders). Without it a graph holding one is refused
- * with KACC_ENEEDO2G. A RECV is a receive of that o2g file (MPI matching, with the
- * process's own), filled in o2g's softirq; a SEND an EAGER message with the native
- * header on the socket of the o2g connection whose peer is the node's peer (refused:
- * KACC_ENOCONN without one, KACC_EEAGER beyond the file's eager limit). The process must
- * not write to a socket while SENDs of its graphs are in flight on it. KACC_IOC_CONN (after
- * KACC_IOC_O2G, before the first SEND to that peer) names the socket SENDs to a peer go
- * out on instead of the o2g connection to it: a connection the process keeps for kacc
- * alone (mpi/linux/mlx_kacc.c), attached to the o2g file too so that what arrives on it is
- * matched. It stays kacc's until the file is closed.
+ * Nodes supported: CALC (a predefined op run by kacc, a user op by the process); SEND
+ * and RECV over the process's o2g file (host-kmod/o2g, issue 17), given once with
+ * KACC_IOC_O2G (its fd; the calling CPU becomes the home CPU of the file's senders).
+ * Without it a graph holding one is refused with KACC_ENEEDO2G. A RECV is a receive of
+ * that o2g file (MPI matching, with the process's own), filled in o2g's softirq; a SEND
+ * an EAGER message with the native header on the socket of the o2g connection whose peer
+ * is the node's peer (refused: KACC_ENOCONN without one). A message longer than the o2g
+ * file's eager limit goes as several EAGER messages of that many bytes (the last
+ * shorter), same envelope, back to back: the two ends' o2g files must have the same
+ * eager limit. The process must not write to a socket while SENDs of its graphs are in
+ * flight on it. KACC_IOC_CONN (after KACC_IOC_O2G, before the first SEND to that peer)
+ * names the socket SENDs to a peer go out on instead of the o2g connection to it: a
+ * connection the process keeps for kacc alone (mpi/linux/mlx_kacc.c), attached to the
+ * o2g file too so that what arrives on it is matched. It stays kacc's until the file is
+ * closed.
  */
 #ifndef KACC_UAPI_H
 #define KACC_UAPI_H
@@ -41,10 +50,12 @@
 #include <linux/ioctl.h>
 
 #define KACC_DEV "/dev/kacc"
-#define KACC_SLOTS 256		  /* graphs in flight per file */
-#define KACC_STATUS_BYTES 4096	  /* the status page: KACC_SLOTS * sizeof(struct kacc_status) */
-#define KACC_MSG_LEN 96		  /* = CAD_MSG_LEN */
-#define KACC_MAX_GRAPH (4u << 20) /* bytes of one graph block */
+#define KACC_SLOTS 256	       /* graphs in flight per file */
+#define KACC_STATUS_BYTES 4096 /* the status page: KACC_SLOTS * sizeof(struct kacc_status) */
+#define KACC_USER_OFF KACC_STATUS_BYTES	       /* the user-op page: KACC_SLOTS struct kacc_user */
+#define KACC_MAP_BYTES (2 * KACC_STATUS_BYTES) /* what a process maps */
+#define KACC_MSG_LEN 96			       /* = CAD_MSG_LEN */
+#define KACC_MAX_GRAPH (4u << 20)	       /* bytes of one graph block */
 
 /* status[slot].run: the graph's CAD_Q_* state (mpi/cad/cad.h); KACC_Q_FREE: no graph. */
 #define KACC_Q_FREE 0
@@ -56,7 +67,7 @@
 /* kacc_issue.err_code beyond the CAD_E* codes */
 #define KACC_ENEEDO2G 100 /* a SEND or RECV node, and no o2g file given */
 #define KACC_ENOCONN 101  /* a SEND to a peer without an o2g connection */
-#define KACC_EEAGER 102	  /* a SEND longer than the eager limit (no rendezvous) */
+#define KACC_EEAGER 102	  /* a payload, and o2g's eager limit is 0 */
 
 /* kacc_status.error of a graph stopped by a failed SEND or RECV: -(KACC_EXFER + errno),
  * e.g. EMSGSIZE (the message was longer than the RECV's buffer), ECONNRESET, EPROTO.
@@ -72,6 +83,18 @@ struct kacc_status {
 	__u32 issues; /* times this slot was issued (tells a reused slot apart) */
 	__s32 error;  /* 0, -CAD_E* (a CALC), -(KACC_EXFER + errno): then CANCELLED */
 	__u32 ndone;  /* nodes completed */
+};
+
+/* One slot of the user-op page; written by the module only. */
+struct kacc_user {
+	__s32 node;   /* a user-op CALC the process is to run, or -1; stored with release */
+	__u32 offers; /* user-op CALCs offered in this slot so far */
+};
+
+/* KACC_IOC_USER_DONE: the process ran user[slot].node's op. */
+struct kacc_user_done {
+	__u32 slot;
+	__s32 node;
 };
 
 struct kacc_issue {
@@ -101,6 +124,7 @@ struct kacc_stats {
 	__u64 send_ns;	   /* ns from SENDs being ready to their last byte in the socket
 			    * (sum over the SENDs completed: the cost of the worker hop)
 			    */
+	__u64 user;	   /* user-op CALCs the processes ran (KACC_IOC_USER_DONE) */
 };
 
 /* KACC_IOC_CONN: SENDs to peer go out on socket fd (a connected TCP socket). EEXIST: the
@@ -121,5 +145,7 @@ struct kacc_conn_arg {
 #define KACC_IOC_STATS _IOR(KACC_IOC_MAGIC, 6, struct kacc_stats)
 #define KACC_IOC_O2G _IO(KACC_IOC_MAGIC, 7) /* arg: the process's /dev/o2g fd */
 #define KACC_IOC_CONN _IOW(KACC_IOC_MAGIC, 8, struct kacc_conn_arg)
+/* EINVAL: the slot's graph does not offer that node (any more: cancelled); ENOENT: no graph */
+#define KACC_IOC_USER_DONE _IOW(KACC_IOC_MAGIC, 9, struct kacc_user_done)
 
 #endif

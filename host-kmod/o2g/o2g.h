@@ -88,6 +88,7 @@ struct o2g_conn {
 	bool stalled;		  /* stopped reading: dump area or ring full */
 	bool closed;		  /* the peer closed: fail once everything is read */
 	bool dead;		  /* failed: nothing more is read */
+	bool kfree;		  /* O2G_ATTACH_KFREE */
 };
 
 struct o2g_file {
@@ -113,6 +114,7 @@ struct o2g_file {
 	u32 entries, head;
 	u32 promised; /* entries the module has promised to write */
 	struct o2g_conn *conns[O2G_MAX_CONNS];
+	struct work_struct kick; /* o2g_kick from softirq's side (o2g_kick_later) */
 };
 
 /* The module's counters (O2G_IOC_STATS), over every file. */
@@ -131,6 +133,7 @@ void o2g_conn_fail(struct o2g_conn *c, int status);
 void o2g_data_ready(struct sock *sk);
 void o2g_state_change(struct sock *sk);
 void o2g_resume(struct o2g_conn *c);
+void o2g_kick_later(struct o2g_file *f);
 void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n);
 int o2g_post_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_msg **mp);
 

@@ -90,7 +90,8 @@ static struct o2g_req *o2g_kfind(struct o2g_file *f, u64 cookie)
  * hook reports it (also when it was bound to a message still arriving); otherwise it is
  * done now with that status (0: an unexpected message was copied into the buffer, p->got
  * its bytes; the record stays the process's, announced by its UNEXP entry, until it
- * frees it) or refused (-ENOSPC: ring full, -EEXIST, -ENOMEM, -EPROTO: an RTS).
+ * frees it, unless its connection is O2G_ATTACH_KFREE: then it is freed here) or
+ * refused (-ENOSPC: ring full, -EEXIST, -ENOMEM, -EPROTO: an RTS).
  */
 int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 {
@@ -126,6 +127,13 @@ int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 		p->got = m->len;
 		ret = m->len > p->len ? -EMSGSIZE : 0;
 		o2g_stat_add(ST_MATCHED_POST, 1);
+		/* Nobody else frees it (O2G_ATTACH_KFREE): without this a connection only
+		 * kernel receives read from fills the dump area for good.
+		 */
+		if (m->conn < O2G_MAX_CONNS && f->conns[m->conn] && f->conns[m->conn]->kfree) {
+			o2g_dump_free(f, m);
+			o2g_kick_later(f);
+		}
 	}
 	spin_unlock_bh(&f->lock);
 	kfree(r);

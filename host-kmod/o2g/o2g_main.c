@@ -88,6 +88,31 @@ static void o2g_kick(struct o2g_file *f)
 	}
 }
 
+/* Workqueue: o2g_kick for a file whose dump area got room outside an ioctl. */
+static void o2g_kick_work(struct work_struct *w)
+{
+	struct o2g_file *f = container_of(w, struct o2g_file, kick);
+
+	mutex_lock(&f->mutex);
+	o2g_kick(f);
+	mutex_unlock(&f->mutex);
+}
+
+/* Any context, under f->lock: a kernel receive freed a record; stalled reads resume
+ * from a worker (o2g_resume sleeps on the socket's lock).
+ */
+void o2g_kick_later(struct o2g_file *f)
+{
+	int i;
+
+	for (i = 0; i < O2G_MAX_CONNS; i++) {
+		if (f->conns[i] && READ_ONCE(f->conns[i]->stalled)) {
+			schedule_work(&f->kick);
+			return;
+		}
+	}
+}
+
 /* Process context, f->mutex held: give the socket its callbacks back and drop it. */
 static void o2g_detach(struct o2g_file *f, struct o2g_conn *c)
 {
@@ -199,6 +224,8 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
+	if (a.flags & ~O2G_ATTACH_KFREE)
+		return -EINVAL;
 	for (id = 0; id < O2G_MAX_CONNS && f->conns[id]; id++)
 		;
 	if (id == O2G_MAX_CONNS)
@@ -221,6 +248,7 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 	c->sock = sock;
 	c->id = id;
 	c->peer = a.peer;
+	c->kfree = a.flags & O2G_ATTACH_KFREE;
 	a.conn = id;
 	err = -EFAULT;
 	if (put_user(a.conn, &arg->conn))
@@ -563,6 +591,7 @@ static int o2g_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&f->wq);
 	INIT_LIST_HEAD(&f->reqs);
 	INIT_LIST_HEAD(&f->reap);
+	INIT_WORK(&f->kick, o2g_kick_work);
 	/* The opener's memory is charged for every page pinned through this file; the mm
 	 * is held until release, which may run after the process's exit_mm().
 	 */
@@ -581,6 +610,8 @@ static int o2g_release(struct inode *inode, struct file *file)
 	struct o2g_req *r, *tmp;
 	int i;
 
+	/* No kernel receive is left to queue it again: kacc holds the file while it posts. */
+	cancel_work_sync(&f->kick);
 	mutex_lock(&f->mutex);
 	for (i = 0; i < O2G_MAX_CONNS; i++)
 		if (f->conns[i])

@@ -150,11 +150,17 @@ struct o2g_setup {
  * socket is already claimed by someone (o2g, kcm, a BPF sockmap, ...).
  */
 struct o2g_attach {
-	__s32 fd;   /* in: the socket */
-	__s32 peer; /* in: the source rank the peer's messages carry, for errors */
-	__u32 conn; /* out: the connection id used in completions and DETACH */
-	__u32 pad;
+	__s32 fd;    /* in: the socket */
+	__s32 peer;  /* in: the source rank the peer's messages carry, for errors */
+	__u32 conn;  /* out: the connection id used in completions and DETACH */
+	__u32 flags; /* in: O2G_ATTACH_* */
 };
+
+/* o2g_attach.flags: the process never frees this connection's UNEXP records; a kernel
+ * receive (kacc, o2g_kern.h) that takes such a message gives its record back itself
+ * (and stalled reads resume). For a connection only kernel receives read from.
+ */
+#define O2G_ATTACH_KFREE 1u
 
 /* O2G_IOC_POST: post a receive. The buffer is pinned now, until completion. */
 struct o2g_post {

@@ -397,10 +397,9 @@ int mpe_cad_test(struct mpe_cad *c)
 {
     if (__atomic_load_n(&c->req.done, __ATOMIC_ACQUIRE))
         return -1;
-    if (c->offloaded) { /* no user op (the platform refuses them): nothing parked here */
+    if (c->offloaded) { /* the platform runs it: its user ops come from the platform */
         count(c->self, MPE_CS_POLLED);
-        c->self->node->cadoff->test(c);
-        return -1;
+        return c->self->node->cadoff->test(c);
     }
     run_get(c);
     if (c->policy == MPE_CAD_POLL) {
@@ -416,6 +415,10 @@ int mpe_cad_test(struct mpe_cad *c)
 
 void mpe_cad_done(struct mpe_cad *c, int node)
 {
+    if (c->offloaded) {
+        c->self->node->cadoff->done(c, node);
+        return;
+    }
     run_get(c);
     acquire(c);
     if (cad_complete(c->copy, node) == CAD_FINISHED)

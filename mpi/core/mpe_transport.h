@@ -93,8 +93,12 @@ struct mpe_cadoff {
      * it with mpe_cad_offload_done; -1: the engine runs it. */
     int (*issue)(struct mpe_cad *c);
     /* Task context of the owner (its MPI_Test and MPI_Wait): look at c, progress it if
-     * the platform progresses only here; may call mpe_cad_offload_done. */
-    void (*test)(struct mpe_cad *c);
+     * the platform progresses only here; may call mpe_cad_offload_done. Returns a node the
+     * owner is to run (a CALC with a user op, which the platform offers it: the node of
+     * c->copy, with the owner's addresses), then given back through done; or -1. */
+    int (*test)(struct mpe_cad *c);
+    /* Task context of the owner: it ran the op of node, which test returned. */
+    void (*done)(struct mpe_cad *c, int node);
 };
 void mpe_node_set_cadoff(struct mpe_node *n, const struct mpe_cadoff *co);
 /* Any thread, no lock held, once per offloaded graph: it ended (err: MPE_OK or MPE_E*);

@@ -94,9 +94,9 @@ void mlx_o2g_stop(void);
  * under the network lock. 0, or -1. */
 int mlx_o2g_attach_kacc(int sock, int peer);
 
-/* mlx_kacc.c. Messages kacc sends and receives are at most this long (o2g's eager limit
- * while kacc is in use), and o2g's dump area has this much more room per peer for those
- * that arrive before their receive. */
+/* mlx_kacc.c. kacc cuts its messages into eager pieces of this many bytes (o2g's eager
+ * limit while kacc is in use, the same on every node), and o2g's dump area has this much
+ * more room per peer for those that arrive before their receive. */
 #define MLX_KACC_EAGER (1u << 20)
 #define MLX_KACC_DUMP  (2 * MLX_KACC_EAGER)
 /* Task context (start-up, mlx_o2g_start, o2g: /dev/o2g opened and usable): UKMPI_KACC's

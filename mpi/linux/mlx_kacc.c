@@ -20,18 +20,44 @@
  *
  * What goes to kacc: mpe_cad.c offers every graph the engine admitted (mpe_cadoff, the
  * engine's platform-neutral seam). A graph goes to kacc when its communicator's ranks are
- * the world's in order (kacc names a peer's connection by the graph's peer rank), no CALC
- * runs a user-defined op (kacc runs predefined ones only; user ops stay with the library,
- * which runs them in the rank's calls), every SEND and RECV is at most MLX_KACC_EAGER bytes
- * (kacc sends eager only) and kacc accepts it (validation, RLIMIT_MEMLOCK). Any other
- * graph runs in the library, as with UKMPI_KACC=off. Hazard: the choice is made by each
- * rank for its own graph. The rules above give the same answer on every rank of a
- * collective whose messages are all at most MLX_KACC_EAGER or all larger, and for every
- * user op; a v-collective (or a gather's root) whose messages straddle the limit, or a
- * refusal on one rank only (RLIMIT_MEMLOCK), would have one rank's kacc RECV wait for a
- * message its peer sends from the library (it arrives on the library's connection and is
- * matched only if kacc's RECV is posted first). The limit is 1 MiB, so the benchmarks'
- * 64 KiB and 1 MiB broadcasts and every conformance program stay below it.
+ * the world's in order (kacc names a peer's connection by the graph's peer rank). Any
+ * other graph runs in the library, as with UKMPI_KACC=off.
+ *
+ * User-defined ops: kacc runs the graph and offers each ready user-op CALC in the user-op
+ * page (struct kacc_user, mapped with the status page) and wakes our poll. The network
+ * thread, woken, wakes the rank (rank_task); the rank's MPI_Test and MPI_Wait of the
+ * collective (mpe_cadoff.test) return the node, the library runs the op on it (the
+ * node of its own copy of the graph, its own addresses: mpi/lib's poll_run) and
+ * mpe_cadoff.done answers KACC_IOC_USER_DONE, after which the graph goes on in kacc.
+ *
+ * One decision for all ranks (the argument). The two paths do not meet on the wire: a
+ * kacc RECV is posted in o2g and takes what arrives on either connection only if it was
+ * posted first (the library feeds a collective message without receive to its engine,
+ * whose sequence numbers and credits kacc does not keep), and kacc's SENDs arrive on the
+ * kacc connection, which the library's receives never look at. So a peer's kacc RECV
+ * waits forever for a message this rank sends from the library, and the other way round:
+ * every rank of a collective must choose the same path. The choice above depends only on
+ * the communicator, which every rank of the collective has alike (user ops run in kacc's
+ * graphs too); nothing a rank knows alone enters it:
+ *   - message sizes (a v-collective's counts differ per rank and no rank knows them
+ *     all): kacc cuts messages longer than the eager limit into eager pieces
+ *     (kacc_net.c), both ends alike since their o2g files have the same limit
+ *     (MLX_KACC_EAGER), so every size runs in kacc;
+ *   - kacc's answer to the issue: a refusal for a full table (EBUSY) or memory
+ *     (ENOMEM: RLIMIT_MEMLOCK, pinned by our graphs and receives in flight) does not send
+ *     the graph to the library: it waits in `pend`, in issue order (o2g matches kacc's
+ *     RECVs in posting order, so a later graph must not overtake it), and is issued
+ *     again when one of ours is released (the network thread's reap) and in the owner's
+ *     MPI_Test and MPI_Wait of it (the rank wakes itself so that MPI_Wait polls). Its
+ *     peers' RECVs wait, its messages stay in their o2g until then: a delay, not a
+ *     different path. Any other refusal (the validator's: a buffer not mapped as
+ *     needed, a buffer over kacc's 256 MiB) ends the job with kacc's message, which
+ *     every rank sees; a rank never runs it in the library.
+ * Hazard: a graph refused while nothing of ours runs in kacc is tried again only in the
+ * owner's MPI_Test/MPI_Wait of it and at a later graph's issue; a rank blocked in another
+ * call meanwhile (MPI_Recv) leaves it waiting, and RLIMIT_MEMLOCK below one graph's
+ * buffers never lets it go. UKMPI_KACC_REFUSE=NODE (a test knob) makes node NODE take
+ * every other graph's first offer as refused (EBUSY), as a full table would.
  *
  * Completion: kacc writes each graph's state to a page we map. The rank's MPI_Test and
  * MPI_Wait look at it (the engine's offloaded runs take the poll policy, so the library's
@@ -43,9 +69,9 @@
  * wakes itself so that MPI_Wait polls, as a library without asynchronous progress does.
  *
  * Messages that arrive on a kacc connection before kacc's RECV is posted stay in o2g's
- * unexpected queue (mlx_o2g.c leaves their notices alone) until the RECV takes them.
- * o2g's eager limit is raised to MLX_KACC_EAGER for that and its dump area grown by
- * MLX_KACC_DUMP per peer.
+ * unexpected queue (mlx_o2g.c leaves their notices alone) until the RECV takes them and
+ * frees their records (the connection is attached with O2G_ATTACH_KFREE). o2g's eager limit is raised to MLX_KACC_EAGER for that (kacc's piece size: every node
+ * sets the same) and its dump area grown by MLX_KACC_DUMP per peer.
  */
 #include "mlx.h"
 #include "cad.h"
@@ -58,6 +84,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +103,23 @@
 #define MLX_KACC_POLICY   16 /* bytes of that file we read */
 #define MLX_NS_PER_MS     1000000ull
 
-static int kfd = -1;                 /* /dev/kacc */
-static const struct kacc_status *st; /* its status page */
+static int kfd = -1;                  /* /dev/kacc */
+static const struct kacc_status *st;  /* its status page */
+static const struct kacc_user *users; /* its user-op page */
+static void *rank_task;               /* the rank's token (plat_wake), set at its first issue */
 static int must, poll_mode, me, nodes;
 static int *kconn;                           /* [nodes]: the kacc connection to each peer, or -1 */
 static struct mpe_cad *slot_run[KACC_SLOTS]; /* the run of each slot issued, until reaped */
 static const struct mpe_cadoff cadoff;
+/* Graphs kacc refused for a while (EBUSY, ENOMEM), in issue order: pend[pend_head ..
+ * pend_head + npend) modulo pend_cap. Under pend_lock (the rank's thread and the network
+ * thread issue them). */
+static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct mpe_cad **pend;
+static size_t pend_head, npend, pend_cap;
+#define MLX_KACC_PEND 16 /* first size of pend, grown by doubling */
+static int refuse_test;  /* UKMPI_KACC_REFUSE names this node */
+static unsigned offers;  /* graphs offered, for refuse_test */
 
 /* What the connecting node says first on a kacc connection. */
 struct hello {
@@ -130,11 +168,12 @@ int mlx_kacc_open(const struct mlx_env *e, int o2g)
         give_up("open " KACC_DEV, errno);
         return 0;
     }
-    st = mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, kfd, 0);
+    st = mmap(NULL, KACC_MAP_BYTES, PROT_READ, MAP_SHARED, kfd, 0);
     if (st == MAP_FAILED) {
         give_up("mmap the status page", errno);
         return 0;
     }
+    users = (const struct kacc_user *)((const char *)st + KACC_USER_OFF);
     char pol[MLX_KACC_POLICY] = "";
     int pf = open(MLX_KACC_PROGRESS, O_RDONLY | O_CLOEXEC);
     if (pf >= 0) {
@@ -143,6 +182,8 @@ int mlx_kacc_open(const struct mlx_env *e, int o2g)
         close(pf);
     }
     poll_mode = !strncmp(pol, "poll", strlen("poll"));
+    const char *refuse = getenv("UKMPI_KACC_REFUSE");
+    refuse_test = refuse && *refuse && atoi(refuse) == me;
     return 1;
 }
 
@@ -281,7 +322,8 @@ void mlx_kacc_start(const struct mlx_env *e, int o2g_fd)
     mpe_node_set_cadoff(mlx_node, &cadoff);
 }
 
-/* Task context of the owner: may kacc run c's admitted graph? */
+/* Task context of the owner: may kacc run c's admitted graph? Only what every rank of the
+ * collective has alike decides (see the top of the file). */
 static int kacc_can_run(const struct mpe_cad *c)
 {
     struct cad_graph *g = c->copy;
@@ -290,14 +332,72 @@ static int kacc_can_run(const struct mpe_cad *c)
             return 0;
     const struct cad_node *n = cad_nodes(g);
     for (uint32_t i = 0; i < g->nnodes; i++) {
-        if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)
-            return 0;
+        /* Hazard: a peer without kacc connection is the same on every node (start-up
+         * gives up on all of them together) only if no node gave up after its peers
+         * finished theirs (mlx_kacc_start's KACC_IOC_CONN). */
         if ((n[i].type == CAD_SEND || n[i].type == CAD_RECV) &&
-            (n[i].u.x.bytes > MLX_KACC_EAGER || n[i].u.x.peer < 0 || n[i].u.x.peer >= nodes ||
-             kconn[n[i].u.x.peer] < 0))
+            (n[i].u.x.peer < 0 || n[i].u.x.peer >= nodes || kconn[n[i].u.x.peer] < 0))
             return 0;
     }
     return 1;
+}
+
+/* Any thread, pend_lock held: issue c to kacc. 0: issued; 1: refused for now (EBUSY,
+ * ENOMEM: try again later). Any other refusal ends the job. first: c's first offer. */
+static int try_issue(struct mpe_cad *c, int first)
+{
+    struct kacc_issue is = {.graph = (uintptr_t)c->copy, .bytes = c->copy->bytes};
+    if (first && refuse_test && !(offers++ & 1))
+        return 1; /* the test knob: as a full table */
+    if (ioctl(kfd, KACC_IOC_ISSUE, &is) != 0 || is.slot >= KACC_SLOTS) {
+        if (errno == EBUSY || errno == ENOMEM)
+            return 1;
+        if (errno == EINVAL)
+            plat_fatal("kacc refused a collective's graph: node %d: %s", is.err_node, is.err_msg);
+        plat_fatal("kacc: issue of a collective's graph: %s", strerror(errno));
+    }
+    c->off_slot = is.slot;
+    /* Release: the run is whole before the network thread may reap it. */
+    __atomic_store_n(&slot_run[is.slot], c, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* Any thread, pend_lock held: issue the waiting graphs in order, while kacc takes them. */
+static void issue_pending(void)
+{
+    while (npend && try_issue(pend[pend_head], 0) == 0) {
+        pend_head = (pend_head + 1) % pend_cap;
+        npend--;
+    }
+}
+
+/* Task context of the owner, pend_lock held: c waits behind the graphs refused before. */
+static void pend_add(struct mpe_cad *c)
+{
+    if (npend == pend_cap) {
+        size_t cap = pend_cap ? 2 * pend_cap : MLX_KACC_PEND;
+        struct mpe_cad **p = malloc(cap * sizeof *p);
+        if (!p)
+            plat_fatal("kacc: out of memory for graphs waiting for kacc");
+        for (size_t i = 0; i < npend; i++)
+            p[i] = pend[(pend_head + i) % pend_cap];
+        free(pend);
+        pend = p;
+        pend_head = 0;
+        pend_cap = cap;
+    }
+    pend[(pend_head + npend++) % pend_cap] = c;
+}
+
+/* Any thread: is c still waiting for kacc? */
+static int pending(const struct mpe_cad *c)
+{
+    pthread_mutex_lock(&pend_lock);
+    int found = 0;
+    for (size_t i = 0; i < npend && !found; i++)
+        found = pend[(pend_head + i) % pend_cap] == c;
+    pthread_mutex_unlock(&pend_lock);
+    return found;
 }
 
 /* Any thread: if slot's graph finished, complete its run (once: whoever takes it from
@@ -321,41 +421,80 @@ static int reap(uint32_t slot)
     if (run != KACC_Q_DONE || err)
         mpe_err = err <= -KACC_EXFER ? MPE_EPEER : MPE_EINVAL;
     mpe_cad_offload_done(c, mpe_err);
+    pthread_mutex_lock(&pend_lock); /* a slot and its pinned pages are free again */
+    issue_pending();
+    pthread_mutex_unlock(&pend_lock);
     return 1;
 }
 
-/* Task context of the owner (mpe_cadoff.issue). */
+/* Task context of the owner (mpe_cadoff.issue). Once kacc may run c, c is kacc's on
+ * every rank alike: a refusal only delays it (see the top of the file). */
 static int off_issue(struct mpe_cad *c)
 {
     if (!kacc_can_run(c))
         return -1;
-    struct kacc_issue is = {.graph = (uintptr_t)c->copy, .bytes = c->copy->bytes};
-    if (ioctl(kfd, KACC_IOC_ISSUE, &is) != 0 || is.slot >= KACC_SLOTS)
-        return -1; /* refused (the library runs it): a limit, or the validator's word */
-    c->off_slot = is.slot;
-    /* Release: the run is whole before the network thread may reap it. */
-    __atomic_store_n(&slot_run[is.slot], c, __ATOMIC_RELEASE);
+    __atomic_store_n(&rank_task, plat_task(), __ATOMIC_RELEASE);
+    pthread_mutex_lock(&pend_lock);
+    issue_pending();
+    /* behind the graphs still waiting: o2g matches RECVs in posting order */
+    if (npend || try_issue(c, 1) != 0)
+        pend_add(c);
+    pthread_mutex_unlock(&pend_lock);
     return 0;
 }
 
-/* Task context of the owner (mpe_cadoff.test: its MPI_Test and MPI_Wait). */
-static void off_test(struct mpe_cad *c)
+/* Task context of the owner (mpe_cadoff.test: its MPI_Test and MPI_Wait): a user-op
+ * node kacc offers for c, or -1. */
+static int off_test(struct mpe_cad *c)
 {
+    if (pending(c)) {
+        pthread_mutex_lock(&pend_lock);
+        issue_pending();
+        pthread_mutex_unlock(&pend_lock);
+        if (pending(c)) {
+            plat_wake(plat_task()); /* MPI_Wait polls: nothing else may issue it */
+            return -1;
+        }
+    }
     uint32_t slot = c->off_slot;
     if (poll_mode && ioctl(kfd, KACC_IOC_PROGRESS, 0UL) != 0)
         plat_fatal("kacc: progress: %s", strerror(errno));
+    /* Acquire pairs with kacc's release of the node: what the graph wrote before is in
+     * memory. The slot is c's until reaped, and a graph with a node offered is running. */
+    int32_t node = __atomic_load_n(&users[slot].node, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&slot_run[slot], __ATOMIC_ACQUIRE) == c && node >= 0 &&
+        (uint32_t)node < c->copy->nnodes)
+        return node;
     if (!reap(slot) && poll_mode)
         plat_wake(plat_task()); /* MPI_Wait polls: nothing else runs the graph */
+    return -1;
 }
 
-static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test};
+/* Task context of the owner (mpe_cadoff.done): it ran node's user op; the graph goes on. */
+static void off_done(struct mpe_cad *c, int node)
+{
+    struct kacc_user_done d = {.slot = c->off_slot, .node = node};
+    if (ioctl(kfd, KACC_IOC_USER_DONE, &d) != 0)
+        plat_fatal("kacc: user op of node %d of slot %u: %s", node, (unsigned)d.slot,
+                   strerror(errno));
+}
 
-/* Network thread: /dev/kacc is readable (a finished graph is not released). */
+static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test, .done = off_done};
+
+/* Network thread: /dev/kacc became readable (a graph finished, or a user op is offered:
+ * the rank runs it in its MPI calls, so it is woken, asleep in MPI_Wait or not). */
 void mlx_kacc_run(void)
 {
-    for (uint32_t s = 0; s < KACC_SLOTS; s++)
-        if (__atomic_load_n(&slot_run[s], __ATOMIC_RELAXED))
-            reap(s);
+    int offered = 0;
+    for (uint32_t s = 0; s < KACC_SLOTS; s++) {
+        if (!__atomic_load_n(&slot_run[s], __ATOMIC_RELAXED))
+            continue;
+        offered |= __atomic_load_n(&users[s].node, __ATOMIC_ACQUIRE) >= 0;
+        reap(s);
+    }
+    void *t = __atomic_load_n(&rank_task, __ATOMIC_ACQUIRE);
+    if (offered && t)
+        plat_wake(t);
 }
 
 /* Task context (job end, the network thread stopped): kacc lets go of its graphs and

@@ -468,7 +468,10 @@ int mlx_net_start(const struct mlx_env *e)
 /* Task context; see mlx.h. */
 void mlx_net_watch_kacc(int fd)
 {
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &kacc};
+    /* Edge-triggered: a user op kacc offers keeps the file readable until the rank ran
+     * it; each offer (and each finished graph) is one event, and mlx_kacc_run looks at
+     * every slot each time. */
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.ptr = &kacc};
     kacc.fd = fd;
     if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0)
         plat_fatal("cannot poll /dev/kacc: %s", strerror(errno));

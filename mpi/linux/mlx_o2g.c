@@ -183,7 +183,9 @@ int mlx_o2g_attach(int sock, int peer, struct mpe_conn *c, uint32_t seq)
 /* Task context (start-up), under the network lock; see mlx.h. */
 int mlx_o2g_attach_kacc(int sock, int peer)
 {
-    struct o2g_attach a = {.fd = sock, .peer = peer};
+    /* KFREE: kacc's RECVs give the records of the messages they take back themselves;
+     * this file never frees a kacc connection's (kacc_entry). */
+    struct o2g_attach a = {.fd = sock, .peer = peer, .flags = O2G_ATTACH_KFREE};
     if (fd < 0 || ioctl(fd, O2G_IOC_ATTACH, &a) != 0 || a.conn >= O2G_MAX_CONNS)
         return -1;
     conn[a.conn].peer = peer;
@@ -198,7 +200,8 @@ int mlx_o2g_fd(void)
 }
 
 /* Network thread: entry e of a kacc connection. Its UNEXP notices are left alone: the
- * message stays in o2g's unexpected queue for kacc's RECV, which frees its record. Its
+ * message stays in o2g's unexpected queue for kacc's RECV, whose post frees its record
+ * (O2G_ATTACH_KFREE). Its
  * end is kacc's business (its SENDs and RECVs on it fail). Anything else is a peer that
  * does not speak kacc's messages on it. */
 static void kacc_entry(const struct o2g_cqe *e)

@@ -13,6 +13,19 @@
 #   off                     icolls with UKMPI_KACC=off: Open MPI's output and no graph
 #                           through kacc, so `module` fails for a library that does not
 #                           use kacc (the check's own proof)
+#   refuse                  icolls with UKMPI_KACC=on and UKMPI_KACC_REFUSE=1: node 1 takes
+#                           every other graph's first offer as refused (a full table), its
+#                           peers' are issued: Open MPI's output, and kacc issued them (a
+#                           library that runs a refused graph itself leaves its peers'
+#                           RECVs waiting: the job ends by guest/mpirun's timeout)
+#   vbig                    tests/kmod/kacc_vbig.c: v-collectives whose messages are over
+#                           kacc's piece size (1 MiB) on odd ranks only, 3 MiB Ibcasts (8
+#                           with late receivers: 24 MiB through o2g's dump area, whose
+#                           records kacc's RECVs must give back): Open MPI's output, and
+#                           kacc issued every graph
+#   uop                     tests/kmod/kacc_uop.c: Iallreduce and Ireduce with user-defined
+#                           ops (commutative and not): Open MPI's output, kacc issued every
+#                           graph and the processes ran their user ops (KACC_IOC_USER_DONE)
 #   nbc_progress            tests/uk/apps/nbc_progress.c: an Ibcast and an Iallreduce
 #                           complete while every rank computes without MPI calls, and
 #                           kacc ran them
@@ -30,7 +43,7 @@ out=$B/kmod
 NP=4
 PORT=7500 # loopback ports of the first job; each job takes the next NP
 ICOLLS="icolls icolls_inplace"
-ALL="icolls icolls_inplace module off nbc_progress nbc_progress_poll dmesg"
+ALL="icolls icolls_inplace module off refuse vbig uop nbc_progress nbc_progress_poll dmesg"
 
 want=()
 for n in "${@:-kacc-mpi}"; do
@@ -75,6 +88,8 @@ rm -f "$out"/kacc-mpi/*
 # issue a few hundred ms into the others' loops: its unikernel length (250 ms) failed
 # once on a rank whose graphs were still running when its loop ended.
 LOOP_MS=${KACC_MPI_LOOP_MS:-1000}
+declare -A runs # runs[PROG]: the jobs of PROG so far; job leaves the new one's number in nth
+refuse=        # UKMPI_KACC_REFUSE of the next jobs
 job() { # job PROG KACC [SRC [BEFORE [AFTER]]]: a step running PROG with UKMPI_KACC=KACC
     local p=$1 src=${3:-tests/mpi/progs/$1.c}
     if [ ! -f "$out/kacc-mpi/$p" ]; then
@@ -82,15 +97,23 @@ job() { # job PROG KACC [SRC [BEFORE [AFTER]]]: a step running PROG with UKMPI_K
             >"$out/kacc-mpi/$p.build.log" 2>&1 || return 0
         bins+=("$out/kacc-mpi/$p")
     fi
-    steps+=",${4:-}mpi:$p:$NP:$port:$2${5:-}"
+    runs[$p]=$((${runs[$p]:-0} + 1))
+    nth=${runs[$p]}
+    steps+=",${4:-}mpi:$p:$NP:$port:$2${refuse:+:$refuse}${5:-}"
     port=$((port + NP))
 }
 for p in $ICOLLS; do
     if has "$p" || has module; then job "$p" on; fi
 done
 steps+=,kstats:icolls
-if has off; then job icolls off; fi
+if has off; then job icolls off; n_off=$nth; fi
 steps+=,kstats:off
+if has refuse; then refuse=1 job icolls on; n_refuse=$nth; fi
+steps+=,kstats:refuse
+if has vbig; then job kacc_vbig on tests/kmod/kacc_vbig.c; fi
+steps+=,kstats:vbig
+if has uop; then job kacc_uop on tests/kmod/kacc_uop.c; fi
+steps+=,kstats:uop
 if has nbc_progress; then job nbc_progress on tests/uk/apps/nbc_progress.c; fi
 steps+=,kstats:nbc
 if has nbc_progress_poll; then
@@ -125,10 +148,11 @@ run_out() { # run_out PROG N: the Nth run's standard output (guest/mpirun prints
         index($0, p "| ") == 1 { if (!open) { k++; open = 1 } if (k == n) print substr($0, length(p) + 3) }
         index($0, p " rc=") == 1 { open = 0 }' "$log" | grep -v '^stderr '
 }
-icolls_case() { # icolls_case NAME PROG N: the Nth run of PROG matches Open MPI's
-    local name=$1 p=$2 n=$3 ref=$B/mpi-ref/$2.$NP.out
+icolls_case() { # icolls_case NAME PROG N [SRC]: the Nth run of PROG matches Open MPI's
+    local name=$1 p=$2 n=$3 ref=$B/mpi-ref/$2.$NP.out src=${4:-tests/mpi/progs/$2.c}
+    [ -z "$(find "$src" -newer "$ref" 2>/dev/null)" ] || rm -f "$ref"
     if [ ! -s "$ref" ]; then
-        if ! mpicc -std=c99 -O2 "tests/mpi/progs/$p.c" -o "$B/mpi-ref/bin/$p" >/dev/null 2>&1 ||
+        if ! mpicc -std=c99 -O2 "$src" -o "$B/mpi-ref/bin/$p" >/dev/null 2>&1 ||
             ! OMPI_MCA_rmaps_base_oversubscribe=1 timeout -k 5 120 mpirun "${mpirun_flags[@]}" \
                 -np "$NP" "$B/mpi-ref/bin/$p" >"$ref" 2>/dev/null; then
             rm -f "$ref"
@@ -138,6 +162,8 @@ icolls_case() { # icolls_case NAME PROG N: the Nth run of PROG matches Open MPI'
         bad "$name: ukmpicc --linux -static build (see $out/kacc-mpi/$p.build.log)"
     elif [ ! -s "$ref" ]; then
         bad "$name: no Open MPI reference $ref"
+    elif [[ "$(run_rc "$p" "$n")" == "mpi $p rc="@(124|143) ]]; then
+        bad "$name: the job hung: guest/mpirun's 90 s timeout ended it (see $log)"
     elif [ "$(run_rc "$p" "$n")" != "mpi $p rc=0" ]; then
         bad "$name: $(run_rc "$p" "$n" || true) $(grep -m1 "^mpi $p| stderr" "$log" || true) (see $log)"
     elif ! run_out "$p" "$n" | diff -q "$ref" - >/dev/null; then
@@ -169,9 +195,7 @@ if has module; then
     fi
 fi
 if has off; then
-    n=$(grep -c "^mpi icolls rc=" "$log" || true) # the last run of icolls
-    [ "$n" -gt 0 ] || n=1
-    if icolls_case off icolls "$n"; then
+    if icolls_case off icolls "$n_off"; then
         i=$(delta icolls off issued)
         if [ "$i" = 0 ]; then
             ok "off (icolls with UKMPI_KACC=off: Open MPI's output, 0 graphs through kacc: the module check fails on such a library)"
@@ -180,9 +204,36 @@ if has off; then
         fi
     fi
 fi
+if has refuse && icolls_case refuse icolls "$n_refuse"; then
+    i=$(delta off refuse issued)
+    if [ -z "$i" ] || [ "$i" -lt $((NP * 10)) ]; then
+        bad "refuse: Open MPI's output, but kacc issued ${i:-?} graphs (the library ran them)"
+    else
+        ok "refuse (icolls, node 1 refusing every other graph once: Open MPI's output; kacc issued $i graphs)"
+    fi
+fi
+if has vbig && icolls_case vbig kacc_vbig 1 tests/kmod/kacc_vbig.c; then
+    # 4 + 4 + 1 + 1 + 1 + 8 collectives, each a graph on every rank
+    i=$(delta refuse vbig issued) s=$(delta refuse vbig sent)
+    if [ -z "$i" ] || [ "$i" -lt $((NP * 19)) ]; then
+        bad "vbig: Open MPI's output, but kacc issued ${i:-?} graphs, not $((NP * 19))"
+    else
+        ok "vbig (v-collectives straddling kacc's 1 MiB piece size on odd ranks: Open MPI's output; kacc issued $i graphs, $s SENDs)"
+    fi
+fi
+if has uop && icolls_case uop kacc_uop 1 tests/kmod/kacc_uop.c; then
+    # 15 reductions, each a graph on every rank; the user ops: at least one per rank that
+    # combines (the world's size - 1 per element block, in some order)
+    i=$(delta vbig uop issued) u=$(delta vbig uop user)
+    if [ -z "$i" ] || [ "$i" -lt $((NP * 15)) ] || [ -z "$u" ] || [ "$u" -lt $((15 * (NP - 1))) ]; then
+        bad "uop: Open MPI's output, but kacc issued ${i:-?} graphs (not $((NP * 15))) and ran ${u:-?} user ops (the library ran them)"
+    else
+        ok "uop (user ops, commutative and not: Open MPI's output; kacc issued $i graphs, the processes ran $u user-op CALCs for it)"
+    fi
+fi
 if has nbc_progress; then
     l=$(run_rc nbc_progress 1)
-    i=$(delta off nbc issued)
+    i=$(delta uop nbc issued)
     if [ "$l" != "mpi nbc_progress rc=0" ] || ! run_out nbc_progress 1 | grep -q "nbc_progress: $NP of $NP ranks ok"; then
         bad "nbc_progress: ${l:-no result}: $(run_out nbc_progress 1 | grep -m1 FAIL || true) (see $log)"
     elif [ -z "$i" ] || [ "$i" -lt $((2 * NP)) ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tests/kmod/kacc_mutants.py [MUTANT...]: shows that each kacc guest test fails when the
 behaviour it guards breaks (tests/kmod/mutants.py does the same for o2g). For each mutant,
-one edit of host-kmod/kacc breaks a behaviour; the case guarding it is run against the
-mutant (tests/kmod/run.sh kacc/CASE) and must fail. The source is restored afterwards,
+one edit of host-kmod/kacc (or of mpi/linux/mlx_kacc.c, for kacc-mpi's cases) breaks a
+behaviour; the case guarding it is run against the mutant (tests/kmod/run.sh kacc/CASE or
+kacc-mpi/CASE) and must fail. The source is restored afterwards,
 whatever happens. Not part of `make test` (one guest boot and one module build per
 mutant, ~20 s each); run it after changing a test or the module.
 Prints one line per mutant and "N passed, N failed" (passed: the test caught the mutant).
@@ -41,20 +42,40 @@ M = {
  'owner': ('rmmod', MAIN, '.owner = THIS_MODULE,', '.owner = NULL,'),
  'hook': ('xfer', NET, 'o2g_set_cad_hook(kacc_recv_done);', 'o2g_set_cad_hook(NULL);'),
  'drain': ('xfer', RUN, '\tkacc_xfer_drain(gr); /* SENDs and RECVs completed since the last run */', ''),
- 'wirectx': ('xfer', NET, '.ctx = n[i].u.x.ctx,\n\t\t\t.src', '.ctx = n[i].u.x.ctx + 1,\n\t\t\t.src'),
+ 'wirectx': ('xfer', NET, '.ctx = n->u.x.ctx,\n\t\t.src', '.ctx = n->u.x.ctx + 1,\n\t\t.src'),
  'tasklet': ('noprogress', RUN, '\tif (policy == KACC_POLL)\n\t\treturn;', '\treturn;'),
  'settle': ('xkilled', MAIN, '\t\tkacc_settle(f, f->slots[i]);\n', ''),
  'truncate': ('xerror', 'host-kmod/o2g/o2g_rx.c',
               'o2g_kern_done(f, r, !status && w && w->len > r->len ? -EMSGSIZE : status,',
               'o2g_kern_done(f, r, status,'),
- 'eager': ('xerror', NET, 'if (n[i].u.x.bytes > eager)', 'if (0)'),
+ 'pieces': ('xerror', NET, '.pages = x->buf ? x->buf->pages + (at >> PAGE_SHIFT) : NULL,',
+            '.pages = x->buf ? x->buf->pages : NULL,'),
+ 'usernode': ('userop', MAIN, 'if (gr->user < 0 || a.node != gr->user) {', 'if (gr->user < 0) {'),
  'shutdown': ('xkilled', MAIN, '\t\tif (ms == KACC_SETTLE_MS)\n\t\t\tkacc_net_shutdown(f);\n', ''),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
 }
 # Cases that need another case to run first (dmesg checks what the others logged).
 BEFORE = {'dmesg': ['kacc/status']}
+# The MPI library's side (tests/kmod/kacc_mpi.sh's cases): the choices that stranded a
+# rank before (a refused graph run in the library, the 1 MiB size rule: each case's job
+# hangs until guest/mpirun's 90 s timeout), user ops left to the library, a rank asleep
+# in MPI_Wait not woken for a user op kacc offers.
+KACC = 'mpi/linux/mlx_kacc.c'
+MPI = {
+ 'runrefused': ('refuse', KACC, '    if (npend || try_issue(c, 1) != 0)\n        pend_add(c);',
+                '    if (npend || try_issue(c, 1) != 0) {\n        pthread_mutex_unlock(&pend_lock);'
+                '\n        return -1;\n    }'),
+ 'uopinlib': ('uop', KACC, '    for (uint32_t i = 0; i < g->nnodes; i++) {\n        /* Hazard',
+              '    for (uint32_t i = 0; i < g->nnodes; i++) {\n'
+              '        if (n[i].type == CAD_CALC && n[i].u.c.op == CAD_OP_USER)\n            return 0;\n'
+              '        /* Hazard'),
+ 'nowake': ('uop', KACC, '    if (offered && t)\n        plat_wake(t);', ''),
+ 'sizerule': ('vbig', KACC, '(n[i].u.x.peer < 0 ||', '(n[i].u.x.bytes > MLX_KACC_EAGER || n[i].u.x.peer < 0 ||'),
+}
 
 
 if __name__ == '__main__':
-    sys.exit(report(sys.argv[1:] or list(M), case_runner(M, BEFORE, 'kacc')))
+    kacc, mpi = case_runner(M, BEFORE, 'kacc'), case_runner(MPI, {}, 'kacc-mpi')
+    sys.exit(report(sys.argv[1:] or list(M) + list(MPI),
+                    lambda n: mpi(n) if n in MPI else kacc(n)))

@@ -59,7 +59,7 @@ static struct kacc kopen(void)
         perror("open " KACC_DEV);
         exit(1);
     }
-    k.st = mmap(NULL, KACC_STATUS_BYTES, PROT_READ, MAP_SHARED, k.fd, 0);
+    k.st = mmap(NULL, KACC_MAP_BYTES, PROT_READ, MAP_SHARED, k.fd, 0);
     if (k.st == MAP_FAILED) {
         perror("mmap status");
         exit(1);
@@ -467,6 +467,112 @@ static int c_status(void)
         return fail("release: %s", strerror(errno));
     if (k.st[a.slot].run != KACC_Q_FREE)
         return fail("released slot shows %u", k.st[a.slot].run);
+    return 0;
+}
+
+/* A graph with a user-op CALC (user op 0 of 1) between two SUMs, on `buf`: its nodes. */
+static void with_user_op(char *buf, int *user, int *after)
+{
+    struct cad_owner own = {.rank = 0, .comm_size = 1, .part_size = user_top(), .nuser = 1};
+    block_bytes = cad_bytes(NODES, EDGES);
+    if (!block)
+        block = aligned_alloc(64, block_bytes);
+    struct cad_graph *g = cad_init(block, block_bytes, NODES, EDGES, &own);
+    int before = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, buf, buf + PAGE, 256);
+    *user = cad_calc_user(g, 0, CAD_T_INT32, buf, buf + PAGE, 256, 256 * sizeof(int32_t));
+    *after = cad_calc(g, CAD_OP_SUM, CAD_T_INT32, buf, buf + PAGE, 256);
+    cad_connect(g, CAD_NODE_START, before);
+    cad_connect(g, before, *user);
+    cad_connect(g, *user, *after);
+    cad_connect(g, *after, CAD_NODE_END);
+    struct cad_error e;
+    cad_finalize(g, &e);
+}
+
+/* The slot's offered user-op node once there is one (spinning on the page), or -1. */
+static int wait_offer(const struct kacc *k, unsigned slot)
+{
+    const volatile struct kacc_user *u =
+        (const volatile struct kacc_user *)((const char *)k->st + KACC_USER_OFF);
+    long end = now_ms() + WAIT_MS;
+    int32_t node;
+    while ((node = __atomic_load_n(&u[slot].node, __ATOMIC_ACQUIRE)) < 0 && now_ms() < end)
+        ;
+    return node;
+}
+
+/* KACC_IOC_USER_DONE {slot, node}: 0 or errno. */
+static int user_done(const struct kacc *k, uint32_t slot, int32_t node)
+{
+    struct kacc_user_done d = {.slot = slot, .node = node};
+    return ioctl(k->fd, KACC_IOC_USER_DONE, &d) ? errno : 0;
+}
+
+/* Case "userop": kacc runs a graph up to its user-op CALC and offers it (user-op page,
+ * poll wakes); the ioctl's slot and node are the process's word: any but the offered
+ * pair is refused and changes nothing; the op run here and answered, the graph goes on
+ * to DONE with the three ops' result. A graph cancelled with its offer outstanding
+ * withdraws it. */
+static int c_userop(void)
+{
+    struct kacc k = kopen();
+    int32_t *buf = mmap(NULL, ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int32_t *in = buf, *io = buf + PAGE / sizeof(int32_t), want[256];
+    struct kacc_issue a;
+    struct pollfd p = {.fd = k.fd, .events = POLLIN};
+    int user, after, err;
+    for (int i = 0; i < 256; i++) {
+        in[i] = i * 3 - 100;
+        io[i] = i * 7;
+        want[i] = 2 * (io[i] + in[i]) + 2 * in[i]; /* SUM, x2 + in (ours), SUM */
+    }
+    struct kacc_stats s0 = stats();
+    with_user_op((char *)buf, &user, &after);
+    if (issue(&k, &a, 0))
+        return fail("issue: %s", strerror(errno));
+    if (wait_offer(&k, a.slot) != user)
+        return fail("offered node %d, not the user op %d", wait_offer(&k, a.slot), user);
+    if (poll(&p, 1, 0) != 1 || !(p.revents & POLLIN))
+        return fail("poll does not report the offer (revents %x)", p.revents);
+    struct {
+        uint32_t slot;
+        int32_t node;
+        int err;
+    } bad[] = {{a.slot, after, EINVAL},       {a.slot, -1, EINVAL},
+               {a.slot, NODES + 100, EINVAL}, {a.slot, INT32_MIN, EINVAL},
+               {a.slot + 1, user, ENOENT},    {KACC_SLOTS, user, ENOENT},
+               {UINT32_MAX, user, ENOENT}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if ((err = user_done(&k, bad[i].slot, bad[i].node)) != bad[i].err)
+            return fail("USER_DONE {%u, %d}: %s, not %s", bad[i].slot, bad[i].node, strerror(err),
+                        strerror(bad[i].err));
+    if (k.st[a.slot].run != KACC_Q_RUNNING || wait_offer(&k, a.slot) != user)
+        return fail("after refused USER_DONEs: state %u, offer %d", k.st[a.slot].run,
+                    wait_offer(&k, a.slot));
+    for (int i = 0; i < 256; i++)
+        io[i] = io[i] * 2 + in[i];
+    if ((err = user_done(&k, a.slot, user)))
+        return fail("USER_DONE of the offered node: %s", strerror(err));
+    if (wait_done(&k, a.slot) != KACC_Q_DONE || k.st[a.slot].error)
+        return fail("state %u error %d", k.st[a.slot].run, k.st[a.slot].error);
+    if ((err = user_done(&k, a.slot, user)) != EINVAL)
+        return fail("a second USER_DONE: %s", strerror(err));
+    if (memcmp(io, want, sizeof want))
+        return fail("results differ from SUM, the user op, SUM in order");
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+        return fail("release: %s", strerror(errno));
+    struct kacc_stats s1 = stats();
+    if (s1.user - s0.user != 1)
+        return fail("%llu user ops counted", (unsigned long long)(s1.user - s0.user));
+    with_user_op((char *)buf, &user, &after);
+    if (issue(&k, &a, 0) || wait_offer(&k, a.slot) != user)
+        return fail("second graph: no offer");
+    if (ioctl(k.fd, KACC_IOC_CANCEL, a.slot) || k.st[a.slot].run != KACC_Q_CANCELLED)
+        return fail("cancel with an offer out: state %u", k.st[a.slot].run);
+    if ((err = user_done(&k, a.slot, user)) != EINVAL)
+        return fail("USER_DONE after cancel: %s", strerror(err));
+    if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
+        return fail("release: %s", strerror(errno));
     return 0;
 }
 
@@ -1161,8 +1267,10 @@ static int issue_wait(struct rank *me, int *error)
 /* Case "xerror": one process talking to itself (rank 0 of 4: its connection to "peer 1"
  * loops back to its own o2g, the other end attached as "peer 2"): a message longer than the RECV stops
  * the graph with -(KACC_EXFER + EMSGSIZE), whether the RECV waited for it (softirq) or it
- * waited in the dump area; a cancelled RECV leaves nothing posted in o2g; SENDs beyond
- * the eager limit or to a peer without connection are refused. */
+ * waited in the dump area; a cancelled RECV leaves nothing posted in o2g; a message
+ * over the eager limit goes as eager pieces and arrives whole, whether its RECV waited
+ * or its pieces did (in the dump area); a SEND to a peer without connection is
+ * refused. */
 static int c_xerror(void)
 {
     int a, b, socks[4] = {-1, -1, -1, -1}, err, run;
@@ -1209,10 +1317,33 @@ static int c_xerror(void)
     if (o1.posted != o0.posted || ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot))
         return fail("after cancel: %llu posted in o2g, not %llu", (unsigned long long)o1.posted,
                     (unsigned long long)o0.posted);
+    /* over the eager limit: two pieces, the RECV first, then the SEND first */
+    size_t big = EAGER + PAGE / 2;
+    char *src = mmap(NULL, 2 * big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *dst = src + big;
+    for (int first = 0; first < 2; first++) {
+        struct kacc_issue ib;
+        fill(src, big, 64 + (unsigned)first);
+        memset(dst, 0, big);
+        if (!first && (one_xfer(&me, 0, dst, big, 0, 64) || issue(&me.k, &ib, 0)))
+            return fail("recv of %zu: %s", big, strerror(errno));
+        if (one_xfer(&me, 1, src, big, 1, 64) || issue_wait(&me, &err) != KACC_Q_DONE)
+            return fail("send of %zu (the %s first): error %d", big, first ? "SEND" : "RECV", err);
+        if (first) {
+            usleep(200 * 1000);
+            if (one_xfer(&me, 0, dst, big, 0, 64) || issue(&me.k, &ib, 0))
+                return fail("recv of %zu: %s", big, strerror(errno));
+        }
+        run = wait_done(&me.k, ib.slot);
+        err = me.k.st[ib.slot].error;
+        ioctl(me.k.fd, KACC_IOC_RELEASE, ib.slot);
+        if (run != KACC_Q_DONE || memcmp(src, dst, big))
+            return fail("%zu bytes in pieces (the %s first): state %d error %d, %s", big,
+                        first ? "SEND" : "RECV", run, err,
+                        memcmp(src, dst, big) ? "data differ" : "data whole");
+    }
+    munmap(src, 2 * big);
     /* refusals */
-    if (one_xfer(&me, 1, buf, EAGER + 1, 1, 63) || issue(&me.k, &ia, 0) == 0 ||
-        ia.err_code != KACC_EEAGER)
-        return fail("SEND beyond the eager limit: code %d \"%s\"", ia.err_code, ia.err_msg);
     if (one_xfer(&me, 1, buf, 64, 3, 63) || issue(&me.k, &ia, 0) == 0 ||
         ia.err_code != KACC_ENOCONN)
         return fail("SEND without a connection: code %d \"%s\"", ia.err_code, ia.err_msg);
@@ -1288,10 +1419,11 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"refuse", c_refuse},   {"calc", c_calc}, {"status", c_status}, {"cancel", c_cancel},
-    {"ipi", c_ipi},         {"poll", c_poll}, {"killed", c_killed}, {"memlock", c_memlock},
-    {"stress", c_stress},   {"xfer", c_xfer}, {"xerror", c_xerror}, {"noprogress", c_noprogress},
-    {"xkilled", c_xkilled},
+    {"refuse", c_refuse},   {"calc", c_calc},       {"status", c_status},
+    {"cancel", c_cancel},   {"ipi", c_ipi},         {"poll", c_poll},
+    {"killed", c_killed},   {"memlock", c_memlock}, {"stress", c_stress},
+    {"xfer", c_xfer},       {"xerror", c_xerror},   {"noprogress", c_noprogress},
+    {"xkilled", c_xkilled}, {"userop", c_userop},
 };
 
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
@@ -1319,9 +1451,10 @@ int main(int argc, char **argv)
         struct kacc_stats s = stats();
         printf("graphs %llu pinned %llu issued %llu refused %llu finished %llu cancelled %llu "
                "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu sent %llu "
-               "received %llu write_space %llu send_ns %llu\n",
+               "received %llu write_space %llu send_ns %llu user %llu\n",
                s.graphs, s.pinned, s.issued, s.refused, s.finished, s.cancelled, s.calc, s.local,
-               s.ipi, s.home, s.polled, s.slices, s.sent, s.received, s.write_space, s.send_ns);
+               s.ipi, s.home, s.polled, s.slices, s.sent, s.received, s.write_space, s.send_ns,
+               s.user);
         return 0;
     }
     for (int i = 1; i < argc; i++) {
