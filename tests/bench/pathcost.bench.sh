@@ -24,16 +24,17 @@ if ! command -v valgrind >/dev/null; then
     echo "pathcost: not run (no valgrind)"
     exit 0
 fi
-# total instructions of a callgrind run of "$@" into $out/$tag.N
+# total instructions of a callgrind run of "$@" into $out/$tag.N ($mode: selfmsg's second argument)
 cg() { # tag N command...
     local tag=$1 n=$2
     shift 2
-    "$@" valgrind --tool=callgrind --callgrind-out-file="$out/$tag.$n" "${exe[$tag]}" "$n" \
+    "$@" valgrind --tool=callgrind --callgrind-out-file="$out/$tag.$n" "${exe[$tag]}" "$n" ${mode:-} \
         >"$out/$tag.$n.log" 2>&1 || return 1
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out/$tag.$n.log" | tail -n1
 }
 declare -A exe
 exe[ours]=$out/selfmsg.ours exe[ompi]=$out/selfmsg.ompi
+exe[ours-unexp]=${exe[ours]} exe[ompi-unexp]=${exe[ompi]}
 mpi/bin/ukmpicc --linux -O2 -g -o "${exe[ours]}" tests/bench/pathcost/selfmsg.c >"$out/build.log" 2>&1 ||
     { echo "pathcost: ours not built (see $out/build.log)"; exit 0; }
 single=(env UKMPI_NODE=0 UKMPI_NODES=1 UKMPI_PEERS=127.0.0.1)
@@ -87,3 +88,9 @@ row "path:  engine calls (op_*)" "$engine" "$ours" instr "the whole message"
 row "path:   who am I (mpe_self)" "$(f incl mpe_self)" "$ours" instr "the whole message"
 row "path:   post and match" "$(f excl match_rank_post match_rank_arrive_held match_post match_arrive find_unexpected match_rank_lock match_rank_unlock release)" "$ours" instr "the whole message"
 row "path:   deliver (copy, complete)" "$(f incl deliver)" "$ours" instr "the whole message"
+# The other order: MPI_Send, then MPI_Recv (the message is unexpected when it comes).
+mode=unexp
+u1=$(cg ours-unexp $N "${single[@]}") u2=$(cg ours-unexp $((N + D)) "${single[@]}")
+v1= v2=
+[ -z "$m1" ] || { v1=$(cg ompi-unexp $N "${mpirun_[@]}"); v2=$(cg ompi-unexp $((N + D)) "${mpirun_[@]}"); }
+row "path: unexpected message (Send, Recv)" "$(per "$u1" "$u2")" "$(per "$v1" "$v2")" instr "Open MPI 4.1, btl self"
