@@ -108,6 +108,10 @@ int mlx_kacc_open(const struct mlx_env *e, int o2g);
 void mlx_kacc_start(const struct mlx_env *e, int o2g_fd);
 /* Network thread: /dev/kacc is readable: complete the finished graphs. */
 void mlx_kacc_run(void);
+/* Network thread: the epoll timeout (ms) mlx_kacc_retry needs, or -1 (no graph waits). */
+int mlx_kacc_retry_ms(void);
+/* Network thread, each turn: issue again the graphs kacc refused for a while. */
+void mlx_kacc_retry(void);
 /* Task context (job end, network thread stopped). */
 void mlx_kacc_stop(void);
 /* mlx_net.c. Task context (start-up): the network thread watches /dev/kacc (mlx_kacc_run). */

@@ -47,17 +47,19 @@
  *     (ENOMEM: RLIMIT_MEMLOCK, pinned by our graphs and receives in flight) does not send
  *     the graph to the library: it waits in `pend`, in issue order (o2g matches kacc's
  *     RECVs in posting order, so a later graph must not overtake it), and is issued
- *     again when one of ours is released (the network thread's reap) and in the owner's
- *     MPI_Test and MPI_Wait of it (the rank wakes itself so that MPI_Wait polls). Its
+ *     again when one of ours is released (the network thread's reap), in the owner's
+ *     MPI_Test and MPI_Wait of it (the rank wakes itself so that MPI_Wait polls), and
+ *     every MLX_KACC_RETRY_MS by the network thread (a rank blocked in another call,
+ *     MPI_Recv, would otherwise leave it waiting while its peers wait for it). Its
  *     peers' RECVs wait, its messages stay in their o2g until then: a delay, not a
- *     different path. Any other refusal (the validator's: a buffer not mapped as
- *     needed, a buffer over kacc's 256 MiB) ends the job with kacc's message, which
- *     every rank sees; a rank never runs it in the library.
- * Hazard: a graph refused while nothing of ours runs in kacc is tried again only in the
- * owner's MPI_Test/MPI_Wait of it and at a later graph's issue; a rank blocked in another
- * call meanwhile (MPI_Recv) leaves it waiting, and RLIMIT_MEMLOCK below one graph's
- * buffers never lets it go. UKMPI_KACC_REFUSE=NODE (a test knob) makes node NODE take
- * every other graph's first offer as refused (EBUSY), as a full table would.
+ *     different path. A refusal that lasts MLX_KACC_STUCK_NS while none of our graphs
+ *     runs in kacc will not end (RLIMIT_MEMLOCK below one graph's buffers): the job ends
+ *     with a message that says so. Any other refusal (the validator's: a buffer not
+ *     mapped as needed, a buffer over kacc's 256 MiB) ends the job with kacc's message,
+ *     which every rank sees; a rank never runs it in the library.
+ * UKMPI_KACC_REFUSE=NODE (a test knob) makes node NODE take every other graph's first
+ * offer as refused (EBUSY), as a full table would; NODE:always every offer (ENOMEM), as
+ * a memory limit below the graph's buffers would.
  *
  * Completion: kacc writes each graph's state to a page we map. The rank's MPI_Test and
  * MPI_Wait look at it (the engine's offloaded runs take the poll policy, so the library's
@@ -102,6 +104,8 @@
 #define MLX_KACC_PROGRESS "/sys/module/kacc/parameters/progress"
 #define MLX_KACC_POLICY   16 /* bytes of that file we read */
 #define MLX_NS_PER_MS     1000000ull
+#define MLX_KACC_RETRY_MS 1              /* the network thread retries waiting graphs this often */
+#define MLX_KACC_STUCK_NS 10000000000ull /* refused this long with none of ours running */
 
 static int kfd = -1;                  /* /dev/kacc */
 static const struct kacc_status *st;  /* its status page */
@@ -117,9 +121,12 @@ static const struct mpe_cadoff cadoff;
 static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mpe_cad **pend;
 static size_t pend_head, npend, pend_cap;
-#define MLX_KACC_PEND 16 /* first size of pend, grown by doubling */
-static int refuse_test;  /* UKMPI_KACC_REFUSE names this node */
-static unsigned offers;  /* graphs offered, for refuse_test */
+static int pend_errno;         /* the last refusal's (EBUSY, ENOMEM) */
+static uint64_t pend_stuck_ns; /* since when refused with none of ours running, or 0 */
+#define MLX_KACC_PEND 16       /* first size of pend, grown by doubling */
+static int refuse_test;        /* UKMPI_KACC_REFUSE names this node */
+static int refuse_all;         /* ... ":always": every offer, as RLIMIT_MEMLOCK could */
+static unsigned offers;        /* graphs offered, for refuse_test */
 
 /* What the connecting node says first on a kacc connection. */
 struct hello {
@@ -184,6 +191,7 @@ int mlx_kacc_open(const struct mlx_env *e, int o2g)
     poll_mode = !strncmp(pol, "poll", strlen("poll"));
     const char *refuse = getenv("UKMPI_KACC_REFUSE");
     refuse_test = refuse && *refuse && atoi(refuse) == me;
+    refuse_all = refuse_test && strstr(refuse, ":always");
     return 1;
 }
 
@@ -347,11 +355,17 @@ static int kacc_can_run(const struct mpe_cad *c)
 static int try_issue(struct mpe_cad *c, int first)
 {
     struct kacc_issue is = {.graph = (uintptr_t)c->copy, .bytes = c->copy->bytes};
+    if (refuse_all) {
+        pend_errno = ENOMEM; /* the test knob: as a memory limit below the graph's */
+        return 1;
+    }
     if (first && refuse_test && !(offers++ & 1))
         return 1; /* the test knob: as a full table */
     if (ioctl(kfd, KACC_IOC_ISSUE, &is) != 0 || is.slot >= KACC_SLOTS) {
-        if (errno == EBUSY || errno == ENOMEM)
+        if (errno == EBUSY || errno == ENOMEM) {
+            pend_errno = errno;
             return 1;
+        }
         if (errno == EINVAL)
             plat_fatal("kacc refused a collective's graph: node %d: %s", is.err_node, is.err_msg);
         plat_fatal("kacc: issue of a collective's graph: %s", strerror(errno));
@@ -480,6 +494,37 @@ static void off_done(struct mpe_cad *c, int node)
 }
 
 static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test, .done = off_done};
+
+/* Network thread: the epoll timeout (ms) its retries of waiting graphs need, or -1. */
+int mlx_kacc_retry_ms(void)
+{
+    return __atomic_load_n(&npend, __ATOMIC_RELAXED) ? MLX_KACC_RETRY_MS : -1;
+}
+
+/* Network thread, each turn: issue the graphs kacc refused, if it takes them now. One
+ * refused for MLX_KACC_STUCK_NS while none of ours runs in kacc never will be: the job
+ * ends with why (every rank's peers then see this node fail). */
+void mlx_kacc_retry(void)
+{
+    if (!__atomic_load_n(&npend, __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&pend_lock);
+    issue_pending();
+    int running = 0;
+    for (uint32_t s = 0; s < KACC_SLOTS && !running; s++)
+        running = __atomic_load_n(&slot_run[s], __ATOMIC_ACQUIRE) != NULL;
+    uint64_t now = mlx_now_ns();
+    if (!npend || running)
+        pend_stuck_ns = 0;
+    else if (!pend_stuck_ns)
+        pend_stuck_ns = now;
+    else if (now - pend_stuck_ns > MLX_KACC_STUCK_NS)
+        plat_fatal("kacc refused a collective's graph for %llu s with none of ours running "
+                   "(%s%s); set UKMPI_KACC=off for the whole job",
+                   (unsigned long long)(MLX_KACC_STUCK_NS / 1000000000ull), strerror(pend_errno),
+                   pend_errno == ENOMEM ? ": RLIMIT_MEMLOCK below the graph's buffers?" : "");
+    pthread_mutex_unlock(&pend_lock);
+}
 
 /* Network thread: /dev/kacc became readable (a graph finished, or a user op is offered:
  * the rank runs it in its MPI calls, so it is woken, asleep in MPI_Wait or not). */

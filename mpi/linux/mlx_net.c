@@ -307,6 +307,9 @@ static void *net_thread(void *arg)
             timeout = -1;
         else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
             timeout = mlx_shm_sleep() ? -1 : 0;
+        int kt = mlx_kacc_retry_ms(); /* graphs kacc refused for now: retried below */
+        if (kt >= 0 && (timeout < 0 || timeout > kt))
+            timeout = kt;
         int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
         if (n < 0 && errno != EINTR)
             plat_fatal("epoll_wait: %s", strerror(errno));
@@ -346,6 +349,7 @@ static void *net_thread(void *arg)
                 }
             }
         }
+        mlx_kacc_retry();
         mlx_plat_set_irq_time(0);
         cad_tail();
     }

@@ -18,6 +18,11 @@
 #                           peers' are issued: Open MPI's output, and kacc issued them (a
 #                           library that runs a refused graph itself leaves its peers'
 #                           RECVs waiting: the job ends by guest/mpirun's timeout)
+#   stuck                   icolls with node 1 refused every graph (UKMPI_KACC_REFUSE=1:always,
+#                           as an RLIMIT_MEMLOCK below a graph's buffers): the job ends, not
+#                           by the timeout, with node 1 saying kacc refused for
+#                           MLX_KACC_STUCK_NS with none of its graphs running (a library that
+#                           waits for kacc forever hangs the job)
 #   vbig                    tests/kmod/kacc_vbig.c: v-collectives whose messages are over
 #                           kacc's piece size (1 MiB) on odd ranks only, 3 MiB Ibcasts (8
 #                           with late receivers: 24 MiB through o2g's dump area, whose
@@ -43,7 +48,7 @@ out=$B/kmod
 NP=4
 PORT=7500 # loopback ports of the first job; each job takes the next NP
 ICOLLS="icolls icolls_inplace"
-ALL="icolls icolls_inplace module off refuse vbig uop nbc_progress nbc_progress_poll dmesg"
+ALL="icolls icolls_inplace module off refuse vbig uop nbc_progress nbc_progress_poll stuck dmesg"
 
 want=()
 for n in "${@:-kacc-mpi}"; do
@@ -119,6 +124,8 @@ steps+=,kstats:nbc
 if has nbc_progress_poll; then
     job nbc_progress on tests/uk/apps/nbc_progress.c progress:poll, ,progress:tasklet
 fi
+# last: its peers end with graphs in flight in kacc
+if has stuck; then refuse=1:always job icolls on; n_stuck=$nth; fi
 steps+=,kstats:end,dmesg
 
 r=$out/kacc-mpi-root
@@ -210,6 +217,18 @@ if has refuse && icolls_case refuse icolls "$n_refuse"; then
         bad "refuse: Open MPI's output, but kacc issued ${i:-?} graphs (the library ran them)"
     else
         ok "refuse (icolls, node 1 refusing every other graph once: Open MPI's output; kacc issued $i graphs)"
+    fi
+fi
+if has stuck; then
+    why="kacc refused a collective's graph for"
+    if [ -z "$(run_rc icolls "$n_stuck")" ]; then
+        bad "stuck: the job did not run (see $log)"
+    elif [[ "$(run_rc icolls "$n_stuck")" == "mpi icolls rc="@(0|124|143) ]]; then
+        bad "stuck: node 1 never took a graph, yet $(run_rc icolls "$n_stuck") (see $log)"
+    elif ! grep -q "^mpi icolls| stderr .*$why" "$log"; then
+        bad "stuck: the job failed without node 1 saying '$why ...' (see $log)"
+    else
+        ok "stuck (node 1 refused every graph: $(grep -m1 -o "$why [0-9]* s" "$log"), job exit ${n_stuck:+$(run_rc icolls "$n_stuck" | cut -d= -f2)})"
     fi
 fi
 if has vbig && icolls_case vbig kacc_vbig 1 tests/kmod/kacc_vbig.c; then
