@@ -39,6 +39,17 @@ static void complete(MPI_Request *rq, int by_test)
         MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
 }
 
+/* Reports the check of an Iallreduce (root < 0) or an Ireduce to root with op `what`. */
+static void report_reduce(const char *what, int n, int root, int by_test)
+{
+    char name[80];
+    snprintf(name, sizeof name, "%s %s count %d%s", root < 0 ? "Iallreduce" : "Ireduce", what, n,
+             by_test ? ", Test loop" : "");
+    if (root >= 0)
+        snprintf(name + strlen(name), sizeof name - strlen(name), ", root %d", root);
+    report(name);
+}
+
 /* plus1 over n ints: Iallreduce (root < 0) or Ireduce to root. */
 static void check_plus1(int n, int root, int by_test)
 {
@@ -67,12 +78,7 @@ static void check_plus1(int n, int root, int by_test)
     MPI_Op_free(&op);
     free(in);
     free(out);
-    char name[80];
-    snprintf(name, sizeof name, "%s plus1 (commutative) count %d%s",
-             root < 0 ? "Iallreduce" : "Ireduce", n, by_test ? ", Test loop" : "");
-    if (root >= 0)
-        snprintf(name + strlen(name), sizeof name - strlen(name), ", root %d", root);
-    report(name);
+    report_reduce("plus1 (commutative)", n, root, by_test);
 }
 
 /* The matrix product over n matrices: Iallreduce (root < 0) or Ireduce to root. */
@@ -101,12 +107,7 @@ static void check_matmul(MPI_Datatype m4, int n, int root, int by_test)
     MPI_Op_free(&op);
     free(a);
     free(b);
-    char name[80];
-    snprintf(name, sizeof name, "%s matrix product (not commutative) count %d%s",
-             root < 0 ? "Iallreduce" : "Ireduce", n, by_test ? ", Test loop" : "");
-    if (root >= 0)
-        snprintf(name + strlen(name), sizeof name - strlen(name), ", root %d", root);
-    report(name);
+    report_reduce("matrix product (not commutative)", n, root, by_test);
 }
 
 /* OUTSTANDING Iallreduces with the matrix product at once, one Waitall. */

@@ -36,6 +36,10 @@ HOSTED = 'boards/hosted/hosted.c'
 LAPIC = 'unikernel/arch/x86_64/lapic.c'
 TOOL = 'host-kmod/ukload/ukload_tool.c'
 VNIC = 'host-kmod/ukload/ukload_vnic.c'
+# Linux flips the last byte of every full-size frame it sends (TCP's checksum drops them)
+FLIP_FULL_FRAME = ('\tWRITE_ONCE(slot->len, skb->len);',
+                   '\tif (skb->len == UKL_VNIC_FRAME_MAX)\n\t\tslot->frame[skb->len - 1] ^= 1;\n'
+                   '\tWRITE_ONCE(slot->len, skb->len);')
 UKVNIC = 'unikernel/drivers/ukvnic.c'
 MPEUK = 'unikernel/mpi/mpe_uk.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
@@ -60,18 +64,14 @@ M = {
  'nostop': ('stop', BOOT, '\t\t\tukl_init(apic->cpu_present_to_apicid(cpu));\n}', '\t\t\t;\n}'),
  'modref': ('rmmod', MAIN, '\t__module_get(THIS_MODULE);', '\t;'),
  'hotplug': ('rmmod', MAIN, '!(READ_ONCE(ukl_busy) & BIT_ULL(cpu)))', '1)'),
- 'vnicbyte': ('vnic', VNIC, '\tWRITE_ONCE(slot->len, skb->len);',
-              '\tif (skb->len == UKL_VNIC_FRAME_MAX)\n\t\tslot->frame[skb->len - 1] ^= 1;\n'
-              '\tWRITE_ONCE(slot->len, skb->len);'),
+ 'vnicbyte': ('vnic', VNIC) + FLIP_FULL_FRAME,
  'vnicslot': ('vnic', UKVNIC, 'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons), fn, arg);',
               'ukv_rx_one(ukv_slot(ukv_to_uk, ukv_rx_cons + 1), fn, arg);'),
  'vnickick': ('vnic', VNIC, '\tif (READ_ONCE(ring->kick))\n\t\tukl_vnic_kick(p);', ''),
  'vnicunreg': ('vnic', MAIN, '\tukl_vnic_stop();\n', ''),
  'vnicipi': ('vnicipi', UKVNIC, 'lapic_send_ipi(ukv_linux_apic, (int)ukv_linux_vector);', ';'),
  'vnicarm': ('vnicipi', VNIC, '\t\tWRITE_ONCE(ring->kick, 1);\n', ''),
- 'mpivnic': ('mpi', VNIC, '\tWRITE_ONCE(slot->len, skb->len);',
-             '\tif (skb->len == UKL_VNIC_FRAME_MAX)\n\t\tslot->frame[skb->len - 1] ^= 1;\n'
-             '\tWRITE_ONCE(slot->len, skb->len);'),
+ 'mpivnic': ('mpi', VNIC) + FLIP_FULL_FRAME,
  'mpipeer': ('mpibad', MPEUK, 'if (nn->peer_ip[p] == ip && !mpe_conn_transport(c)) {',
              'if (!mpe_conn_transport(c)) {'),
  'vnicrxlen': ('vnichostile', VNIC,
