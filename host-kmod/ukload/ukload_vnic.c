@@ -75,10 +75,11 @@ static bool ukl_ipi_allowed(void)
 	if (!ukl_ipi)
 		return false;
 	/* Hazard: one handler for the vector, the kernel's; kvm_intel sets it when it loads
-	 * (and only where VMX is) and would take it from us, or we from it. */
+	 * (and only where VMX is) and would take it from us, or we from it.
+	 */
 	if (boot_cpu_has(X86_FEATURE_VMX)) {
-		pr_warn("ukload: vnic_ipi refused: the CPU has VMX, kvm_intel may own "
-			"POSTED_INTR_WAKEUP_VECTOR; ukvnic0 polls\n");
+		pr_warn("ukload: vnic_ipi refused: VMX here, kvm_intel may take the vector; "
+			"polling\n");
 		return false;
 	}
 	if (ukl_ipi_cpu >= nr_cpu_ids || !cpu_online(ukl_ipi_cpu)) {
@@ -90,7 +91,8 @@ static bool ukl_ipi_allowed(void)
 }
 
 /* ukl_load(), ukl_lock held, no unikernel running: empty rings, the two addresses and
- * whether the unikernel interrupts us. */
+ * whether the unikernel interrupts us.
+ */
 void ukl_vnic_prepare(const struct ukl_range *r)
 {
 	struct ukl_vnic *ctl = r->virt + UKL_VNIC_OFF;
@@ -194,7 +196,8 @@ static int ukl_vnic_rx(struct ukl_vnic_priv *p, struct net_device *dev, int budg
 				dev->stats.rx_dropped++;
 			} else {
 				/* Hazard: the bytes may change under the copy; our checked len
-				 * alone sizes it (a hostile peer garbles only its own frame). */
+				 * alone sizes it (a hostile peer garbles only its own frame).
+				 */
 				skb_put_data(skb, slot->frame, len);
 				skb->protocol = eth_type_trans(skb, dev);
 				dev->stats.rx_packets++;
@@ -230,7 +233,8 @@ static int ukl_vnic_poll(struct napi_struct *napi, int budget)
 }
 
 /* POSTED_INTR_WAKEUP_VECTOR's handler, hardirq context on vnic_ipi_cpu: the unikernel
- * published frames while to_linux's kick was armed. */
+ * published frames while to_linux's kick was armed.
+ */
 static void ukl_vnic_ipi(void)
 {
 	struct ukl_vnic_priv *p = READ_ONCE(ukl_ipi_priv);
@@ -248,7 +252,8 @@ static enum hrtimer_restart ukl_vnic_tick(struct hrtimer *t)
 
 	/* a racy look at rx_cons (NAPI's): at worst one spurious or one late poll.
 	 * Hazard: an impossible prod schedules NAPI every period (counted there, nothing read):
-	 * bounded work, and the ring works again once the producer is sane. */
+	 * bounded work, and the ring works again once the producer is sane.
+	 */
 	if (READ_ONCE(p->ctl->to_linux.prod) != READ_ONCE(p->rx_cons))
 		napi_schedule(&p->napi);
 	if (netif_queue_stopped(dev)) {
@@ -355,7 +360,8 @@ void ukl_vnic_stop(void)
 		return;
 	if (ukl_ipi_priv) {
 		/* NULL: back to the kernel's dummy, after an RCU grace period (no handler
-		 * still running on a CPU) */
+		 * still running on a CPU)
+		 */
 		kvm_set_posted_intr_wakeup_handler(NULL);
 		ukl_ipi_priv = NULL;
 	}
