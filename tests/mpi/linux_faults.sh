@@ -214,7 +214,8 @@ mutant nobell 4 's/\*ring = __atomic_load_n\(&r->reader_sleeps, __ATOMIC_RELAXED
     mlx_ring.c
 
 # window NAME EXPECT PERL-SUBSTITUTION...: oneway (2 ranks) on mlx_net_shm.c changed so.
-# EXPECT pass: the real code must survive the widened gaps; fail: it must hang.
+# EXPECT pass: the real code must survive the widened gaps; fail: it must hang (within
+# MUTANT_TRIES runs: it hung 5 of 5 on a loaded host, passed once in make test).
 window() {
     local name=$1 want=$2 dir=$out/mutant-$1 log=$out/mutant-$1.log obj
     shift 2
@@ -223,12 +224,16 @@ window() {
         bad "$name" "no build" "$log"
         return
     fi
-    mpi/bin/ukmpirun -n 2 --timeout $MUTANT_TIMEOUT "$dir/oneway" >"$log" 2>&1
-    local rc=$?
+    local rc try
+    for ((try = 1; try <= MUTANT_TRIES; try++)); do # a mutant: until it fails
+        mpi/bin/ukmpirun -n 2 --timeout $MUTANT_TIMEOUT "$dir/oneway" >"$log" 2>&1
+        rc=$?
+        [ "$want" = fail ] && [ $rc = 0 ] || break
+    done
     if [ "$want" = pass ] && [ $rc = 0 ] && grep -q "^oneway: ok" "$log"; then
         ok "$name ($(grep '^oneway: ok' "$log" | cut -c13-), sender ${GAP_US} us in its gap, receiver ${SLOW_US} us per chunk)"
     elif [ "$want" = fail ] && [ $rc != 0 ]; then
-        ok "mutant.$name fails ($(grep '^ukmpirun:' "$log" | tail -n1 | cut -c11-90))"
+        ok "mutant.$name fails (run $try: $(grep '^ukmpirun:' "$log" | tail -n1 | cut -c11-90))"
     else
         bad "$name" "exit $rc, expected to $want" "$log"
     fi

@@ -16,7 +16,7 @@
 
 #define BIG       (4 << 20)  /* bytes: four rings' worth (mlx_ring.h), rendezvous */
 #define SMALL     64         /* eager sends per round, behind the big one */
-#define EAGER     (16 << 10) /* bytes of each: eager (mpi/core/mpe_internal.h) */
+#define EAGER     (32 << 10) /* bytes of each: the largest eager (mpi/core/mpe_internal.h) */
 #define ROUNDS    8
 #define TAG_BIG   3
 #define TAG_SMALL 4
