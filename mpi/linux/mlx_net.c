@@ -306,7 +306,7 @@ static void *net_thread(void *arg)
         if (!shm)
             timeout = -1;
         else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
-            timeout = mlx_shm_sleep() ? -1 : 0;
+            timeout = mlx_shm_sleep();
         int kt = mlx_kacc_retry_ms(); /* graphs kacc refused for now: retried below */
         if (kt >= 0 && (timeout < 0 || timeout > kt))
             timeout = kt;
