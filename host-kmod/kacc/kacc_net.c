@@ -25,8 +25,8 @@
  *         message k even when another RECV of the graph has the same envelope. Both ends
  *         must cut alike: their o2g files have the same eager limit (mlx_kacc.c's job).
  *         Hazard: pieces that arrive before their RECV fill o2g's dump area; a full dump
- *         area stops reading the connection until the process's next o2g ioctl (o2g
- *         resumes stalled reads only there), not when kacc's RECV takes a piece.
+ *         area stops reading the connection until a RECV takes a piece (on a connection
+ *         attached with O2G_ATTACH_KFREE, o2g frees its record and resumes the reads).
  * Completions (hook, worker) do not take the graph's lock: o2g calls the hook under its
  * own lock, which kacc_step holds inside the graph's (o2g_kpost). They set the status, put
  * the xfer on the graph's done list and make an event (kacc_event: tasklet, IPI or
@@ -137,7 +137,8 @@ static int kacc_send_some(struct kacc_conn *c, struct kacc_xfer *x)
 		struct kvec v[2];
 		int nv = 0, r;
 
-		kacc_send_hdr(x, plen);
+		if (!at) /* a piece begins: its header (kept while it is written) */
+			kacc_send_hdr(x, plen);
 		if (at < MPE_WIRE_HDR) {
 			v[nv].iov_base = x->hdr + at;
 			v[nv++].iov_len = MPE_WIRE_HDR - at;

@@ -78,8 +78,7 @@ static bool ukl_ipi_allowed(void)
 	 * (and only where VMX is) and would take it from us, or we from it.
 	 */
 	if (boot_cpu_has(X86_FEATURE_VMX)) {
-		pr_warn("ukload: vnic_ipi refused: VMX here, kvm_intel may take the vector; "
-			"polling\n");
+		pr_warn("ukload: vnic_ipi refused: kvm_intel may own the vector (VMX)\n");
 		return false;
 	}
 	if (ukl_ipi_cpu >= nr_cpu_ids || !cpu_online(ukl_ipi_cpu)) {

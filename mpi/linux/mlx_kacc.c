@@ -121,12 +121,13 @@ static const struct mpe_cadoff cadoff;
 static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mpe_cad **pend;
 static size_t pend_head, npend, pend_cap;
-static int pend_errno;         /* the last refusal's (EBUSY, ENOMEM) */
-static uint64_t pend_stuck_ns; /* since when refused with none of ours running, or 0 */
-#define MLX_KACC_PEND 16       /* first size of pend, grown by doubling */
-static int refuse_test;        /* UKMPI_KACC_REFUSE names this node */
-static int refuse_all;         /* ... ":always": every offer, as RLIMIT_MEMLOCK could */
-static unsigned offers;        /* graphs offered, for refuse_test */
+static int pend_errno;              /* the last refusal's (EBUSY, ENOMEM) */
+static uint64_t pend_stuck_ns;      /* since when refused with none of ours running, or 0 */
+#define MLX_KACC_PEND    16         /* first size of pend, grown by doubling */
+#define MLX_KACC_WAITING UINT32_MAX /* a run's off_slot while it waits in pend */
+static int refuse_test;             /* UKMPI_KACC_REFUSE names this node */
+static int refuse_all;              /* ... ":always": every offer, as RLIMIT_MEMLOCK could */
+static unsigned offers;             /* graphs offered, for refuse_test */
 
 /* What the connecting node says first on a kacc connection. */
 struct hello {
@@ -370,7 +371,8 @@ static int try_issue(struct mpe_cad *c, int first)
             plat_fatal("kacc refused a collective's graph: node %d: %s", is.err_node, is.err_msg);
         plat_fatal("kacc: issue of a collective's graph: %s", strerror(errno));
     }
-    c->off_slot = is.slot;
+    /* Release: the owner's off_test finds the slot whole (c waited, MLX_KACC_WAITING). */
+    __atomic_store_n(&c->off_slot, is.slot, __ATOMIC_RELEASE);
     /* Release: the run is whole before the network thread may reap it. */
     __atomic_store_n(&slot_run[is.slot], c, __ATOMIC_RELEASE);
     return 0;
@@ -403,15 +405,18 @@ static void pend_add(struct mpe_cad *c)
     pend[(pend_head + npend++) % pend_cap] = c;
 }
 
-/* Any thread: is c still waiting for kacc? */
-static int pending(const struct mpe_cad *c)
+/* Any thread: issue the waiting graphs kacc takes now. */
+static void retry_waiting(void)
 {
     pthread_mutex_lock(&pend_lock);
-    int found = 0;
-    for (size_t i = 0; i < npend && !found; i++)
-        found = pend[(pend_head + i) % pend_cap] == c;
+    issue_pending();
     pthread_mutex_unlock(&pend_lock);
-    return found;
+}
+
+/* Task context of the owner: is c still waiting for kacc (no lock: MPI_Test's path)? */
+static int waiting(const struct mpe_cad *c)
+{
+    return __atomic_load_n(&c->off_slot, __ATOMIC_ACQUIRE) == MLX_KACC_WAITING;
 }
 
 /* Any thread: if slot's graph finished, complete its run (once: whoever takes it from
@@ -435,9 +440,7 @@ static int reap(uint32_t slot)
     if (run != KACC_Q_DONE || err)
         mpe_err = err <= -KACC_EXFER ? MPE_EPEER : MPE_EINVAL;
     mpe_cad_offload_done(c, mpe_err);
-    pthread_mutex_lock(&pend_lock); /* a slot and its pinned pages are free again */
-    issue_pending();
-    pthread_mutex_unlock(&pend_lock);
+    retry_waiting(); /* a slot and its pinned pages are free again */
     return 1;
 }
 
@@ -451,8 +454,10 @@ static int off_issue(struct mpe_cad *c)
     pthread_mutex_lock(&pend_lock);
     issue_pending();
     /* behind the graphs still waiting: o2g matches RECVs in posting order */
-    if (npend || try_issue(c, 1) != 0)
+    if (npend || try_issue(c, 1) != 0) {
+        __atomic_store_n(&c->off_slot, MLX_KACC_WAITING, __ATOMIC_RELAXED);
         pend_add(c);
+    }
     pthread_mutex_unlock(&pend_lock);
     return 0;
 }
@@ -461,11 +466,9 @@ static int off_issue(struct mpe_cad *c)
  * node kacc offers for c, or -1. */
 static int off_test(struct mpe_cad *c)
 {
-    if (pending(c)) {
-        pthread_mutex_lock(&pend_lock);
-        issue_pending();
-        pthread_mutex_unlock(&pend_lock);
-        if (pending(c)) {
+    if (waiting(c)) {
+        retry_waiting();
+        if (waiting(c)) {
             plat_wake(plat_task()); /* MPI_Wait polls: nothing else may issue it */
             return -1;
         }

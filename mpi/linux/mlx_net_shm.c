@@ -20,9 +20,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#define MLX_SHM_CHUNK                                                                              \
-    65536                      /* ring bytes published or consumed at once: pipelines a
-                              * large message through the ring */
+/* ring bytes published or consumed at once: pipelines a large message through the ring */
+#define MLX_SHM_CHUNK       65536
 #define MLX_BELL_BYTES      64 /* doorbell bytes read at once */
 #define MLX_SHM_BACKSTOP_MS 1  /* longest sleep while a send waits for room (mlx_shm_sleep) */
 

@@ -201,9 +201,8 @@ int mlx_o2g_fd(void)
 
 /* Network thread: entry e of a kacc connection. Its UNEXP notices are left alone: the
  * message stays in o2g's unexpected queue for kacc's RECV, whose post frees its record
- * (O2G_ATTACH_KFREE). Its
- * end is kacc's business (its SENDs and RECVs on it fail). Anything else is a peer that
- * does not speak kacc's messages on it. */
+ * (O2G_ATTACH_KFREE). Its end is kacc's business (its SENDs and RECVs on it fail).
+ * Anything else is a peer that does not speak kacc's messages on it. */
 static void kacc_entry(const struct o2g_cqe *e)
 {
     if (e->kind != O2G_CQE_UNEXP && e->kind != O2G_CQE_CONN)
