@@ -63,7 +63,9 @@ BEFORE = {'dmesg': ['kacc/status']}
 # in MPI_Wait not woken for a user op kacc offers.
 KACC = 'mpi/linux/mlx_kacc.c'
 MPI = {
- 'runrefused': ('refuse', KACC, '    if (npend || try_issue(c, 1) != 0)\n        pend_add(c);',
+ 'runrefused': ('refuse', KACC, '    if (npend || try_issue(c, 1) != 0) {\n'
+                '        __atomic_store_n(&c->off_slot, MLX_KACC_WAITING, __ATOMIC_RELAXED);\n'
+                '        pend_add(c);\n    }',
                 '    if (npend || try_issue(c, 1) != 0) {\n        pthread_mutex_unlock(&pend_lock);'
                 '\n        return -1;\n    }'),
  'uopinlib': ('uop', KACC, '    for (uint32_t i = 0; i < g->nnodes; i++) {\n        /* Hazard',
