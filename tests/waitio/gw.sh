@@ -69,6 +69,10 @@ mpirun_flags=(--oversubscribe --bind-to none)
 PP=$B/waitio/test/pingpong
 PP_MAX=$((16 << 20)) # the largest message, both ways across the gateway
 JOB_S=90
+# waitio_init's start-up limit (s): PB 0's mpirun once took over the default 10 s to
+# bring up the master on a loaded host, and PB 1 gave up (a failure of the test's timing,
+# not of the gateway)
+PP_INIT_S=60
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -91,11 +95,11 @@ real_pbs() {
     # PB 1 starts first, so that its REGISTER usually reaches the gateway before the
     # master listens (the gateway must keep trying, as rank 0 itself would).
     WAITIO_PBID=1 WAITIO_MASTER_HOST=$gpriv WAITIO_MASTER_PORT=$gport timeout -k 5 $JOB_S \
-        mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" >"$log.pb1" 2>&1 &
+        mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" "$PP_INIT_S" >"$log.pb1" 2>&1 &
     p1=$!
     sleep 1
     WAITIO_PBID=0 WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$mport timeout -k 5 $JOB_S \
-        mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" >"$log.pb0" 2>&1
+        mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" "$PP_INIT_S" >"$log.pb0" 2>&1
     rc0=$?
     wait $p1
     rc1=$?
