@@ -298,6 +298,12 @@ void mpe_cad_flush_cpu(int me, int from_irq)
     }
 }
 
+/* Any context; see mpe_transport.h. */
+int mpe_cad_due(void)
+{
+    return !lf_empty(&mpe_kicks[plat_cpu()]);
+}
+
 /* Safe point on this CPU: see mpe_transport.h. */
 void mpe_cad_flush(int from_irq)
 {

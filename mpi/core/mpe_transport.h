@@ -53,6 +53,11 @@ void mpe_net_failed(struct mpe_conn *c, const char *why);
  * context inside the engine does it by itself. Progresses the CAD graphs kicked to this
  * CPU (mpe_cad.c); from_irq = 1 from interrupt context. */
 void mpe_cad_flush(int from_irq);
+/* Any context: 1 if CAD graphs kicked to this CPU wait for its next safe point. A
+ * platform's network interrupt ends its batch of frames early for them: its tail runs
+ * them, or, if the interrupted task is inside the engine, that task's mpe_leave does once
+ * the interrupt returns. A stale answer only moves them to the end of the batch. */
+int mpe_cad_due(void);
 
 /* IMPI (mpe_impi.h): MPI_COMM_WORLD shared with other IMPI clients, after
  * mpe_node_set_clients. The platform runs the client start-up and the host "dance" (spec

@@ -8,8 +8,9 @@
 #         inter: 2 VMs x 1 vCPU on qemu/uknodes' hub, TCP.
 # Prints a table of ping-pong half round trips and bandwidths (ratio = ours / Open MPI), our
 # figures against the floors measured in the same run (issue 16: a flag ping-pong between
-# the two ranks' CPUs without MPI and a 1 MiB memcpy, both from the same job, mpibench's
-# `limits` mode; a raw frame echo between two of our nodes without a protocol stack,
+# the two ranks' CPUs without MPI, a 1 MiB memcpy, and the flag ping-pong with a 1 MiB copy
+# into the other CPU's buffer in each turn (one copy, as ours, of bytes the other CPU wrote),
+# all from the same job, mpibench's `limits` mode; a raw frame echo between two of our nodes without a protocol stack,
 # tests/uk/l2_echo.c), and the waitcpu lines (CPU time a rank burns in MPI_Wait for a
 # message 100 ms away) of both.
 # A side that cannot be built or run says so on a line of its own; nothing is made up.
@@ -155,6 +156,8 @@ floor "intra 8 B" us ours-intra "pingpong bytes=8 " half_rtt_us ours-intra "limi
     half_rtt_us "the same"
 floor "intra 1 MiB" MB/s ours-intra "pingpong bytes=1048576 " MBps ours-intra "limit memcpy " \
     MBps "1 MiB memcpy in the same guest"
+floor "intra 1 MiB" MB/s ours-intra "pingpong bytes=1048576 " MBps ours-intra "limit copypp " \
+    MBps "the flag ping-pong, each turn copying 1 MiB into the other CPU's buffer, no MPI"
 floor "inter 0 B" us ours-inter "pingpong bytes=0 " half_rtt_us ours-l2 "limit l2echo " \
     l2_half_rtt_us "raw frame echo, driver to driver, same NIC/hub/netdev"
 # What the steps of a message cost in the same guest (limits.c): with pathcost.bench.sh's
@@ -177,13 +180,13 @@ for sz in 0 8 1024 65536 1048576; do
     series_row mpi-latency "$(label "$sz")" "$(pick ours-intra "$p" half_rtt_us)" "$(pick ompi-intra "$p" half_rtt_us)" \
         "$(pick ours-inter "$p" half_rtt_us)" "$(pick ompi-inter "$p" half_rtt_us)" "$fi" "$fo"
 done
-series_new mpi-bandwidth "MPI ping-pong bandwidth: ours vs Open MPI, and memcpy" MB/s 1 \
-    ours-intra ompi-1vm ours-inter ompi-2vm memcpy
+series_new mpi-bandwidth "MPI ping-pong bandwidth: ours vs Open MPI, and the copy floors" MB/s 1 \
+    ours-intra ompi-1vm ours-inter ompi-2vm memcpy copy-ping-pong
 for sz in 65536 1048576; do
-    p="pingpong bytes=$sz " m=
-    [ "$sz" != 1048576 ] || m=$(pick ours-intra "limit memcpy " MBps)
+    p="pingpong bytes=$sz " m= c=
+    [ "$sz" != 1048576 ] || m=$(pick ours-intra "limit memcpy " MBps) c=$(pick ours-intra "limit copypp " MBps)
     series_row mpi-bandwidth "$(label "$sz")" "$(pick ours-intra "$p" MBps)" "$(pick ompi-intra "$p" MBps)" \
-        "$(pick ours-inter "$p" MBps)" "$(pick ompi-inter "$p" MBps)" "$m"
+        "$(pick ours-inter "$p" MBps)" "$(pick ompi-inter "$p" MBps)" "$m" "$c"
 done
 echo "# waitcpu: rank 1 waits in MPI_Wait for a message rank 0 sends after 100 ms: wall and"
 echo "# process CPU time of the wait (medians); cpu_pct ~100: busy polling, ~0: blocked"

@@ -25,14 +25,19 @@
 # configurations NxC: N nodes/VMs x C CPUs, a rank per CPU (intra = 1x2, inter = 2x1 as in
 # mpi.bench.sh); NBCB_ALGS (tree pipeline); NBCB_PROGRESS (auto ipi poll; local exists
 # too); NBCB_CHUNK (16384, libnbc's segment; empty: the library's default); NBCB_TIMEOUT
-# (120) seconds per job (a job that fails is not run again for that side and configuration).
-# Default: 16 jobs, about 8 minutes once our side runs. Logs go to $B/bench/nbc/.
+# (120) seconds per job (a job that fails is not run again for that side and configuration);
+# NBCB_LATCONFIGS ("2x1:2") configurations NxC:R of R ranks per CPU that run only the
+# progress latency (table 3) of ours, chain: 2x1:2 is issue 16's "vCPUs do not outnumber
+# host cores" on a 2-core host, 4 ranks so that a chain has forwarding hops (with a rank
+# per CPU, 2x1's chain has none), each node's CPU shared by its two ranks.
+# Default: 19 jobs, about 3 minutes on a quiet 2-core host. Logs go to $B/bench/nbc/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
 out=$B/bench/nbc
 REPS=${NBCB_REPS:-5}
 CONFIGS=${NBCB_CONFIGS:-2x2 inter}
+LATCONFIGS=${NBCB_LATCONFIGS-2x1:2}
 ALGS=${NBCB_ALGS:-tree pipeline}
 PROGRESS=${NBCB_PROGRESS:-auto ipi poll}
 CHUNK=${NBCB_CHUNK-16384}
@@ -43,8 +48,9 @@ args=(-r "$REPS" bcasttime overlap cadlat)
 lines='(# mpibench|# nbc|# overlap|# bcasttime|# cadlat|overlap |bcasttime |cadstats |cadlat )'
 t_start=$(date +%s)
 mkdir -p "$out"
-nodes_of() { case $1 in intra) echo 1 ;; inter) echo 2 ;; *) echo "${1%x*}" ;; esac; }
-cpus_of() { case $1 in intra) echo 2 ;; inter) echo 1 ;; *) echo "${1#*x}" ;; esac; }
+nodes_of() { case $1 in intra) echo 1 ;; inter) echo 2 ;; *) echo "${1%%x*}" ;; esac; }
+cpus_of() { case $1 in intra) echo 2 ;; inter) echo 1 ;; *) local c=${1#*x}; echo "${c%:*}" ;; esac; }
+ranks_of() { case $1 in *:*) echo "${1#*:}" ;; *) echo 1 ;; esac; } # per CPU
 # First line of a log that says what went wrong.
 why() { grep -m1 -iE 'not implemented|abort|error|fatal|not found|undefined|missing|failed|timeout' "$1" | cut -c1-150 || true; }
 note() { echo "$*" >>"$out/notes"; }
@@ -60,16 +66,17 @@ job_failed() { # side cfg rc log
     failed+="$1-$2 "
 }
 run_ours() { # cfg alg progress run: alg "any" and progress "p2p" for a build without MPI_Ibcast
-    local n c e=() f=$out/ours-$3-$1-$2.$4 rc=0
-    n=$(nodes_of "$1") c=$(cpus_of "$1")
+    local n c r e=() f=$out/ours-$3-$1-$2.$4 rc=0 m=("${args[@]}")
+    n=$(nodes_of "$1") c=$(cpus_of "$1") r=$(ranks_of "$1")
+    [[ $1 != *:* ]] || m=(-r "$REPS" cadlat) # a latency configuration
     [ "$3" = p2p ] || e+=(--env "UKMPI_CAD_PROGRESS=$3")
     case $2 in
     tree) e+=(--env UKMPI_COLL_BCAST=binomial) ;;
     pipeline) e+=(--env UKMPI_COLL_BCAST=chain)
         [ -z "$CHUNK" ] || e+=(--env "UKMPI_COLL_CHUNK=$CHUNK") ;;
     esac
-    timeout $((TIMEOUT + 60)) qemu/ukrun -n $((n * c)) --nodes "$n" --smp "$c" --timeout "$TIMEOUT" \
-        "${e[@]}" "$ours" "${args[@]}" >"$f.log" 2>&1 || rc=$?
+    timeout $((TIMEOUT + 60)) qemu/ukrun -n $((n * c * r)) --nodes "$n" --smp "$c" --timeout "$TIMEOUT" \
+        "${e[@]}" "$ours" "${m[@]}" >"$f.log" 2>&1 || rc=$?
     sed -n -E "s/^(\[n[0-9]+\] )?(\[0\] )?($lines.*)/\3/p" "$f.log" >"$f.txt"
     [ $rc = 0 ] || job_failed "ours-$3" "$1" $rc "$f.log"
 }
@@ -129,6 +136,12 @@ measure() {
                     *) run_ours "$cfg" "$alg" "${s#ours-}" "$r" ;;
                     esac
                 done
+            done
+        done
+        for cfg in $LATCONFIGS; do
+            for s in "${sides[@]}"; do
+                [[ $s == ours-p2p || $s == ompi || $failed == *" $s-$cfg "* ]] ||
+                    run_ours "$cfg" pipeline "${s#ours-}" "$r"
             done
         done
     done
@@ -322,11 +335,12 @@ done
 echo "## 3. ours: interrupt-driven progress latency in the pipeline (chain) jobs: NIC interrupt entry ->"
 echo "##    the SEND that the RECV completed there started (MPIX_Cad_latency), per non-root rank and over"
 echo "##    all of them; 1 MiB Ibcasts overlapped with 4x4 multiplies. comm world: ranks in node blocks;"
-echo "##    interleaved: nodes alternate along the chain (every hop crosses nodes)"
+echo "##    interleaved: nodes alternate along the chain (every hop crosses nodes). NxC:R: R ranks per"
+echo "##    CPU, only this table (a node's ranks share its CPU: the interrupt lands on the CPU of both)"
 fmt3='%-5s %-10s %-11s %-6s %7s %11s %11s %9s %9s\n'
 # shellcheck disable=SC2059
 printf "$fmt3" "# cfg" side comm rank samples med_cycles p99_cycles med_us p99_us
-for cfg in $CONFIGS; do
+for cfg in $CONFIGS $LATCONFIGS; do
     for s in "${allsides[@]}"; do
         [ "$s" = ompi ] && continue
         grep -h -m1 '^# cadlat .*order=' "$out/$s-$cfg-pipeline".*.txt 2>/dev/null | head -n1 |

@@ -14,7 +14,8 @@ struct vnet_stats {
     uint64_t rx_dropped[VNET_DROP_NKINDS]; /* by verdict; [0] unused */
     uint64_t rx_nomem;                     /* the consumer had no buffer (pool empty) */
     uint64_t tx_ring_full;                 /* sends refused: no TX descriptor freed in time */
-    uint64_t irqs, rx_rounds_over_budget, bad_used;
+    uint64_t irqs; /* vnet_rx_service() calls: an interrupt's batch makes one or more */
+    uint64_t rx_rounds_over_budget, bad_used;
     uint64_t kicks; /* RX vector interrupts acknowledged (ukvnic: Linux's IPIs, self-IPIs) */
 };
 

@@ -317,7 +317,7 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
     job_node = n;
     job_nodes = nodes;
     irq_register(VEC_IPI_CAD, on_cad_ipi);
-    net_set_rx_tail(cad_flush_irq);
+    net_set_rx_tail(cad_flush_irq, mpe_cad_due);
     if (nodes > 1) {
         if (!net_up()) {
             kprintf("mpi: node %d: a job on %d nodes needs the network\n", node, nodes);

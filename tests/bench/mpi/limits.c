@@ -8,6 +8,10 @@
  *            it prints "n/a".
  *   memcpy   rank A copies MAXMSG bytes between two private buffers: the floor of a large
  *            same-node message (one copy).
+ *   copypp   the flag ping-pong where each turn first copies MAXMSG bytes from its rank's
+ *            buffer into the other rank's, as a one-copy MPI ping-pong does: the same copy,
+ *            but of bytes the other CPU wrote last, into bytes the other CPU read last
+ *            (what the host's caches make of that is part of the floor). -DMPIBENCH_SAS.
  *
  *   cost     what the steps of a message cost on this machine, rank A alone: an empty
  *            loop iteration, a function call through a pointer (under QEMU's TCG each
@@ -20,6 +24,7 @@
  * like with like. Rank 0 prints
  *   limit flagpp iters=N half_rtt_us=X min_us=Y          (or: limit flagpp n/a)
  *   limit memcpy bytes=N iters=N us=X MBps=Y
+ *   limit copypp bytes=N iters=N half_rtt_us=X MBps=Y    (only with -DMPIBENCH_SAS)
  *   limit cost loop_ns=W call_ns=X atomic_ns=Y fence_ns=Z
  */
 #include "mpibench.h"
@@ -65,27 +70,33 @@ static double cost_of(int kind)
 
 #ifdef MPIBENCH_SAS
 /* Collective over MPI_COMM_WORLD (A and B measure, the others wait at the barrier):
- * median and minimum half round trip of `it` flag exchanges into res[0..1] at A. The
- * flags live in A's heap; B reaches them through the address space the ranks share.
- * Memory order: each side publishes its flag with a release store and waits for the
- * other's with acquire loads; a store followed by the load of the other flag may be
- * reordered, which only delays when the store is seen: each side waits for an answer to
- * its own store, so no exchange can be skipped or counted twice. */
-static void flagpp(int it, int warm, int a, int b, double *t, double *res)
+ * median and minimum half round trip of `it` flag exchanges into res[0..1] at A, each
+ * turn first copying `bytes` (0: none) from its rank's buf into the other rank's. The
+ * flags live in A's heap; B reaches them, and A's buf, through the address space the
+ * ranks share.
+ * Memory order: each side publishes its flag with a release store (after its copy) and
+ * waits for the other's with acquire loads (before its copy overwrites what the other
+ * read); a store followed by the load of the other flag may be reordered, which only
+ * delays when the store is seen: each side waits for an answer to its own store, so no
+ * exchange can be skipped or counted twice. */
+static void flagpp(int it, int warm, int a, int b, size_t bytes, double *t, double *res)
 {
-    uint64_t addr = 0;
+    uint64_t addr = 0, abuf = (uintptr_t)buf, bbuf = (uintptr_t)buf;
     char *mem = NULL;
     if (rank == a) {
         mem = calloc(4, FLAG_LINE); /* two lines, aligned by hand */
         addr = ((uintptr_t)mem + FLAG_LINE - 1) & ~(uintptr_t)(FLAG_LINE - 1);
     }
     MPI_Bcast(&addr, sizeof addr, MPI_BYTE, a, MPI_COMM_WORLD);
+    MPI_Bcast(&abuf, sizeof abuf, MPI_BYTE, a, MPI_COMM_WORLD);
+    MPI_Bcast(&bbuf, sizeof bbuf, MPI_BYTE, b, MPI_COMM_WORLD);
     uint64_t *ping = (uint64_t *)(uintptr_t)addr, *pong = ping + FLAG_LINE / sizeof *ping;
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = -warm; i < it; i++) {
         uint64_t seq = (uint64_t)(i + warm + 1);
         if (rank == a) {
             double t0 = MPI_Wtime();
+            memcpy((char *)(uintptr_t)bbuf, buf, bytes);
             __atomic_store_n(ping, seq, __ATOMIC_RELEASE);
             while (__atomic_load_n(pong, __ATOMIC_ACQUIRE) != seq)
                 ;
@@ -94,6 +105,7 @@ static void flagpp(int it, int warm, int a, int b, double *t, double *res)
         } else if (rank == b) {
             while (__atomic_load_n(ping, __ATOMIC_ACQUIRE) != seq)
                 ;
+            memcpy((char *)(uintptr_t)abuf, buf, bytes);
             __atomic_store_n(pong, seq, __ATOMIC_RELEASE);
         }
     }
@@ -112,7 +124,7 @@ void bench_limits(int iters, int a, int b)
     int it = iters < 10 ? 10 : iters, warm = it / 10 < 200 ? 200 : it / 10;
     double *t = malloc(sizeof(double) * (size_t)it), res[2] = {0, 0};
 #ifdef MPIBENCH_SAS
-    flagpp(it, warm, a, b, t, res);
+    flagpp(it, warm, a, b, 0, t, res);
     to_rank0(res, 2, a);
     if (rank == 0)
         printf("limit flagpp iters=%d half_rtt_us=%.3f min_us=%.3f\n", it, res[0], res[1]);
@@ -142,6 +154,13 @@ void bench_limits(int iters, int a, int b)
     if (rank == 0)
         printf("limit memcpy bytes=%d iters=%d us=%.2f MBps=%.1f\n", MAXMSG, cit, res[0],
                MAXMSG / res[0]);
+#ifdef MPIBENCH_SAS
+    flagpp(cit, 2, a, b, MAXMSG, t, res);
+    to_rank0(res, 2, a);
+    if (rank == 0)
+        printf("limit copypp bytes=%d iters=%d half_rtt_us=%.2f MBps=%.1f\n", MAXMSG, cit, res[0],
+               MAXMSG / res[0]);
+#endif
     double c[COST_N] = {0};
     if (rank == a)
         for (int k = 0; k < COST_N; k++)

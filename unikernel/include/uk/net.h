@@ -60,8 +60,12 @@ uint64_t net_rx_irq_entry_take(void);
 uint64_t net_rx_irq_entry(void);
 /* Boot or task context: fn runs at the end of every NIC interrupt and timer tick that
  * served the network, in interrupt context after lwIP's lock is released (the MPI engine
- * progresses collectives there). One hook; NULL removes it. */
-void net_set_rx_tail(void (*fn)(void));
+ * progresses collectives there). `due`, if not NULL, is asked between slices of an
+ * interrupt's frames (interrupt context, lwIP's lock held: it must not take it); 1 ends
+ * the batch there, fn runs at once and the rest of the frames follow by self-IPI, so that
+ * what a frame made ready waits for no more frames than those before it. One hook; NULL
+ * removes it. */
+void net_set_rx_tail(void (*fn)(void), int (*due)(void));
 
 /* Frames below lwIP, for what must not pay for a protocol stack (the raw frame echo that
  * is the floor of cross-node latency in `make bench`: tests/uk/l2_echo.c). The hook sees
