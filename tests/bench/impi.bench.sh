@@ -16,7 +16,7 @@ ITERS=${ITERS:-2000}
 
 row() { # name value baseline unit baseline-name (the format of tests/bench/run.sh)
     awk -v n="$1" -v v="$2" -v b="$3" -v u="$4" -v bn="$5" \
-        'BEGIN { printf "%-34s %12s %12s %-7s %8s   (baseline: %s)\n", n, v, b, u, (b > 0 ? sprintf("%.2f", v / b) : "-"), bn }'
+        'BEGIN { printf "%-34s %12s %12s %-7s %8s   (baseline: %s)\n", n, v, b, u, (b ~ /^[0-9.]+$/ && b > 0 && v ~ /^-?[0-9.]+$/ ? sprintf("%.2f", v / b) : "-"), bn }'
 }
 
 impi_setup
@@ -42,7 +42,9 @@ for path in "direct direct" "relay direct" "relay relay"; do
     bench_job "pp-$1-$2" 1 "$1" "$2" fake "pingpong:$((ITERS * 5))"
     pp[$1-$2]=$(sed -n 's/^pp_lat_us //p' "$WORK/log/pp-$1-$2.out")
 done
-perhop() { awk -v a="$2" -v b="$3" -v d="$1" 'BEGIN { printf "%.2f", ((a - d) + (b - d) / 2) / 2 }'; }
+# Added latency per relay hop; "-" when the direct path measured slower than a relayed one
+# (LAM's impid noise can do that: the difference is then no hop's cost).
+perhop() { awk -v a="$2" -v b="$3" -v d="$1" 'BEGIN { h = ((a - d) + (b - d) / 2) / 2; if (h < 0) print "-"; else printf "%.2f", h }'; }
 d=${lat[direct-direct]:-0} r1=${lat[relay-direct]:-0} r2=${lat[relay-relay]:-0}
 row "impi: LAM latency direct (server)" "$d" "$d" us "direct"
 row "impi: LAM latency via 1 relay" "$r1" "$d" us "direct"
@@ -70,6 +72,6 @@ LAM_TIMEOUT=60 bench_job a2a-0 2 direct direct a2a 2 1048576 4
 t0=$(sed -n 's/^a2a_MBps //p' "$WORK/log/a2a-0.out")
 t1=$(sed -n 's/^a2a_MBps //p' "$WORK/log/a2a-1.out")
 t2=$(sed -n 's/^a2a_MBps //p' "$WORK/log/a2a-2.out")
-row "impi: all-to-all 2+2, 1 trunk" "${t1:-0}" "${t0:-0}" MB/s "direct"
+row "impi: all-to-all 2+2, 1 trunk" "${t1:-0}" "${t0:--}" MB/s "direct (-: it hung)"
 row "impi: all-to-all 2+2, 2 trunks" "${t2:-0}" "${t1:-0}" MB/s "1 trunk"
 exit 0
