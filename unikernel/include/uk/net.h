@@ -63,8 +63,8 @@ uint64_t net_rx_irq_entry(void);
  * progresses collectives there). `due`, if not NULL, is asked between slices of an
  * interrupt's frames (interrupt context, lwIP's lock held: it must not take it); 1 ends
  * the batch there, fn runs at once and the rest of the frames follow by self-IPI, so that
- * what a frame made ready waits for no more frames than those before it. One hook; NULL
- * removes it. */
+ * what a frame made ready waits for a few frames after it, not a whole batch. One hook;
+ * NULL removes it. */
 void net_set_rx_tail(void (*fn)(void), int (*due)(void));
 
 /* Frames below lwIP, for what must not pay for a protocol stack (the raw frame echo that
