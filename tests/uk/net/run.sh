@@ -17,6 +17,8 @@
 #                1 MiB exchange: every one is dropped and counted, the data is intact
 #   raw_frames   2 nodes (test=l2_echo): 1000 frames below lwIP (net_set_frame_hook),
 #                each echoed by node 1 in its NIC interrupt; none lost
+#   vcpu_nice    the same job, watched from outside: each QEMU's vCPU thread runs
+#                uknodes' --vcpu-nice (10) levels below its main (I/O) thread
 #   tap_linux    2 nodes whose hub has a TAP port (uknodes --tap, --netns) in a network
 #                namespace this test makes: a Linux process there (tap_peer.py) sends 1 MiB
 #                over TCP to each node (test=net_tap, tests/uk/net_tap.c) and checks the
@@ -115,6 +117,41 @@ fi
 if want raw_frames; then
     run raw_frames --nodes 2 --timeout 120 --append "test=l2_echo" "$img"
     check raw_frames "$log" "$rc" 0 "expect:\[n0\] bench: l2_half_rtt_us=[0-9.]+ .*pings=1000 lost=0" \
+        "count:2:ktest l2_echo: exit 0" "reject:$crash"
+fi
+
+# uknodes lowers each QEMU's vCPU threads below its I/O thread (--vcpu-nice): read both
+# threads' nice values in /proc while the raw echo runs.
+nice_of() { # TID -> its nice value (field 19 of /proc/TID/stat; the name may hold spaces)
+    local s
+    s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    set -- ${s##*) }
+    echo "${17}"
+}
+if want vcpu_nice; then
+    log=$logdir/vcpu_nice.log d=$(mktemp -d)
+    qemu/uknodes --nodes 2 --timeout 120 --keep "$d" --append "test=l2_echo" "$img" >"$log.job" 2>&1 &
+    job=$! seen= main=$(nice) vcpu=$(($(nice) + 10))
+    [ "$vcpu" -le 19 ] || vcpu=19
+    want_seen="n0 vcpu=$vcpu n0 main=$main n1 vcpu=$vcpu n1 main=$main"
+    for _ in $(seq 200); do
+        seen=
+        for i in 0 1; do
+            p=$(cat "$d/n$i.pid" 2>/dev/null) || continue
+            for t in /proc/"$p"/task/*; do
+                c=$(cat "$t/comm" 2>/dev/null) || continue
+                [[ $c == *TCG ]] && seen+=" n$i vcpu=$(nice_of "${t##*/}")"
+            done
+            seen+=" n$i main=$(nice_of "$p")"
+        done
+        [ "${seen# }" = "$want_seen" ] && break
+        sleep 0.05
+    done
+    echo "threads:$seen" >"$log"
+    wait "$job"
+    rc=$?
+    cat "$log.job" >>"$log" && rm -rf "$log.job" "$d"
+    check vcpu_nice "$log" "$rc" 0 "expect:^threads: $want_seen$" \
         "count:2:ktest l2_echo: exit 0" "reject:$crash"
 fi
 
