@@ -10,20 +10,17 @@
 
 const struct mpe_ops *mpi_engine;
 static int initialized, finalized;
-/* How long a wait polls before it sleeps (UKMPI_SPIN_NS, default 200 us). Sleeping costs
+/* How long a wait polls before it sleeps (UKMPI_SPIN_NS, default 50 us). Sleeping costs
  * the waker an IPI and us a halt/resume (~15 us each under TCG, a few us on hardware);
- * a peer that answers within the window is seen without either. 200 us covers a
- * cross-node round trip under TCG (about 100-120 us; on hardware a few us), and is short
- * enough that a long wait still costs almost no CPU (issue 5's 100 ms wait benchmark:
- * 0.2 %). Under QEMU the window only pays because qemu/uknodes runs the vCPU threads
- * below QEMU's I/O threads and the hub (--vcpu-nice): there a polling vCPU keeps its host
- * core awake for the frame's next hop and yields it at once (2 nodes on 2 host cores,
- * 0 B half round trip: 82-93 us polling 50 us at equal priority, 51-63 us polling 200 us
- * below them; 200 us at equal priority: 150-169 us, the poll holding the hop's core).
+ * a peer that answers within the window is seen without either. The window is short
+ * enough that a long wait still costs almost no CPU (issue 5's 100 ms wait benchmark).
+ * Under QEMU a longer window pays across nodes only if the vCPU threads run below QEMU's
+ * I/O threads (qemu/uknodes --vcpu-nice, tests/bench/crossnode.md); at equal priority a
+ * 200 us poll holds the host core the frame's next hop needs (0 B: 82-93 -> 150-169 us).
  * Chosen per CPU: a rank that shares its CPU with other ranks never polls (MPI_Init), as
  * the rank that would answer can only run once this one sleeps; sleeping there switches
  * to it at once, with no halt and no IPI. */
-static uint64_t spin_ns = 200000;
+static uint64_t spin_ns = 50000;
 
 /* Looks between two readings of the clock while polling. A look is one load; reading the
  * clock is an ABI call, and it and PAUSE each leave QEMU's translated code (tests/bench:

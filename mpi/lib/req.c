@@ -3,7 +3,7 @@
  * persistent requests (point-to-point here; collectives in coll_persist.c).
  *
  * Waiting spins briefly, then sleeps (mpi_idle, init.c): a rank that finds nothing
- * complete polls for UKMPI_SPIN_NS (200 us by default), then sleeps in the engine's block()
+ * complete polls for UKMPI_SPIN_NS (50 us by default), then sleeps in the engine's block()
  * (its CPU halts) until the engine completes one of its requests or a message arrives for
  * it, and looks again. MPI_Test* only look.
  */

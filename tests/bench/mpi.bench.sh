@@ -56,10 +56,13 @@ else
     ours_note="not built ($(why "$out/ukmpicc.log"); see $out/ukmpicc.log)"
 fi
 
-run_ours() { # intra|inter RUN
-    local o=(-n 2 --nodes 1 --smp 2) m=(limits) rc=0
-    [ "$1" = inter ] && o=(-n 2 --nodes 2) m=()
-    qemu/ukrun "${o[@]}" --timeout "$TIMEOUT" "$ours" "${args[@]}" "${m[@]}" \
+# interprio: inter with the host's threads ordered (tests/bench/crossnode.md): each QEMU's
+# vCPU threads 10 nice levels below its I/O thread and the hub, waits polling 200 us.
+run_ours() { # intra|inter|interprio RUN
+    local o=(-n 2 --nodes 1 --smp 2) m=(limits) rc=0 nice=0
+    [ "$1" = intra ] || o=(-n 2 --nodes 2) m=()
+    [ "$1" != interprio ] || o+=(--env UKMPI_SPIN_NS=200000) nice=10
+    UKNODES_VCPU_NICE=$nice qemu/ukrun "${o[@]}" --timeout "$TIMEOUT" "$ours" "${args[@]}" "${m[@]}" \
         >"$out/ours-$1.$2.log" 2>&1 || rc=$?
     # ukrun prefixes rank output "[rank] ", and "[nI] " with several nodes: rank 0's lines
     sed -n -E 's/^(\[n[0-9]+\] )?(\[0\] )?((# mpibench|pingpong |waitcpu |limit ).*)/\3/p' \
@@ -92,9 +95,9 @@ run_ompi() { # intra|inter RUN
 rm -f "$out/notes"
 load0=$(cut -d' ' -f1 /proc/loadavg)
 for r in $(seq "$RUNS"); do
-    for cfg in intra inter; do
+    for cfg in intra inter interprio; do
         [ -z "$ours" ] || [[ $failed == *" ours-$cfg"* ]] || run_ours "$cfg" "$r"
-        [ "$ompi" = 0 ] || [[ $failed == *" ompi-$cfg"* ]] || run_ompi "$cfg" "$r"
+        [ "$ompi" = 0 ] || [ "$cfg" = interprio ] || [[ $failed == *" ompi-$cfg"* ]] || run_ompi "$cfg" "$r"
     done
     [[ $failed == *" ours-l2"* ]] || run_l2 "$r"
 done
@@ -142,11 +145,11 @@ line "1 MiB" us "pingpong bytes=1048576 " half_rtt_us
 line "64 KiB" MB/s "pingpong bytes=65536 " MBps
 line "1 MiB" MB/s "pingpong bytes=1048576 " MBps
 # Ours against the floors of the same run (ratio = ours / floor: 1 would be the floor).
-floor() { # label unit ours-cfg prefix key floor-file floor-prefix floor-key floor-name
+floor() { # label unit ours-cfg prefix key floor-file floor-prefix floor-key floor-name [word]
     local a b
     a=$(pick "$3" "$4" "$5") b=$(pick "$6" "$7" "$8")
-    printf '%-22s %-5s %11s %11s %7s   (floor: %s)\n' "mpi: $1" "$2" "${a:--}" "${b:--}" \
-        "$(ratio "$a" "$b")" "$9"
+    printf '%-22s %-5s %11s %11s %7s   (%s: %s)\n' "mpi: $1" "$2" "${a:--}" "${b:--}" \
+        "$(ratio "$a" "$b")" "${10:-floor}" "$9"
 }
 echo "# floors, same run: ours (median) against what no library can beat here"
 printf '%-22s %-5s %11s %11s %7s\n' "# figure" unit ours floor ratio
@@ -160,6 +163,17 @@ floor "intra 1 MiB" MB/s ours-intra "pingpong bytes=1048576 " MBps ours-intra "l
     MBps "the flag ping-pong, each turn copying 1 MiB into the other CPU's buffer, no MPI"
 floor "inter 0 B" us ours-inter "pingpong bytes=0 " half_rtt_us ours-l2 "limit l2echo " \
     l2_half_rtt_us "raw frame echo, driver to driver, same NIC/hub/netdev"
+echo "# inter, the host's threads ordered: each QEMU's vCPU threads 10 nice levels below its I/O"
+echo "# thread and the hub (uknodes --vcpu-nice 10), waits polling 200 us; not the default, it"
+echo "# slows streams (tests/bench/crossnode.md). ratio = this / the figure named"
+floor "inter 0 B" us ours-interprio "pingpong bytes=0 " half_rtt_us ours-inter "pingpong bytes=0 " \
+    half_rtt_us "ours, default placement" against
+floor "inter 0 B" us ours-interprio "pingpong bytes=0 " half_rtt_us ompi-inter "pingpong bytes=0 " \
+    half_rtt_us "Open MPI TCP, default placement" against
+floor "inter 0 B" us ours-interprio "pingpong bytes=0 " half_rtt_us ours-l2 "limit l2echo " \
+    l2_half_rtt_us "raw frame echo, default placement, its answering node halting" against
+floor "inter 64 KiB" MB/s ours-interprio "pingpong bytes=65536 " MBps ours-inter "pingpong bytes=65536 " \
+    MBps "ours, default placement" against
 # What the steps of a message cost in the same guest (limits.c): with pathcost.bench.sh's
 # instruction and call counts, where the time between ours and the flag floor goes.
 cost=

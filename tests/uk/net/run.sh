@@ -17,8 +17,8 @@
 #                1 MiB exchange: every one is dropped and counted, the data is intact
 #   raw_frames   2 nodes (test=l2_echo): 1000 frames below lwIP (net_set_frame_hook),
 #                each echoed by node 1 in its NIC interrupt; none lost
-#   vcpu_nice    the same job, watched from outside: each QEMU's vCPU thread runs
-#                uknodes' --vcpu-nice (10) levels below its main (I/O) thread
+#   vcpu_nice    the same job with --vcpu-nice 10, watched from outside: each QEMU's
+#                vCPU thread runs 10 nice levels below its main (I/O) thread
 #   tap_linux    2 nodes whose hub has a TAP port (uknodes --tap, --netns) in a network
 #                namespace this test makes: a Linux process there (tap_peer.py) sends 1 MiB
 #                over TCP to each node (test=net_tap, tests/uk/net_tap.c) and checks the
@@ -120,7 +120,7 @@ if want raw_frames; then
         "count:2:ktest l2_echo: exit 0" "reject:$crash"
 fi
 
-# uknodes lowers each QEMU's vCPU threads below its I/O thread (--vcpu-nice): read both
+# uknodes --vcpu-nice lowers each QEMU's vCPU threads below its I/O thread: read both
 # threads' nice values in /proc while the raw echo runs.
 nice_of() { # TID -> its nice value (field 19 of /proc/TID/stat; the name may hold spaces)
     local s
@@ -130,7 +130,7 @@ nice_of() { # TID -> its nice value (field 19 of /proc/TID/stat; the name may ho
 }
 if want vcpu_nice; then
     log=$logdir/vcpu_nice.log d=$(mktemp -d)
-    qemu/uknodes --nodes 2 --timeout 120 --keep "$d" --append "test=l2_echo" "$img" >"$log.job" 2>&1 &
+    qemu/uknodes --nodes 2 --timeout 120 --keep "$d" --vcpu-nice 10 --append "test=l2_echo" "$img" >"$log.job" 2>&1 &
     job=$! seen= main=$(nice) vcpu=$(($(nice) + 10))
     [ "$vcpu" -le 19 ] || vcpu=19
     want_seen="n0 vcpu=$vcpu n0 main=$main n1 vcpu=$vcpu n1 main=$main"
