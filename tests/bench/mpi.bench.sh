@@ -179,6 +179,12 @@ floor "inter 64 KiB" MB/s ours-interprio "pingpong bytes=65536 " MBps ours-inter
 cost=
 for k in loop_ns call_ns atomic_ns fence_ns; do cost+=" ${k%_ns}=$(pick ours-intra "limit cost " $k)ns"; done
 echo "# a step's cost in our guest (median over runs):$cost"
+# Where the intra 0 B half round trip goes (limits.c's split): the sender's MPI_Send in the
+# ping-pong against the same call to itself (every line its own: the instructions), and when
+# the receiver's MPI_Recv returns after the send returned (negative: before).
+sp=
+for k in pp_send_us self_send_us notice_us; do sp+=" ${k%_us}=$(pick ours-intra "limit split " $k)us"; done
+echo "# intra 0 B split (median over runs):$sp"
 # The same figures as curves for report.html (series.sh).
 . tests/bench/series.sh
 series_new mpi-latency "MPI ping-pong half round trip: ours vs Open MPI, and the floors" us 1 \

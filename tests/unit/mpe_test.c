@@ -10,6 +10,24 @@
 
 /* ---- intra-node ---- */
 
+/* mpe_copy, every size around its inline cases (1-3, 4-7, 8-16 bytes, then memcpy), at
+ * every alignment: exactly the n bytes, none before or after. */
+UT_TEST(mpe_copy_sizes)
+{
+    uint8_t src[64], dst[64];
+    for (size_t i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)(i * 7 + 1);
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t off = 0; off < 8; off++) {
+            memset(dst, 0xee, sizeof dst);
+            mpe_copy(dst + off, src + 8 - off, n);
+            for (size_t i = 0; i < sizeof dst; i++) {
+                int in = i >= off && i < off + n;
+                UT_EQ(dst[i], in ? src[8 - off + (i - off)] : 0xee);
+            }
+        }
+}
+
 UT_TEST(mpe_local_posted_first)
 {
     mt_world(1, 3, 0);

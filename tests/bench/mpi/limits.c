@@ -13,6 +13,13 @@
  *            but of bytes the other CPU wrote last, into bytes the other CPU read last
  *            (what the host's caches make of that is part of the floor). -DMPIBENCH_SAS.
  *
+ *   split    where a small message's time goes (issue 16's breakdown): the median MPI_Send
+ *            of 0 bytes in the ping-pong (the receive is posted: the sender matches it,
+ *            copies, completes it), the same MPI_Send to itself by rank A alone (the same
+ *            path with every cache line its own: the instructions), and the receiver's
+ *            notice (from the send's return at A to the receive's return at B, on the
+ *            clock both ranks of a node read). The ping-pong's send less the send to
+ *            itself is what the sender loses taking the receiver's lines from the other CPU.
  *   cost     what the steps of a message cost on this machine, rank A alone: an empty
  *            loop iteration, a function call through a pointer (under QEMU's TCG each
  *            return is an indirect jump it must look up), a locked read-modify-write and
@@ -25,6 +32,7 @@
  *   limit flagpp iters=N half_rtt_us=X min_us=Y          (or: limit flagpp n/a)
  *   limit memcpy bytes=N iters=N us=X MBps=Y
  *   limit copypp bytes=N iters=N half_rtt_us=X MBps=Y    (only with -DMPIBENCH_SAS)
+ *   limit split iters=N pp_send_us=X self_send_us=Y notice_us=Z
  *   limit cost loop_ns=W call_ns=X atomic_ns=Y fence_ns=Z
  */
 #include "mpibench.h"
@@ -118,6 +126,50 @@ static void flagpp(int it, int warm, int a, int b, size_t bytes, double *t, doub
 }
 #endif
 
+/* Collective over MPI_COMM_WORLD (A and B measure, the others wait at the barrier): the
+ * `split` figures of the file comment into res[0..2] at A, in us: ping-pong send, send to
+ * itself, notice; medians of `it` samples each. */
+static void split(int it, int warm, int a, int b, double *res)
+{
+    double *send = malloc(sizeof(double) * 3 * (size_t)it), *self = send + it;
+    double *notice = self + it, at = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = -warm; i < it && (rank == a || rank == b); i++) {
+        if (rank == a) {
+            double t0 = MPI_Wtime();
+            MPI_Send(buf, 0, MPI_BYTE, b, TAG_PP, MPI_COMM_WORLD);
+            double t1 = MPI_Wtime();
+            MPI_Recv(buf, 0, MPI_BYTE, b, TAG_PP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            /* when B's receive returned, sent after the round trip */
+            MPI_Recv(&at, 1, MPI_DOUBLE, b, TAG_RES, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (i >= 0) {
+                send[i] = (t1 - t0) * 1e6;
+                notice[i] = (at - t1) * 1e6;
+            }
+        } else {
+            MPI_Recv(buf, 0, MPI_BYTE, a, TAG_PP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            at = MPI_Wtime();
+            MPI_Send(buf, 0, MPI_BYTE, a, TAG_PP, MPI_COMM_WORLD);
+            MPI_Send(&at, 1, MPI_DOUBLE, a, TAG_RES, MPI_COMM_WORLD);
+        }
+    }
+    for (int i = -warm; i < it && rank == a; i++) {
+        MPI_Request r;
+        MPI_Irecv(buf, 0, MPI_BYTE, a, TAG_PP, MPI_COMM_WORLD, &r);
+        double t0 = MPI_Wtime();
+        MPI_Send(buf, 0, MPI_BYTE, a, TAG_PP, MPI_COMM_WORLD);
+        if (i >= 0)
+            self[i] = (MPI_Wtime() - t0) * 1e6;
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    if (rank == a) {
+        res[0] = median(send, it);
+        res[1] = median(self, it);
+        res[2] = median(notice, it);
+    }
+    free(send);
+}
+
 /* Collective over MPI_COMM_WORLD; see mpibench.c for iters. Rank 0 prints. */
 void bench_limits(int iters, int a, int b)
 {
@@ -161,6 +213,12 @@ void bench_limits(int iters, int a, int b)
         printf("limit copypp bytes=%d iters=%d half_rtt_us=%.2f MBps=%.1f\n", MAXMSG, cit, res[0],
                MAXMSG / res[0]);
 #endif
+    double sp[3] = {0, 0, 0};
+    split(it, warm, a, b, sp);
+    to_rank0(sp, 3, a);
+    if (rank == 0)
+        printf("limit split iters=%d pp_send_us=%.3f self_send_us=%.3f notice_us=%.3f\n", it, sp[0],
+               sp[1], sp[2]);
     double c[COST_N] = {0};
     if (rank == a)
         for (int k = 0; k < COST_N; k++)

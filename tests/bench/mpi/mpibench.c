@@ -33,7 +33,8 @@
  *             latency of interrupt-driven progress. See nbc.c.
  *   limits    the floors of same-node messages: a flag ping-pong in shared memory between
  *             A and B without MPI (only where ranks share an address space: -DMPIBENCH_SAS)
- *             and a 1 MiB memcpy at A. See limits.c.
+ *             and a 1 MiB memcpy at A; where a 0-byte message's time goes (split). See
+ *             limits.c.
  *   is        an integer bucket sort of KEYS keys per rank over all ranks (NAS IS's idea:
  *             MPI_Alltoall of counts, MPI_Alltoallv of keys, local sort), verified; the
  *             median time of one sort. See is.c. mpibench exits 3 when the sort is wrong.

@@ -2,7 +2,7 @@
  * selfmsg.c: the message path without the network, for tests/bench/pathcost.bench.sh:
  * N times MPI_Irecv from itself, MPI_Send to itself, MPI_Wait, 8 bytes, MPI_COMM_WORLD
  * (the receive is posted when the message comes), or with `unexp` MPI_Send, then MPI_Recv
- * (the message waits for its receive: a same-node ring's case, mpi/core/mpe_pairq.c).
+ * (the message waits for its receive: the buffered-eager case).
  * Run under callgrind with two values of N, the difference divided by the difference of N
  * is what one message costs in instructions, without start-up and shut-down. Plain MPI: it
  * builds with ukmpicc --linux (our library and engine) and with Debian's mpicc.
