@@ -102,11 +102,11 @@ for r in $(seq "$RUNS"); do
     [[ $failed == *" ours-l2"* ]] || run_l2 "$r"
 done
 
-# Median over runs of KEY's numeric values on the lines starting with PREFIX in SIDE-CFG.*.txt;
-# empty if there are none.
+# Median over runs of KEY's numeric values (a sign allowed: split's notice_us) on the lines
+# starting with PREFIX in SIDE-CFG.*.txt; empty if there are none.
 pick() { # side-cfg prefix key
     cat "$out/$1".*.txt 2>/dev/null | awk -v p="$2" -v k="$3" 'index($0, p) == 1 {
-        for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == k && kv[2] ~ /^[0-9.]+$/) print kv[2]
+        for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2 && kv[1] == k && kv[2] ~ /^-?[0-9.]+$/) print kv[2]
     }' | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}' || true
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b <= 0 ? "-" : sprintf(a / b < 0.1 ? "%.2g" : "%.2f", a / b)) }'; }

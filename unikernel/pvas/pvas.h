@@ -19,6 +19,13 @@
 struct pvas_image;
 struct pvas_as;
 
+/* A rank's output line reaches the console whole, behind its "[rank] " prefix, up to
+ * PVAS_OUT_LINE bytes (a pipe's PIPE_BUF): no other rank's output lands inside it. A
+ * longer one is written in parts of that size, the later parts without a prefix, so that
+ * its bytes arrive unchanged (another rank's line may then land between two parts). */
+#define PVAS_OUT_LINE   4096
+#define PVAS_OUT_PREFIX 16 /* "[rank] ", the rank up to 7 digits */
+
 struct pvas_task {
     struct task task; /* first: a struct task * is a struct pvas_task * for PVAS tasks */
     struct pvas_as *as;
@@ -32,8 +39,11 @@ struct pvas_task {
     uint64_t entry;
     int argc;
     uint64_t argv, envp; /* addresses inside the partition */
-    char out[2][256];    /* stdout, stderr: one line each, flushed with a prefix */
+    /* stdout, stderr: the line being written (after room for its "[rank] " prefix), its
+     * length, and whether it continues a line written out because it filled the buffer */
+    char out[2][PVAS_OUT_PREFIX + PVAS_OUT_LINE + 1];
     int outlen[2];
+    uint8_t outcont[2];
     struct pvas_task *as_next;
 };
 

@@ -17,21 +17,31 @@
 #include "memlayout.h"
 #include <string.h>
 
-static void flush_line(struct pvas_task *t, int s)
+/* Task context of t: write t's pending output of stream s (pvas.h, PVAS_OUT_LINE): with
+ * "[rank] " in front unless it continues a line, and ended by a newline unless `full` (the
+ * buffer filled up: the line goes on, its next part without a prefix). One console_write,
+ * so lines of different CPUs do not interleave. */
+static void flush_line(struct pvas_task *t, int s, int full)
 {
-    char buf[sizeof t->out[0] + 16];
-    int n = 0;
-    buf[n++] = '[';
-    for (int r = t->rank, d = 1000000; d; d /= 10) /* the rank, without leading zeros */
-        if (r >= d || d == 1 || n > 1)
-            buf[n++] = (char)('0' + (r / d) % 10);
-    buf[n++] = ']';
-    buf[n++] = ' ';
-    memcpy(buf + n, t->out[s], (size_t)t->outlen[s]);
-    n += t->outlen[s];
-    if (buf[n - 1] != '\n')
-        buf[n++] = '\n';
-    console_write(buf, (size_t)n);
+    char *line = t->out[s] + PVAS_OUT_PREFIX, *p = line;
+    size_t n = (size_t)t->outlen[s];
+    if (!full && (n == 0 || line[n - 1] != '\n'))
+        line[n++] = '\n'; /* the spare byte after the line's room */
+    if (!t->outcont[s]) {
+        char pre[PVAS_OUT_PREFIX];
+        int k = 0;
+        pre[k++] = '[';
+        for (int r = t->rank, d = 1000000; d; d /= 10) /* the rank, without leading zeros */
+            if (r >= d || d == 1 || k > 1)
+                pre[k++] = (char)('0' + (r / d) % 10);
+        pre[k++] = ']';
+        pre[k++] = ' ';
+        p -= k;
+        memcpy(p, pre, (size_t)k);
+        n += (size_t)k;
+    }
+    console_write(p, n);
+    t->outcont[s] = (uint8_t)full;
     t->outlen[s] = 0;
 }
 
@@ -43,9 +53,11 @@ static long abi_write(int fd, const void *buf, size_t len)
     int s = fd - 1;
     const char *p = buf;
     for (size_t i = 0; i < len; i++) {
-        t->out[s][t->outlen[s]++] = p[i];
-        if (p[i] == '\n' || t->outlen[s] == (int)sizeof t->out[s])
-            flush_line(t, s);
+        t->out[s][PVAS_OUT_PREFIX + t->outlen[s]++] = p[i];
+        if (p[i] == '\n')
+            flush_line(t, s, 0);
+        else if (t->outlen[s] == PVAS_OUT_LINE)
+            flush_line(t, s, 1);
     }
     return (long)len;
 }
@@ -64,8 +76,8 @@ __attribute__((noreturn)) static void abi_exit(int code)
 {
     struct pvas_task *t = pvas_current();
     for (int s = 0; s < 2; s++)
-        if (t->outlen[s])
-            flush_line(t, s);
+        if (t->outlen[s] || t->outcont[s])
+            flush_line(t, s, 0);
     task_exit(code);
 }
 
