@@ -25,7 +25,7 @@ LWIP_SRCS := $(addprefix core/,$(LWIP_CORE_SRCS)) $(addprefix core/ipv4/,$(LWIP_
 LWIP_THIRD_PARTY_CFLAGS := -w
 
 LWIP_OBJS := $(patsubst %.c,$(B)/lwip/src/%.o,$(LWIP_SRCS))
-LWIP_PORT_OBJS := $(B)/lwip/port/lwip_port.o
+LWIP_PORT_OBJS := $(B)/lwip/port/lwip_port.o $(B)/lwip/port/lwip_chksum.o
 
 $(B)/lwip/src/%.o: $(LWIP_STAMP) $(LWIP_PORT_HDRS) | $(NEWLIB_K_STAMP) deps
 	@mkdir -p $(@D)
@@ -56,7 +56,8 @@ LWIP_HOST_FLAGS := -std=gnu11 $(OPT) -D_GNU_SOURCE -DLWIP_PORT_HOST \
                    -fsanitize=address,undefined -fno-omit-frame-pointer
 LWIP_HOST_OBJS := $(patsubst %.c,$(B)/lwip-host/src/%.o,$(LWIP_SRCS))
 LWIP_HOST_TEST_SRCS := tests/unit/ut_main.c net/lwip-port/lwip_port_host.c \
-                       $(wildcard tests/unit/lwip/*.c) tests/uk/lwip_echo_core.c
+                       net/lwip-port/lwip_chksum.c $(wildcard tests/unit/lwip/*.c) \
+                       tests/uk/lwip_echo_core.c
 
 $(B)/lwip-host/src/%.o: $(LWIP_STAMP) $(LWIP_PORT_HDRS) | deps
 	@mkdir -p $(@D)

@@ -72,6 +72,15 @@ row "pvas: switch between 2 tasks, 1 CPU" "$(val switch_pvas_cycles <<<"$out")" 
 row "pvas: CR3 loads in 40000 switches" "$(val switch_pvas_cr3_loads <<<"$out")" \
     "$(val switch_procs_cr3_loads <<<"$out")" loads "2 address spaces (2 = entering and leaving the job)"
 
+# 5. The TCP checksum of 64 KiB (lwIP's LWIP_CHKSUM, ours) against RFC 1071's sample loop
+# (2 bytes a step, as lwIP's default) and a copy of the same bytes (tests/uk/bench_chksum.c).
+out=$(guest bench_chksum 1)
+row "net: TCP checksum of 64 KiB" "$(val chksum_us <<<"$out")" "$(val chksum2_us <<<"$out")" us \
+    "RFC 1071's sample loop, 2 bytes a step"
+row "net: TCP checksum of 64 KiB" "$(val chksum_us <<<"$out")" "$(val memcpy_us <<<"$out")" us \
+    "memcpy of the same bytes"
+[ "$(val chksum_equal <<<"$out")" = 1 ] || echo "net: the two checksums differ (tests/uk/bench_chksum.c)"
+
 # Other parts add their benchmarks here (each prints rows in the same format).
 for b in tests/bench/*.bench.sh; do
     [ -x "$b" ] && "$b"

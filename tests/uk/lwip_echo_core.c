@@ -72,11 +72,14 @@ static err_t lwip_echo_server_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *
     return ERR_OK;
 }
 
-/* lwIP callback: a connection on either pcb died (reset, out of memory). */
+/* lwIP callback: a connection on either pcb died (reset, out of memory), or was aborted by
+ * lwip_echo_run's clean-up after a failure, which cleared its arg first (nothing to say). */
 static void lwip_echo_err(void *arg, err_t err)
 {
     struct lwip_echo *e = arg;
 
+    if (!e)
+        return;
     lwip_echo_fail(e, "connection error callback");
     /* The pcb is already freed by lwIP: forget it. */
     e->server = NULL;
