@@ -22,7 +22,10 @@ struct pvas_as;
 /* A rank's output line reaches the console whole, behind its "[rank] " prefix, up to
  * PVAS_OUT_LINE bytes (a pipe's PIPE_BUF): no other rank's output lands inside it. A
  * longer one is written in parts of that size, the later parts without a prefix, so that
- * its bytes arrive unchanged (another rank's line may then land between two parts). */
+ * its bytes arrive unchanged (another rank's line may then land between two parts).
+ * Hazard: console_write holds the console lock, interrupts masked on the writer's CPU,
+ * for a whole line: on the UART an I/O port write per byte, each one QEMU passes on to
+ * its character device, so a long line delays that CPU's interrupts for as long. */
 #define PVAS_OUT_LINE   4096
 #define PVAS_OUT_PREFIX 16 /* "[rank] ", the rank up to 7 digits */
 
