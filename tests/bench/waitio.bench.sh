@@ -89,7 +89,7 @@ wio_pbs() {
     local np=$1 out=$2 ns0=$3 m0=$4 ns1=$5 m1=$6
     shift 6
     local port=$MASTER_PORT pids=()
-    [ -n "$ns0" ] || port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    [ -n "$ns0" ] || port=$(tests/free_port)
     for pb in 0 1; do
         local ns=$ns0 m=$m0 o=$out
         [ $pb = 0 ] || { ns=$ns1 m=$m1 o=$out.pb1; }

@@ -21,7 +21,7 @@ flags=(--oversubscribe --bind-to none --mca btl self,vader
     -x WAITIO_MASTER_HOST -x WAITIO_MASTER_PORT -x WAITIO_PBID -x WAITIO_NPB)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 for npb in 2 3 4; do
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    port=$(tests/free_port)
     pids=()
     for ((i = 0; i < npb; i++)); do
         WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$port WAITIO_PBID=$i WAITIO_NPB=$npb \

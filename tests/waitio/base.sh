@@ -42,9 +42,6 @@ bad() {
 }
 
 # A free TCP port on loopback for the master.
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # job NAME PBID NP PROG ARGS...: one PB as an mpirun job in the background, output in
 # $work/NAME.log; its pid in $job_pid.
@@ -67,7 +64,7 @@ has() {
 pingpong() {
     local np=$1 name="pingpong $1+$1 processes, 0 B..16 MiB, bursts, inside and across PBs"
     export WAITIO_MASTER_PORT
-    WAITIO_MASTER_PORT=$(free_port)
+    WAITIO_MASTER_PORT=$(tests/free_port)
     local host=127.0.0.1
     if [ "$np" = 1 ]; then # PB 0's job publishes the master host, PB 1's job looks it up
         "$W/bin/waitio-serv" -d -m 127.0.0.1 -j "pp$$" || { bad "$name" "waitio-serv -m failed"; return; }
@@ -115,7 +112,7 @@ fi
 badinput() {
     local mode=$1 name="bad input: $2" want=$3 first_ok=${4:-0}
     export WAITIO_MASTER_PORT
-    WAITIO_MASTER_PORT=$(free_port)
+    WAITIO_MASTER_PORT=$(tests/free_port)
     "$T/wio-inject" "$mode" "$WAITIO_MASTER_PORT" >"$work/inject.log" 2>&1 &
     injector=$!
     job bad 0 2 "$T/badpeer"
@@ -149,7 +146,7 @@ badinput midrdv "the peer killed (SIGKILL) mid-rendezvous" \
 initfail() {
     local name=$1 want=$2 np=$3 most=$4 pbid=$5 setup=${6:-}
     export WAITIO_MASTER_PORT
-    WAITIO_MASTER_PORT=$(free_port)
+    WAITIO_MASTER_PORT=$(tests/free_port)
     if [ "$setup" = silent ]; then
         "$T/wio-inject" silent-master "$WAITIO_MASTER_PORT" >"$work/inject.log" 2>&1 &
         injector=$!
@@ -188,7 +185,7 @@ unset WAITIO_COMM_TYPE
 # --- 5. a master connection that closes before its answer --------------------------------
 # PB 1 reaches PB 0's master through a proxy that closes its first connection at once (as
 # waitio-gw does when it cannot reach the master yet): PB 1's rank 0 must try again.
-real=$(free_port) front=$(free_port)
+{ read -r real && read -r front; } < <(tests/free_port 2) # two distinct ports
 python3 - "$front" "$real" >"$work/proxy.log" 2>&1 <<'PY' &
 import socket, sys, threading
 front, real = int(sys.argv[1]), int(sys.argv[2])

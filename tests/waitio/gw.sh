@@ -74,15 +74,12 @@ JOB_S=90
 # not of the gateway)
 PP_INIT_S=60
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # real_pbs NP: NP+NP processes of pingpong through a fresh gateway.
 real_pbs() {
     local np=$1 name="real PBs $1+$1 (pingpong 0 B..16 MiB), PB 1 behind the gateway"
     local mport log=$WORK/real$1 gpid line gpriv gport rc0 rc1 p1
-    mport=$(free_port)
+    mport=$(tests/free_port)
     timeout 300 "$GW" --private 127.0.0.2:0 --public 127.0.0.1:0 --master "127.0.0.1:$mport" \
         >"$log.gw.out" 2>"$log.gw" &
     gpid=$!

@@ -64,9 +64,6 @@ mpirun_flags=(--oversubscribe --bind-to none --mca btl self,vader
     -x WAITIO_MASTER_HOST -x WAITIO_MASTER_PORT -x WAITIO_PBID -x WAITIO_NPB)
 [ "$(id -u)" = 0 ] && mpirun_flags+=(--allow-run-as-root)
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # run LABEL SIZES PROG [ARGS...]: one mpirun job per PB (SIZES like 1,2,3), all at once.
 run() {
@@ -75,7 +72,7 @@ run() {
     local -a np pids logs=()
     [[ " ${built[*]} " == *" $prog "* ]] || { bad "$label: $prog not built"; return; }
     IFS=, read -ra np <<<"$sizes"
-    port=$(free_port)
+    port=$(tests/free_port)
     dir=$OUT/$label
     rm -rf "$dir" && mkdir -p "$dir"
     for i in "${!np[@]}"; do
@@ -117,7 +114,7 @@ run aliases-1+2 1,2 aliases
 d=$OUT/bad-pbid
 mkdir -p "$d"
 if [[ " ${built[*]} " == *" test_mpi "* ]]; then
-    WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$(free_port) WAITIO_PBID=2 WAITIO_NPB=2 \
+    WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$(tests/free_port) WAITIO_PBID=2 WAITIO_NPB=2 \
         timeout -k 5 "$T" mpirun "${mpirun_flags[@]}" -np 1 "$OUT/test_mpi" \
         >"$d/pb0.out" 2>"$d/pb0.err"
     rc=$?
