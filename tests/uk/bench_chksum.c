@@ -32,17 +32,6 @@ static __attribute__((noinline)) uint16_t chk_plain(const uint8_t *p, int len)
     return (uint16_t)sum;
 }
 
-static uint64_t chk_median(uint64_t *v, int n)
-{
-    for (int i = 1; i < n; i++) /* insertion sort: a few samples */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            uint64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return v[n / 2];
-}
-
 /* Task context, CPU 0 alone. */
 KTEST(bench_chksum)
 {
@@ -64,8 +53,8 @@ KTEST(bench_chksum)
         copy[s] = t3 - t2;
     }
     kprintf("bench: chksum_us=%lu chksum2_us=%lu memcpy_us=%lu chksum_equal=%d\n",
-            chk_median(ours, CHK_SAMPLES) * 1000000 / tsc_hz,
-            chk_median(plain, CHK_SAMPLES) * 1000000 / tsc_hz,
-            chk_median(copy, CHK_SAMPLES) * 1000000 / tsc_hz, a == b);
+            ktest_median(ours, CHK_SAMPLES) * 1000000 / tsc_hz,
+            ktest_median(plain, CHK_SAMPLES) * 1000000 / tsc_hz,
+            ktest_median(copy, CHK_SAMPLES) * 1000000 / tsc_hz, a == b);
     return 0;
 }
