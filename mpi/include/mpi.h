@@ -306,7 +306,10 @@ extern struct mpi_op_s mpi_op_max_, mpi_op_min_, mpi_op_sum_, mpi_op_prod_, mpi_
 #define MPI_ERR_DUP_DATAREP           55
 #define MPI_ERR_CONVERSION            56
 #define MPI_ERR_IO                    57
-#define MPI_ERR_LASTCODE              58
+/* Not in MPI-3.1: a process the operation needed failed, or the connection to its node
+ * did (the name and meaning of the fault-tolerance proposal's class). */
+#define MPIX_ERR_PROC_FAILED          58
+#define MPI_ERR_LASTCODE              59
 
 /* --- callback types ---------------------------------------------------------------- */
 

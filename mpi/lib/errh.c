@@ -83,6 +83,8 @@ static const char *const strings[MPI_ERR_LASTCODE + 1] = {
     [MPI_ERR_DUP_DATAREP] = "MPI_ERR_DUP_DATAREP: data representation already defined",
     [MPI_ERR_CONVERSION] = "MPI_ERR_CONVERSION: data conversion failed",
     [MPI_ERR_IO] = "MPI_ERR_IO: I/O error",
+    [MPIX_ERR_PROC_FAILED] = "MPIX_ERR_PROC_FAILED: a process of the job failed, or the "
+                             "connection to its node did",
     [MPI_ERR_LASTCODE] = "MPI_ERR_LASTCODE: last error code",
 };
 
@@ -161,8 +163,8 @@ int err_engine_error(int e)
         return MPI_ERR_NO_MEM;
     case MPE_EINVAL: /* a graph the validator refused: the caller's argument */
         return MPI_ERR_ARG;
-    case MPE_EPEER: /* MPI-3.1 has no class for a lost peer: "known, not in this list" */
-        return MPI_ERR_OTHER;
+    case MPE_EPEER:
+        return MPIX_ERR_PROC_FAILED;
     default: /* a code the engine does not define: our inconsistency */
         return MPI_ERR_INTERN;
     }

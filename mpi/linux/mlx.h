@@ -79,6 +79,8 @@ void mlx_net_stop(void);
 void mlx_net_uncork(void);
 /* Any thread: interrupt "CPU" cpu: the network thread runs mpe_cad_flush(1) for it. */
 void mlx_net_kick(int cpu);
+/* Any thread: the network thread takes a turn (and so recomputes how long it may sleep). */
+void mlx_net_wake(void);
 
 /* mlx_o2g.c. Task context (start-up): /dev/o2g's fd for the network thread's epoll, or
  * -1 when the sockets are read by mlx_net.c. */

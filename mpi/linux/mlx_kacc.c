@@ -456,7 +456,14 @@ static int off_issue(struct mpe_cad *c)
     /* behind the graphs still waiting: o2g matches RECVs in posting order */
     if (npend || try_issue(c, 1) != 0) {
         __atomic_store_n(&c->off_slot, MLX_KACC_WAITING, __ATOMIC_RELAXED);
+        int first = !npend;
         pend_add(c);
+        /* Hazard: the network thread may sleep with no timeout, computed while no graph
+         * waited (mlx_kacc_retry_ms); without this wake-up nothing may end that sleep,
+         * and neither the retries nor the MLX_KACC_STUCK_NS verdict ever come: the rank
+         * spins in MPI_Wait and its peers hang (kacc_mpi.sh's `stuck` case). */
+        if (first)
+            mlx_net_wake();
     }
     pthread_mutex_unlock(&pend_lock);
     return 0;
@@ -498,7 +505,8 @@ static void off_done(struct mpe_cad *c, int node)
 
 static const struct mpe_cadoff cadoff = {.issue = off_issue, .test = off_test, .done = off_done};
 
-/* Network thread: the epoll timeout (ms) its retries of waiting graphs need, or -1. */
+/* Network thread: the epoll timeout (ms) its retries of waiting graphs need, or -1. A
+ * relaxed read: a graph that starts waiting after it also wakes the thread (off_issue). */
 int mlx_kacc_retry_ms(void)
 {
     return __atomic_load_n(&npend, __ATOMIC_RELAXED) ? MLX_KACC_RETRY_MS : -1;

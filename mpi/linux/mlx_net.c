@@ -139,14 +139,21 @@ void mlx_net_uncork(void)
     }
 }
 
+/* Any thread; see mlx.h. The eventfd stays readable until the network thread reads it,
+ * so a wake-up written while it computes its sleep is not lost. */
+void mlx_net_wake(void)
+{
+    uint64_t one = 1;
+    if (write(kick.fd, &one, sizeof one) < 0 && errno != EAGAIN)
+        plat_fatal("cannot kick the network thread: %s", strerror(errno));
+}
+
 /* Any thread; see mlx.h. The bit is set before the eventfd is written, so the network
  * thread, which reads the bits after epoll returned for the eventfd, sees it. */
 void mlx_net_kick(int cpu)
 {
-    uint64_t one = 1;
     __atomic_fetch_or(&pending_ipi, 1u << cpu, __ATOMIC_SEQ_CST);
-    if (write(kick.fd, &one, sizeof one) < 0 && errno != EAGAIN)
-        plat_fatal("cannot kick the network thread: %s", strerror(errno));
+    mlx_net_wake();
 }
 
 /* Network thread, under the network lock: the HELLO of accepted socket k is complete:

@@ -18,11 +18,13 @@
 #                           peers' are issued: Open MPI's output, and kacc issued them (a
 #                           library that runs a refused graph itself leaves its peers'
 #                           RECVs waiting: the job ends by guest/mpirun's timeout)
-#   stuck                   icolls with node 1 refused every graph (UKMPI_KACC_REFUSE=1:always,
-#                           as an RLIMIT_MEMLOCK below a graph's buffers): the job ends, not
-#                           by the timeout, with node 1 saying kacc refused for
-#                           MLX_KACC_STUCK_NS with none of its graphs running (a library that
-#                           waits for kacc forever hangs the job)
+#   stuck                   tests/kmod/kacc_stuck.c with node 1 refused every graph
+#                           (UKMPI_KACC_REFUSE=1:always, as an RLIMIT_MEMLOCK below a graph's
+#                           buffers), refused while its network thread sleeps with nothing
+#                           to read: the job ends, not by the time limit, with node 1 saying
+#                           kacc refused for MLX_KACC_STUCK_NS with none of its graphs running
+#                           (a library that waits for kacc forever, or whose network thread
+#                           is not woken to retry, hangs the job)
 #   vbig                    tests/kmod/kacc_vbig.c: v-collectives whose messages are over
 #                           kacc's piece size (1 MiB) on odd ranks only, 3 MiB Ibcasts (8
 #                           with late receivers: 24 MiB through o2g's dump area, whose
@@ -39,7 +41,8 @@
 #                           nbc_progress_poll_2x2
 #   dmesg                   no BUG, WARNING or oops in the guest's kernel log
 # One line per case, then "N passed, N failed"; exit status 1 on a failure. The console
-# goes to $B/kmod/kacc-mpi.log.
+# goes to $B/kmod/kacc-mpi.log. MPIRUN_LIMIT=S lowers guest/mpirun's time limit per job
+# (90 s), after which it reports where each hung rank was and ends it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
@@ -125,7 +128,7 @@ if has nbc_progress_poll; then
     job nbc_progress on tests/uk/apps/nbc_progress.c progress:poll, ,progress:tasklet
 fi
 # last: its peers end with graphs in flight in kacc
-if has stuck; then refuse=1:always job icolls on; n_stuck=$nth; fi
+if has stuck; then refuse=1:always job kacc_stuck on tests/kmod/kacc_stuck.c; fi
 steps+=,kstats:end,dmesg
 
 r=$out/kacc-mpi-root
@@ -139,8 +142,8 @@ log=$out/kacc-mpi.log
 start=$SECONDS
 rc=0
 qemu/ukboot --smp 2 --mem 512M --timeout 400 --initrd "$out/kacc-mpi-initrd.cpio" \
-    --append "console=ttyS0 quiet panic=-1 kmod_cases=$steps" "$kdir/vmlinuz" \
-    >"$log" 2>&1 || rc=$?
+    --append "console=ttyS0 quiet panic=-1 kmod_cases=$steps${MPIRUN_LIMIT:+ MPIRUN_LIMIT=$MPIRUN_LIMIT}" \
+    "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
 
 # field LABEL NAME: kacc's counter NAME at the step kstats:LABEL
 field() { sed -n "s/^kmod: kacc counters $1: .*\b$2 \([0-9]*\).*/\1/p" "$log" | head -n1; }
@@ -150,6 +153,9 @@ delta() { # delta FROM TO NAME
     [ -n "$a" ] && [ -n "$b" ] && echo $((b - a))
 }
 run_rc() { grep "^mpi $1 rc=" "$log" | sed -n "${2}p"; } # run_rc PROG N: the Nth run's rc line
+hung() { # hung PROG: where the first hung rank of a PROG job was (guest/mpirun's report)
+    grep -m2 "^mpi $1 hung rank" "$log" | cut -c1-400 || true
+}
 run_out() { # run_out PROG N: the Nth run's standard output (guest/mpirun prints it whole)
     awk -v p="mpi $1" -v n="$2" '
         index($0, p "| ") == 1 { if (!open) { k++; open = 1 } if (k == n) print substr($0, length(p) + 3) }
@@ -169,8 +175,8 @@ icolls_case() { # icolls_case NAME PROG N [SRC]: the Nth run of PROG matches Ope
         bad "$name: ukmpicc --linux -static build (see $out/kacc-mpi/$p.build.log)"
     elif [ ! -s "$ref" ]; then
         bad "$name: no Open MPI reference $ref"
-    elif [[ "$(run_rc "$p" "$n")" == "mpi $p rc="@(124|143) ]]; then
-        bad "$name: the job hung: guest/mpirun's 90 s timeout ended it (see $log)"
+    elif [ "$(run_rc "$p" "$n")" = "mpi $p rc=143" ]; then
+        bad "$name: the job hung: guest/mpirun's time limit ended it: $(hung "$p") (see $log)"
     elif [ "$(run_rc "$p" "$n")" != "mpi $p rc=0" ]; then
         bad "$name: $(run_rc "$p" "$n" || true) $(grep -m1 "^mpi $p| stderr" "$log" || true) (see $log)"
     elif ! run_out "$p" "$n" | diff -q "$ref" - >/dev/null; then
@@ -221,14 +227,19 @@ if has refuse && icolls_case refuse icolls "$n_refuse"; then
 fi
 if has stuck; then
     why="kacc refused a collective's graph for"
-    if [ -z "$(run_rc icolls "$n_stuck")" ]; then
+    rc_line=$(run_rc kacc_stuck 1)
+    if [ ! -f "$out/kacc-mpi/kacc_stuck" ]; then
+        bad "stuck: ukmpicc --linux -static build (see $out/kacc-mpi/kacc_stuck.build.log)"
+    elif [ -z "$rc_line" ]; then
         bad "stuck: the job did not run (see $log)"
-    elif [[ "$(run_rc icolls "$n_stuck")" == "mpi icolls rc="@(0|124|143) ]]; then
-        bad "stuck: node 1 never took a graph, yet $(run_rc icolls "$n_stuck") (see $log)"
-    elif ! grep -q "^mpi icolls| stderr .*$why" "$log"; then
+    elif [ "$rc_line" = "mpi kacc_stuck rc=0" ]; then
+        bad "stuck: node 1 never took a graph, yet $rc_line (see $log)"
+    elif [ "$rc_line" = "mpi kacc_stuck rc=143" ]; then
+        bad "stuck: the job hung until guest/mpirun's time limit: $(hung kacc_stuck) (see $log)"
+    elif ! grep -q "^mpi kacc_stuck| stderr .*$why" "$log"; then
         bad "stuck: the job failed without node 1 saying '$why ...' (see $log)"
     else
-        ok "stuck (node 1 refused every graph: $(grep -m1 -o "$why [0-9]* s" "$log"), job exit ${n_stuck:+$(run_rc icolls "$n_stuck" | cut -d= -f2)})"
+        ok "stuck (node 1 refused every graph: $(grep -m1 -o "$why [0-9]* s" "$log"), job exit ${rc_line#*=})"
     fi
 fi
 if has vbig && icolls_case vbig kacc_vbig 1 tests/kmod/kacc_vbig.c; then

@@ -47,7 +47,7 @@ UT_TEST(mpi_errh_engine_class)
     UT_EQ(err_engine_class(MPE_ERANK), MPI_ERR_RANK);
     UT_EQ(err_engine_class(MPE_ENOMEM), MPI_ERR_NO_MEM);
     UT_EQ(err_engine_class(MPE_EINVAL), MPI_ERR_ARG);
-    UT_EQ(err_engine_class(MPE_EPEER), MPI_ERR_OTHER);
+    UT_EQ(err_engine_class(MPE_EPEER), MPIX_ERR_PROC_FAILED); /* says why, not "other" */
     /* a code the engine does not define is the library's own inconsistency */
     UT_EQ(err_engine_class(MPE_EINVAL + 1), MPI_ERR_INTERN);
     UT_EQ(err_engine_class(-MPE_ERANK), MPI_ERR_INTERN); /* not negated: a caller's bug */
