@@ -4,6 +4,7 @@
 #include "kernel/smp.h"
 #include "kernel/timer.h"
 #include "arch/x86_64/io.h"
+#include "arch/x86_64/percpu.h"
 #include "arch/x86_64/trap.h"
 #include "uk/spinlock.h"
 #include "uk/console.h"
@@ -18,10 +19,9 @@ struct cpu_sched {
     spinlock_t lock; /* the run queue and the state of the tasks pinned here */
     struct task *head, *tail;
     int nqueued;
-    struct task *current;
     uint64_t sched_rsp; /* the scheduler context, while a task runs */
     uint64_t cr3_loads, switches;
-    uint64_t in_ns; /* time_ns() when current was switched in */
+    uint64_t in_ns; /* time_ns() when the running task (percpu's current) was switched in */
     volatile int need_resched;
     int ticking;
 } __attribute__((aligned(64)));
@@ -59,7 +59,7 @@ static struct task *dequeue(struct cpu_sched *c)
 static void sched_tick(int cpu)
 {
     struct cpu_sched *c = &cs[cpu];
-    if (c->current && c->nqueued > 0)
+    if (percpu[cpu].current && c->nqueued > 0)
         c->need_resched = 1;
 }
 
@@ -114,12 +114,6 @@ void task_start(struct task *t)
     spin_unlock_irqrestore(&c->lock, f);
     if (t->cpu != cpu_id())
         ipi_send(t->cpu, VEC_IPI_WAKE);
-}
-
-/* Task context. */
-struct task *task_current(void)
-{
-    return cs[cpu_id()].current;
 }
 
 /* Interrupts off, on the task's stack: back to this CPU's scheduler context. */
@@ -215,9 +209,10 @@ void task_exit(int code)
 void sched_preempt_check(struct trapframe *tf)
 {
     struct cpu_sched *c = &cs[cpu_id()];
-    if (!c->current || !sched_is_app_address || !sched_is_app_address(tf->rip))
+    struct task *t = task_current();
+    if (!t || !sched_is_app_address || !sched_is_app_address(tf->rip))
         return;
-    if (c->current->killed)
+    if (t->killed)
         task_exit(TASK_KILLED_CODE); /* the frame below is abandoned with the task */
     if (!c->need_resched)
         return;
@@ -258,14 +253,14 @@ void sched_loop(void)
             write_cr3(t->cr3);
             c->cr3_loads++;
         }
-        c->current = t;
+        this_cpu()->current = t;
         c->switches++;
         t->switches++;
         c->need_resched = 0;
         c->in_ns = time_ns();
         swtch(&c->sched_rsp, t->rsp);
         t->run_ns += time_ns() - c->in_ns;
-        c->current = 0;
+        this_cpu()->current = 0;
         spin_lock(&c->lock);
         if (t->state == TASK_RUNNING) { /* yielded or preempted: to the back of the queue */
             t->state = TASK_READY;

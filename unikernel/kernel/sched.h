@@ -10,6 +10,7 @@
 #ifndef UK_SCHED_H
 #define UK_SCHED_H
 #include <stdint.h>
+#include "uk/cpu.h"
 
 struct trapframe;
 
@@ -48,8 +49,16 @@ void task_init_frame(struct task *t, uint64_t stack_top, uint64_t frame[TASK_FRA
 /* Any context. Make a new or blocked task runnable on its CPU. */
 void task_start(struct task *t);
 
+/* Any context, once percpu_init_this() ran on this CPU: the task running on this CPU,
+ * NULL in its scheduler context (and in interrupts taken there). One %gs-relative load,
+ * inline: every MPI call asks who its caller is (pvas_current, plat_rank). */
+static inline struct task *task_current(void)
+{
+    struct task *t;
+    __asm__ volatile("movq %%gs:%c1, %0" : "=r"(t) : "i"(PERCPU_CURRENT_OFFSET));
+    return t;
+}
 /* Task context. */
-struct task *task_current(void); /* NULL when the CPU runs its scheduler context */
 void task_yield(void);
 /* Sleep until task_wake(); returns at once if a wake-up is already pending. The CPU
  * halts while nothing else is runnable. */

@@ -284,13 +284,6 @@ void pvas_on_task_exit(struct pvas_as *as, void (*fn)(struct pvas_task *t))
     as->exit_hook = fn;
 }
 
-/* Any context. */
-struct pvas_task *pvas_current(void)
-{
-    struct task *t = task_current();
-    return t && t->entry == pvas_task_main ? (struct pvas_task *)t : 0;
-}
-
 uint64_t pvas_table_frames(struct pvas_as *as)
 {
     return vmm_count_tables(as->pml4, PART_BASE, PART_BASE + (uint64_t)PART_MAX * PART_SIZE);

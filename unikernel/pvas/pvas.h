@@ -88,8 +88,15 @@ void pvas_destroy(struct pvas_as *as);
 /* Any context. Called in the scheduler context of the CPU a task of `as` exited on. */
 void pvas_on_task_exit(struct pvas_as *as, void (*fn)(struct pvas_task *t));
 
-/* Any context. The PVAS task running on this CPU, or NULL. */
-struct pvas_task *pvas_current(void);
+/* The task's entry (struct task.entry): runs the application on its partition stack. */
+void pvas_task_main(void *arg);
+/* Any context. The PVAS task running on this CPU, or NULL. Inline: the ABI and the MPI
+ * engine ask on every call. */
+static inline struct pvas_task *pvas_current(void)
+{
+    struct task *t = task_current();
+    return t && t->entry == pvas_task_main ? (struct pvas_task *)t : 0;
+}
 /* Statistics: page-table frames of `as`'s lower half; live tasks. */
 uint64_t pvas_table_frames(struct pvas_as *as);
 int pvas_live(struct pvas_as *as); /* tasks not yet exited */

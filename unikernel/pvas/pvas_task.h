@@ -14,8 +14,6 @@ int pvas_map_stack(struct pvas_task *t, char *err, size_t errlen);
  * (having copied a prefix) if a page is not mapped; callers that write into pages they
  * have just mapped (the stack) need not check. */
 int pvas_copy_out(struct pvas_as *as, uint64_t va, const void *src, size_t len);
-/* The task's entry (struct task.entry): runs the application on its partition stack. */
-void pvas_task_main(void *arg);
 /* Task context (the ABI's sbrk): grow or shrink t's heap. */
 void *pvas_sbrk(struct pvas_task *t, intptr_t incr);
 

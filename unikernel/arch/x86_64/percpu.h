@@ -8,6 +8,8 @@
 #include "memlayout.h"
 #include "uk/cpu.h"
 
+struct task;
+
 struct tss {
     uint32_t rsv0;
     uint64_t rsp[3];
@@ -29,6 +31,8 @@ struct percpu {
     int id;              /* offset 8: read by cpu_id() */
     uint32_t apic_id;
     uint64_t irq_entry_tsc; /* offset 16: TSC at the last interrupt entry (isr.S writes it) */
+    struct task *current;   /* offset 24: the task running here, NULL in the scheduler
+                             * context; written by sched.c only, read by task_current() */
     uint64_t kstack_top;
     volatile int online;
     int fault_depth; /* > 0 while this CPU reports a fault */
@@ -40,6 +44,8 @@ struct percpu {
 _Static_assert(__builtin_offsetof(struct percpu, id) == PERCPU_ID_OFFSET,
                "isr.S and cpu_id() use it");
 _Static_assert(__builtin_offsetof(struct percpu, irq_entry_tsc) == 16, "isr.S uses offset 16");
+_Static_assert(__builtin_offsetof(struct percpu, current) == PERCPU_CURRENT_OFFSET,
+               "task_current() uses it");
 
 extern struct percpu percpu[MAX_CPUS];
 

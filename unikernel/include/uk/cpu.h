@@ -3,8 +3,10 @@
 #define UK_CPU_H
 #include <stdint.h>
 
-/* Where %gs's per-CPU block (arch/x86_64/percpu.h) keeps the CPU's index. */
-#define PERCPU_ID_OFFSET 8
+/* Where %gs's per-CPU block (arch/x86_64/percpu.h) keeps the CPU's index, and the task
+ * running on the CPU (kernel/sched.h's task_current). */
+#define PERCPU_ID_OFFSET      8
+#define PERCPU_CURRENT_OFFSET 24
 
 /* Any context, once percpu_init_this() ran on this CPU. Index of the running CPU, 0 = the
  * boot CPU, dense up to ncpus-1. One load: inline, as most kernel paths ask for it. The
