@@ -21,7 +21,10 @@ UK_TEST_SRCS := $(wildcard tests/uk/*.c tests/knl/*.c)
 # newlib's headers come with KERNEL_CFLAGS (mk/newlib.mk); without it, freestanding only.
 KERNEL_CFLAGS ?= $(KERNEL_ARCH_FLAGS) -nostdinc -idirafter $(GCC_INC) -Iunikernel/include \
                  $(OPT) $(WARN) $(WERROR)
-UK_CFLAGS := $(KERNEL_CFLAGS) -Iunikernel -Iunikernel/include -Impi/core -Impi/cad -Impi/impi -MMD -MP $(LWIP_INC)
+# MPE_PLAT_INLINE: the engine's per-operation platform calls inline (mpi/core/mpe_plat.h).
+UK_CFLAGS := $(KERNEL_CFLAGS) -Iunikernel -Iunikernel/include -Impi/core -Impi/cad -Impi/impi -MMD -MP $(LWIP_INC) \
+             '-DMPE_PLAT_INLINE="mpi/mpe_uk_inline.h"'
+
 UK_ASFLAGS := -m64 -Iunikernel -Iunikernel/include -D__ASSEMBLER__ -MMD -MP $(BOARD_DEFS)
 
 UK_OBJ := $(B)/uk/obj

@@ -16,14 +16,24 @@ struct mpe_node;
 #define MPE_MAX_CPUS 64
 #endif
 
+/* The calls every engine operation makes (plat_node, plat_rank, plat_cpu) may be inline:
+ * a platform whose build defines MPE_PLAT_INLINE (a header's name) defines them there,
+ * static inline (the unikernel: unikernel/mpi/mpe_uk_inline.h); the others in a .c file. */
+#ifdef MPE_PLAT_INLINE
+#include MPE_PLAT_INLINE
+#else
 /* Any context: the engine of the node the caller runs on (the one the platform made with
  * mpe_node_create, mpe_transport.h), or NULL before there is one. */
 struct mpe_node *plat_node(void);
+/* Task context: the world rank of the calling task. */
+int plat_rank(void);
+/* CAD progress (mpe_cad.c) and every engine call (mpe_enter). Any context: this CPU
+ * (< MPE_MAX_CPUS). */
+int plat_cpu(void);
+#endif
 
 /* Task context: the calling task, as a token for plat_wake(). */
 void *plat_task(void);
-/* Task context: the world rank of the calling task. */
-int plat_rank(void);
 /* Any context: make `task` runnable if it sleeps in plat_block(), else remember the
  * wake-up so its next plat_block() returns at once. */
 void plat_wake(void *task);
@@ -44,10 +54,8 @@ void plat_net_unlock(int token);
  * Returns the bytes taken (0: no room now, mpe_net_sent()/mpe_impi_sent() follows), or
  * negative when the transport has failed. */
 long plat_net_send(void *transport, const void *data, size_t len);
-/* CAD progress (mpe_cad.c). Any context: this CPU (< MPE_MAX_CPUS), and a task's CPU
- * (tasks are pinned). Interrupt context: was this CPU idle (no task) when interrupted?
- * (0 in task context.) */
-int plat_cpu(void);
+/* CAD progress (mpe_cad.c). Any context: a task's CPU (tasks are pinned). Interrupt
+ * context: was this CPU idle (no task) when interrupted? (0 in task context.) */
 int plat_task_cpu(void *task);
 int plat_cpu_idle(void);
 /* Any context: interrupt `cpu` (this one too); its handler calls mpe_cad_flush(1). */

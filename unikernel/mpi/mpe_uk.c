@@ -40,24 +40,13 @@ _Static_assert(MAX_CPUS <= MPE_MAX_CPUS, "the board's MAX_CPUS exceeds the engin
 
 static uint64_t job_cr3;
 static struct ksock *listener;
-static struct mpe_node *job_node; /* this node's engine, once the job has one */
-static int job_nodes;             /* ... and the job's node count */
-static uint64_t impi_buffer;      /* an IMPI job's buffer for unexpected messages */
-
-struct mpe_node *plat_node(void)
-{
-    return job_node;
-}
+struct mpe_node *mpe_uk_node; /* this node's engine, once the job has one */
+static int job_nodes;         /* ... and the job's node count */
+static uint64_t impi_buffer;  /* an IMPI job's buffer for unexpected messages */
 
 void *plat_task(void)
 {
     return task_current();
-}
-
-int plat_rank(void)
-{
-    struct pvas_task *t = pvas_current();
-    return t ? t->rank : -1;
 }
 
 void plat_wake(void *task)
@@ -101,11 +90,6 @@ void plat_net_unlock(int token)
 long plat_net_send(void *transport, const void *data, size_t len)
 {
     return ksock_send(transport, data, len);
-}
-
-int plat_cpu(void)
-{
-    return cpu_id();
 }
 
 int plat_task_cpu(void *task)
@@ -153,7 +137,7 @@ void plat_fatal(const char *fmt, ...)
     kvformat(buf, sizeof buf, fmt, ap);
     va_end(ap);
     machine_stop_others();
-    kprintf("mpi: node %d: %s: ending the job\n", job_node ? mpe_node_id(job_node) : -1, buf);
+    kprintf("mpi: node %d: %s: ending the job\n", mpe_uk_node ? mpe_node_id(mpe_uk_node) : -1, buf);
     machine_exit(EXIT_MPI);
 }
 
@@ -211,7 +195,7 @@ static const struct ksock_ops conn_ops = {.recv = conn_recv, .event = conn_event
  * lock, and the CAD IPI: progress the graphs kicked to this CPU (mpe_cad.c). */
 static void cad_flush_irq(void)
 {
-    if (!job_node)
+    if (!mpe_uk_node)
         return;
     uint64_t old = mpe_uk_enter();
     mpe_cad_flush(1);
@@ -274,12 +258,12 @@ static int impi_ready(const struct impi_job *job)
         .procs = job->procs,
         .pool_bytes = impi_buffer,
     };
-    if (mpe_node_set_clients(job_node, job->nclients, job->client_first, job->client) != 0 ||
-        mpe_impi_setup(job_node, &c, &why) != 0) {
+    if (mpe_node_set_clients(mpe_uk_node, job->nclients, job->client_first, job->client) != 0 ||
+        mpe_impi_setup(mpe_uk_node, &c, &why) != 0) {
         kprintf("impi: %s\n", why);
         return -1;
     }
-    impi_host_tables(job_node, job);
+    impi_host_tables(mpe_uk_node, job);
     return 0;
 }
 
@@ -314,7 +298,7 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
         kprintf("mpi: node %d: no memory for the engine of %d ranks\n", node, count);
         return -1;
     }
-    job_node = n;
+    mpe_uk_node = n;
     job_nodes = nodes;
     irq_register(VEC_IPI_CAD, on_cad_ipi);
     net_set_rx_tail(cad_flush_irq, mpe_cad_due);
@@ -339,7 +323,7 @@ int mpe_job_start(struct pvas_as *as, int node, int nodes, int size, int first, 
  * die with this VM). */
 int mpe_job_end(void)
 {
-    struct mpe_node *n = job_node;
+    struct mpe_node *n = mpe_uk_node;
     if (!n || job_nodes == 1)
         return impi_host_end();
     int id = mpe_node_id(n);
