@@ -1,6 +1,8 @@
 /*
  * mpe_plat.h: what the engine (mpe_*.c) needs from the platform it runs on. The
- * unikernel implements it in unikernel/mpi/mpe_uk.c; a host test may implement it too.
+ * unikernel implements it in unikernel/mpi/mpe_uk.c (and mpe_uk_inline.h: see
+ * MPE_PLAT_INLINE below), the Linux library in mpi/linux/mlx_plat.c; a host test may
+ * implement it too.
  */
 #ifndef MPI_MPE_PLAT_H
 #define MPI_MPE_PLAT_H
