@@ -86,19 +86,76 @@ static struct o2g_req *o2g_kfind(struct o2g_file *f, u64 cookie)
 	return NULL;
 }
 
+/* Any context, under f->lock: the file had connections to peer and every one failed, so
+ * no message from it can come any more (none yet: it may still be attached).
+ */
+static bool o2g_peer_lost(struct o2g_file *f, s32 peer)
+{
+	bool had = false;
+	int i;
+
+	for (i = 0; i < O2G_MAX_CONNS; i++) {
+		struct o2g_conn *c = f->conns[i];
+
+		if (c && c->peer == peer) {
+			if (!c->dead)
+				return false;
+			had = true;
+		}
+	}
+	return had;
+}
+
+/* Any context, under f->lock, the ring having room: o2g_kpost's work. 1: r is the
+ * file's now (queued or deferred); otherwise o2g_kpost's status, r still the caller's.
+ */
+static int o2g_kpost_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_kpost *p)
+{
+	struct o2g_msg *m;
+	int res = o2g_post_locked(f, r, &m);
+
+	if (res == O2G_POST_QUEUED && o2g_peer_lost(f, p->src)) {
+		/* Hazard: o2g_conn_fail fails the receives queued when the connection
+		 * fails; one queued after it would wait forever (a graph's RECV that
+		 * became ready later, and its process's release waiting for it).
+		 */
+		match_cancel(f->eng, &r->me);
+		list_del(&r->node);
+		f->promised--;
+		o2g_stat_add(ST_POSTED, -1);
+		return -ECONNRESET;
+	}
+	if (res != O2G_POST_UNEXP)
+		return 1; /* queued or deferred: the hook reports it */
+	if (m->rts)
+		return -EPROTO; /* no rendezvous for the kernel: the graph fails */
+	o2g_copy_pages(p->pages, p->first_off, f->dump_pages, o2g_msg_pos(f, m),
+		       min(m->len, p->len));
+	p->got = m->len;
+	o2g_stat_add(ST_MATCHED_POST, 1);
+	/* Nobody else frees it (O2G_ATTACH_KFREE): without this a connection only kernel
+	 * receives read from fills the dump area for good.
+	 */
+	if (m->conn < O2G_MAX_CONNS && f->conns[m->conn] && f->conns[m->conn]->kfree) {
+		o2g_dump_free(f, m);
+		o2g_kick_later(f);
+	}
+	return m->len > p->len ? -EMSGSIZE : 0;
+}
+
 /* Process context or softirq (gfp says which): post a kernel receive. 1: queued, the
  * hook reports it (also when it was bound to a message still arriving); otherwise it is
  * done now with that status (0: an unexpected message was copied into the buffer, p->got
  * its bytes; the record stays the process's, announced by its UNEXP entry, until it
  * frees it, unless its connection is O2G_ATTACH_KFREE: then it is freed here) or
- * refused (-ENOSPC: ring full, -EEXIST, -ENOMEM, -EPROTO: an RTS).
+ * refused (-ENOSPC: ring full, -EEXIST, -ENOMEM, -EPROTO: an RTS, -ECONNRESET: every
+ * connection to its peer failed, and nothing that came before matched).
  */
 int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 {
 	struct o2g_file *f = file->private_data;
-	struct o2g_msg *m;
 	struct o2g_req *r;
-	int ret = 1;
+	int ret;
 
 	r = kzalloc(sizeof(*r), gfp);
 	if (!r)
@@ -113,30 +170,15 @@ int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 	r->me.key.src = p->src;
 	r->me.key.tag = p->tag;
 	spin_lock_bh(&f->lock);
-	if (o2g_kfind(f, p->cookie)) {
+	if (o2g_kfind(f, p->cookie))
 		ret = -EEXIST;
-	} else if (!o2g_ring_free(f)) {
+	else if (!o2g_ring_free(f))
 		ret = -ENOSPC;
-	} else if (o2g_post_locked(f, r, &m) != O2G_POST_UNEXP) {
-		r = NULL; /* queued or deferred: the hook reports it */
-	} else if (m->rts) {
-		ret = -EPROTO; /* no rendezvous for the kernel: the graph fails */
-	} else {
-		o2g_copy_pages(p->pages, p->first_off, f->dump_pages, o2g_msg_pos(f, m),
-			       min(m->len, p->len));
-		p->got = m->len;
-		ret = m->len > p->len ? -EMSGSIZE : 0;
-		o2g_stat_add(ST_MATCHED_POST, 1);
-		/* Nobody else frees it (O2G_ATTACH_KFREE): without this a connection only
-		 * kernel receives read from fills the dump area for good.
-		 */
-		if (m->conn < O2G_MAX_CONNS && f->conns[m->conn] && f->conns[m->conn]->kfree) {
-			o2g_dump_free(f, m);
-			o2g_kick_later(f);
-		}
-	}
+	else
+		ret = o2g_kpost_locked(f, r, p);
 	spin_unlock_bh(&f->lock);
-	kfree(r);
+	if (ret != 1)
+		kfree(r);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(o2g_kpost);

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled userop rmmod"
+CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled userop xlost rmmod"
 
 cases=()
 for n in "${@:-kacc}"; do

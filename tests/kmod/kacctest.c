@@ -1403,6 +1403,58 @@ static int c_xkilled(void)
     return 0;
 }
 
+/* Case "xlost": a RECV from a peer whose only connection fails ends its graph with
+ * -(KACC_EXFER + ECONNRESET), whether it was posted before the failure (o2g fails what is
+ * queued) or after it (o2g refuses it: queued, it would wait for good). Rank 0 of 4 as in
+ * xerror; peer 2's connection (b) fails when a is shut for writing. */
+static int c_xlost(void)
+{
+    int a, b, socks[4] = {-1, -1, -1, -1}, err, run;
+    struct rank me;
+    struct kacc_issue ia;
+    char *buf = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const int lost = -(KACC_EXFER + ECONNRESET);
+    if (tcp_pair(&a, &b))
+        return 1;
+    socks[1] = a;
+    socks[2] = b;
+    if (rank_open(&me, 0, 4, socks))
+        return 1;
+    if (one_xfer(&me, 0, buf, PAGE, 2, 70) || issue(&me.k, &ia, 0))
+        return fail("recv 70: %s", strerror(errno));
+    usleep(100 * 1000);
+    if (me.k.st[ia.slot].run != KACC_Q_RUNNING)
+        return fail("recv 70 ended before its connection did: state %u", me.k.st[ia.slot].run);
+    shutdown(a, SHUT_WR);
+    run = wait_done(&me.k, ia.slot);
+    err = me.k.st[ia.slot].error;
+    ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot);
+    if (run != KACC_Q_CANCELLED || err != lost)
+        return fail("posted before the failure: state %d error %d, not %d", run, err, lost);
+    if (one_xfer(&me, 0, buf, PAGE, 2, 71) || issue(&me.k, &ia, 0))
+        return fail("recv 71: %s", strerror(errno));
+    run = wait_done(&me.k, ia.slot);
+    err = me.k.st[ia.slot].error;
+    if (run < KACC_Q_DONE) {
+        ioctl(me.k.fd, KACC_IOC_CANCEL, ia.slot);
+        ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot);
+        return fail("posted after the failure: still waiting after %d ms", WAIT_MS);
+    }
+    ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot);
+    if (run != KACC_Q_CANCELLED || err != lost)
+        return fail("posted after the failure: state %d error %d, not %d", run, err, lost);
+    /* the ring: the failed connection's end, nothing else */
+    uint32_t head = __atomic_load_n(&me.ring->head, __ATOMIC_ACQUIRE);
+    struct o2g_cqe e = me.cqe[me.tail & me.mask];
+    if (head != me.tail + 1 || e.kind != O2G_CQE_CONN || e.src != 2)
+        return fail("o2g ring: %u entries, the first of kind %u from %d", head - me.tail, e.kind,
+                    e.src);
+    __atomic_store_n(&me.ring->tail, head, __ATOMIC_RELEASE);
+    close(a);
+    close(b);
+    return 0;
+}
+
 /* `kacctest hold SECONDS`: graphs issued and held until killed (the rmmod case). */
 static int hold(int seconds)
 {
@@ -1423,7 +1475,7 @@ static const struct {
     {"cancel", c_cancel},   {"ipi", c_ipi},         {"poll", c_poll},
     {"killed", c_killed},   {"memlock", c_memlock}, {"stress", c_stress},
     {"xfer", c_xfer},       {"xerror", c_xerror},   {"noprogress", c_noprogress},
-    {"xkilled", c_xkilled}, {"userop", c_userop},
+    {"xkilled", c_xkilled}, {"userop", c_userop},   {"xlost", c_xlost},
 };
 
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
