@@ -141,19 +141,20 @@ static err_t ks_lwip_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
             s->ops->event(s, s->arg, KSOCK_EV_EOF, 0);
         return ERR_OK;
     }
+    /* Hazard: acknowledge the bytes before the user sees them, not after. The user may
+     * ksock_close() inside its callback (WaitIO answers HELLO_NO, then closes), and
+     * lwIP's tcp_close sends a RST, dropping the answer queued, when bytes received are
+     * not yet tcp_recved. The user takes them all in the call (ksock.h), so the window
+     * may reopen now; and after the call the pcb may be gone (closed or aborted).
+     * tests/uk/net_close.c fails if this moves below the loop. */
+    tcp_recved(pcb, p->tot_len);
     ks_cb_pcb = pcb;
     ks_cb_aborted = 0;
-    u16_t total = p->tot_len;
     for (struct pbuf *q = p; q && s->ops && s->ops->recv && s->pcb == pcb; q = q->next)
         s->ops->recv(s, s->arg, q->payload, q->len);
     ks_cb_pcb = 0;
-    if (ks_cb_aborted) {
-        pbuf_free(p);
-        return ERR_ABRT;
-    }
-    tcp_recved(pcb, total);
     pbuf_free(p);
-    return ERR_OK;
+    return ks_cb_aborted ? ERR_ABRT : ERR_OK;
 }
 
 /* lwIP sent callback: the peer acknowledged `len` bytes. */

@@ -15,6 +15,9 @@
 #                dead-peer timeout is 3 s, the job's timeout only a safety net)
 #   garbage      2 nodes; the hub injects 300 malformed frames into each node during a
 #                1 MiB exchange: every one is dropped and counted, the data is intact
+#   close_in_recv  2 nodes (test=net_close); node 1 answers node 0's request and closes
+#                inside the recv callback: node 0 gets the whole answer, then EOF (a FIN,
+#                not the RST lwIP sends when a close leaves received bytes unacknowledged)
 #   raw_frames   2 nodes (test=l2_echo): 1000 frames below lwIP (net_set_frame_hook),
 #                each echoed by node 1 in its NIC interrupt; none lost
 #   vcpu_nice    the same job with --vcpu-nice 10, watched from outside: each QEMU's
@@ -110,6 +113,12 @@ if want kill_node; then
         "expect:\[n0\] mesh: node 0: all 5 records from peer 1 verified" \
         "expect:\[n1\] mesh: node 1: all 5 records from peer 0 verified" \
         "count:2:\[n[01]\] ktest net_mesh: exit 10" "reject:$crash" "reject:\[n[01]\].*timeout after"
+fi
+
+if want close_in_recv; then
+    run close_in_recv --nodes 2 --timeout 120 --append "test=net_close" "$img"
+    check close_in_recv "$log" "$rc" 0 "expect:\\[n0\\] close: node 0: the whole answer" \
+        "expect:\\[n1\\] close: node 1: answered and closed" "reject:$crash"
 fi
 
 # Frames below lwIP (net_set_frame_hook, net_frame_send): the raw echo that is make bench's
