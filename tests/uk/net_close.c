@@ -32,7 +32,7 @@ static const char close_ans[] = "ANSWER, THEN FIN";
 /* State shared by the NIC interrupt (callbacks) and the task: flags and counts only. */
 static struct {
     struct ksock *s;
-    size_t got;              /* bytes of the request (node 1) or the answer (node 0) */
+    size_t got; /* bytes of the request (node 1) or the answer (node 0) */
     char ans[sizeof close_ans];
     volatile int done, err, bad;
 } cl;
@@ -41,9 +41,8 @@ static struct {
 static void server_rx(struct ksock *s, void *arg, const void *data, size_t len)
 {
     (void)arg;
-    if (cl.done || memcmp(data, close_req + cl.got, len > sizeof close_req - 1 - cl.got
-                                                         ? sizeof close_req - 1 - cl.got
-                                                         : len)) {
+    size_t want = sizeof close_req - 1 - cl.got;
+    if (cl.done || len > want || memcmp(data, close_req + cl.got, len)) {
         cl.bad = 1;
         return;
     }
@@ -125,8 +124,10 @@ static int close_client(uint64_t end)
         return 0;
     }
     kprintf("close: node 0: ERROR: %s after %zu of %zu answer bytes\n",
-            cl.err ? ksock_strerror(cl.err) : cl.done ? "EOF" : "nothing in time", cl.got,
-            sizeof close_ans - 1);
+            cl.err    ? ksock_strerror(cl.err)
+            : cl.done ? "EOF"
+                      : "nothing in time",
+            cl.got, sizeof close_ans - 1);
     return 10;
 }
 
@@ -152,8 +153,8 @@ KTEST(net_close)
     ksock_close(l);
     udelay(200000); /* the answer and the FIN leave before the VM stops */
     if (!cl.done || cl.bad) {
-        kprintf("close: node 1: ERROR: %s\n", cl.bad ? "bad request or send refused"
-                                                     : "no request in time");
+        kprintf("close: node 1: ERROR: %s\n",
+                cl.bad ? "bad request or send refused" : "no request in time");
         return 10;
     }
     kprintf("close: node 1: answered and closed inside the recv callback\n");
