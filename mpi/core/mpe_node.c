@@ -331,12 +331,18 @@ int mpe_irecv(struct mpe_req *r, void *buf, size_t len, uint32_t ctx, int src, i
     req_init(r, MPE_REQ_RECV, buf, len, ctx, src, tag);
     r->owner = self;
     const struct mpe_rmatch *rm = self->node->rmatch;
-    /* Not matched here: the transport may match it with a remote message (mpe_rmatch.c).
-     * remote is set first: a local message meeting r from now on asks the transport. */
-    if (!match_rank_post(&self->mr, &r->m) && rm) {
+    /* Not matched here: on a context the transport takes, it may match r with a remote
+     * message (mpe_rmatch.c). Hazard: r->remote only for such a context, asked before r
+     * is posted. On the others the transport feeds its messages to the engine from its
+     * own thread, which may meet r the moment it is posted; had r->remote been set, that
+     * arrival would ask the transport to let go of an r it never had, read the "no" as
+     * "it took a message for r", and strand both (a hang; tests/unit/mpe_rmatch_test.c).
+     * Between the post and the store below only local messages can meet r, and on a
+     * node of one rank (the seam's rule) they come from this task. */
+    int remote = rm && rm->takes(ctx);
+    if (!match_rank_post(&self->mr, &r->m) && remote) {
         r->remote = 1;
-        if (rm->post(r) != 0)
-            r->remote = 0;
+        rm->post(r);
     }
     return 0;
 }

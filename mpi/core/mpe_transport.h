@@ -119,10 +119,14 @@ void mpe_cad_offload_done(struct mpe_cad *c, int err);
 struct mpe_req;
 struct mpe_status;
 struct mpe_rmatch {
-    /* Task context of the receiving rank, no lock held: r, just posted in the engine
-     * (no local message matched it), is offered to the transport. 0: the transport has it
-     * too (or took a message for it and called mpe_rmatch_took); -1: engine only. */
-    int (*post)(struct mpe_req *r);
+    /* Any context: 1 if the transport matches the receives of context ctx (its peers'
+     * messages of that context never reach the engine); 0 if it feeds those messages to
+     * the engine (mpe_net_rx), which alone matches them. */
+    int (*takes)(uint32_t ctx);
+    /* Task context of the receiving rank, no lock held: r, of a context the transport
+     * takes, just posted in the engine (no local message matched it), is posted to the
+     * transport too, which may take a message for it at once (mpe_rmatch_took). */
+    void (*post)(struct mpe_req *r);
     /* Under the rank's engine lock: a local message matched r, which the transport has
      * too. 1: the transport let it go; 0: it took a remote message for r (completes it). */
     int (*claim)(struct mpe_req *r);

@@ -347,12 +347,16 @@ static void free_record(uint64_t off)
         plat_fatal("o2g: free of record %llu: %s", (unsigned long long)off, strerror(errno));
 }
 
+/* Any thread: see struct mpe_rmatch. */
+static int rm_takes(uint32_t ctx)
+{
+    return !engine_ctx(ctx);
+}
+
 /* The rank's task context (mpe_irecv), no lock held: see struct mpe_rmatch. The cookie is
  * the request's address. */
-static int rm_post(struct mpe_req *r)
+static void rm_post(struct mpe_req *r)
 {
-    if (engine_ctx(r->m.key.comm))
-        return -1;
     struct o2g_post p = {.cookie = (uintptr_t)r,
                          .buf = (uintptr_t)r->buf,
                          .len = r->len,
@@ -364,10 +368,10 @@ static int rm_post(struct mpe_req *r)
     if (ioctl(fd, O2G_IOC_POST, &p) != 0)
         plat_fatal("o2g: cannot post a receive of %zu bytes: %s", r->len, strerror(errno));
     if (p.result == O2G_POST_QUEUED)
-        return 0;
+        return;
     mpe_rmatch_took(mlx_node, r);
     if (p.result == O2G_POST_DEFERRED)
-        return 0; /* bound to a message still arriving: its RECV entry finishes r */
+        return; /* bound to a message still arriving: its RECV entry finishes r */
     if (p.result == O2G_POST_UNEXP)
         memcpy(r->buf, dump + p.off, p.msg_len < r->len ? p.msg_len : r->len);
     int t = plat_net_lock();
@@ -379,7 +383,6 @@ static int rm_post(struct mpe_req *r)
         mpe_rmatch_eager(c, r, p.msg_src, p.msg_tag, p.msg_len);
     plat_net_unlock(t);
     free_record(p.off);
-    return 0;
 }
 
 /* Under the rank's engine lock, or its task: take r back from the module. 1: done; 0: the
@@ -409,7 +412,7 @@ static int rm_probe(uint32_t ctx, int src, int tag, struct mpe_status *st)
 }
 
 static const struct mpe_rmatch rmatch = {
-    .post = rm_post, .claim = rm_cancel, .cancel = rm_cancel, .probe = rm_probe};
+    .takes = rm_takes, .post = rm_post, .claim = rm_cancel, .cancel = rm_cancel, .probe = rm_probe};
 
 /* Network thread, no lock held: everything the ring holds, to the engine. Each entry is
  * copied out and the slot given back before the engine sees it; each record is freed
