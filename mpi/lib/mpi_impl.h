@@ -25,6 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A step of the small-message path, inlined whatever the compiler's size heuristics say:
+ * under TCG each return is an indirect jump QEMU looks up, which costs more than the
+ * call's own instructions (issue 16; tests/bench/pathcost.bench.sh counts the calls). */
+#define MPI_HOT static inline __attribute__((always_inline))
+
 struct coll_req;
 struct attr;
 struct topo;

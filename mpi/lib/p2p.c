@@ -11,7 +11,7 @@
 
 /* Task context: the peer and tag checks of a send, receive or probe on live communicator
  * comm; `wild` allows MPI_ANY_SOURCE and MPI_ANY_TAG (receives and probes). */
-static int peer_ok(MPI_Comm comm, int peer, int tag, int wild)
+MPI_HOT int peer_ok(MPI_Comm comm, int peer, int tag, int wild)
 {
     /* Peers of an intercommunicator are ranks of its remote group. */
     int size = comm->remote ? comm->remote->size : comm->size;
@@ -31,8 +31,8 @@ static int check_peer(MPI_Comm comm, int peer, int tag, int wild)
 /* Task context: every check of a send or receive of `count` elements of dt with `peer`, in
  * MPI's order of error classes (communicator, count, type, rank, tag), and where the data
  * lies (*s). */
-static int check_transfer(MPI_Comm comm, int count, MPI_Datatype dt, int peer, int tag, int wild,
-                          struct dt_span *s)
+MPI_HOT int check_transfer(MPI_Comm comm, int count, MPI_Datatype dt, int peer, int tag, int wild,
+                           struct dt_span *s)
 {
     if (!comm_valid(comm))
         return MPI_ERR_COMM;
@@ -45,8 +45,8 @@ static int check_transfer(MPI_Comm comm, int count, MPI_Datatype dt, int peer, i
 /* Task context: start engine send e of `bytes` contiguous bytes at data to `dest`. The
  * source is our rank in our group: on an intercommunicator that is our rank in the
  * receiver's remote group, as the receiver names us. MPI error code. */
-static int engine_send(struct mpe_req *e, const void *data, size_t bytes, int dest, int tag,
-                       MPI_Comm comm, int ctxoff, int flags)
+MPI_HOT int engine_send(struct mpe_req *e, const void *data, size_t bytes, int dest, int tag,
+                        MPI_Comm comm, int ctxoff, int flags)
 {
     MPI_Group to = comm->remote ? comm->remote : comm->group;
     return err_engine_class(-mpi_engine->isend(e, data, bytes, to->world[dest], comm->ctx + ctxoff,
@@ -182,7 +182,7 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm 
 
 /* Task context: wait for engine request e (on the caller's stack) and return its MPI error
  * class. The engine writes e until it sets e->done, and never after. */
-static int engine_wait(struct mpe_req *e)
+MPI_HOT int engine_wait(struct mpe_req *e)
 {
     struct mpi_wait w = MPI_WAIT_INIT;
     while (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
@@ -193,8 +193,8 @@ static int engine_wait(struct mpe_req *e)
 /* Task context: MPI_Send and its modes. A contiguous message to a rank waits for its
  * engine request in this frame: the common blocking send makes no request object, nor
  * any call that cannot do its work (issue 16's path cost). The rest goes through one. */
-static int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                     int flags, const char *fn)
+MPI_HOT int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                      int flags, const char *fn)
 {
     if (!mpi_ready(fn))
         return MPI_ERR_OTHER;
@@ -216,8 +216,8 @@ static int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int 
 
 /* Task context: MPI_Recv's fast case, as send_wait's: a contiguous receive from a rank (or
  * any source) of `s` at buf, the request in this frame. MPI error code, *st filled. */
-static int recv_now(void *buf, const struct dt_span *s, int src, int tag, MPI_Comm comm,
-                    MPI_Status *st)
+MPI_HOT int recv_now(void *buf, const struct dt_span *s, int src, int tag, MPI_Comm comm,
+                     MPI_Status *st)
 {
     struct mpe_req e;
     int rc = err_engine_class(
