@@ -45,13 +45,37 @@ struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *r
 struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_key *k);
 int match_rank_cancel(struct match_rank *mr, struct match_entry *recv);
 
+/* Under the lock: match every message of the inbox, in push order (match_rank.c). */
+void match_rank_drain(struct match_rank *mr);
+
 /* Task context: a critical section of the rank's engine for callers that need several
  * steps under one lock (e.g. the intra-node sender: arrive, then decide whether to buffer
- * the data). lock() drains the inbox; unlock() drains what came in meanwhile. */
-void match_rank_lock(struct match_rank *mr);
-void match_rank_unlock(struct match_rank *mr);
+ * the data). lock() drains the inbox; unlock() drains what came in meanwhile: the release
+ * is lf_box_unlock's full-barrier handshake (lockfree.h), looked at again until it finds
+ * the inbox empty. Inline: the intra-node send's path (mpi_impl.h's MPI_HOT says why). */
+static inline void match_rank_lock(struct match_rank *mr)
+{
+    lf_box_lock(&mr->box);
+    if (!lf_empty(&mr->box.inbox)) /* a push this load misses sees the box held */
+        match_rank_drain(mr);
+}
+
+static inline void match_rank_unlock(struct match_rank *mr)
+{
+    while (lf_box_unlock(&mr->box))
+        match_rank_drain(mr);
+}
+
 /* Under match_rank_lock(): match_arrive + deliver; returns the matched receive or NULL
  * (msg now queued as unexpected). */
-struct match_entry *match_rank_arrive_held(struct match_rank *mr, struct match_entry *msg);
+static inline struct match_entry *match_rank_arrive_held(struct match_rank *mr,
+                                                         struct match_entry *msg)
+{
+    struct match_entry *recv = match_arrive(&mr->eng, msg);
+    mr->direct++;
+    if (recv)
+        mr->deliver(mr, recv, msg);
+    return recv;
+}
 
 #endif

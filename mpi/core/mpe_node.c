@@ -113,11 +113,16 @@ struct mpe_rank *mpe_local(struct mpe_node *n, int world)
     return &n->ranks[world - n->first];
 }
 
-/* Any context; see mpe_internal.h. */
-void mpe_wake(struct mpe_rank *r)
+/* Any context; see mpe_internal.h. Inlined into this file's per-message path (complete). */
+static inline __attribute__((always_inline)) void wake(struct mpe_rank *r)
 {
     if (lf_nap_wake_needed(&r->nap))
         plat_wake(r->task); /* NULL before the rank's first engine call: it cannot sleep */
+}
+
+void mpe_wake(struct mpe_rank *r)
+{
+    wake(r);
 }
 
 /* Task context; see mpe_internal.h. */
@@ -130,8 +135,8 @@ void mpe_block(struct mpe_rank *self)
 }
 
 /* Any context. The request may be freed by its owner as soon as done is set: read the
- * owner first. */
-void mpe_complete(struct mpe_req *r, int err)
+ * owner first. Inlined into deliver, which completes two requests per local message. */
+static inline __attribute__((always_inline)) void complete(struct mpe_req *r, int err)
 {
     if (r->cad) { /* a graph's operation: the graph decides what follows */
         mpe_cad_node_done(r, err);
@@ -142,7 +147,12 @@ void mpe_complete(struct mpe_req *r, int err)
         r->err = err;
     __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
     if (owner)
-        mpe_wake(owner);
+        wake(owner);
+}
+
+void mpe_complete(struct mpe_req *r, int err)
+{
+    complete(r, err);
 }
 
 void mpe_recv_status(struct mpe_req *r, const struct mpe_msg *m)
@@ -211,8 +221,8 @@ static void deliver(struct match_rank *mr, struct match_entry *recv, struct matc
     mpe_copy(r->buf, s ? s->buf : m->data, r->count);
     msg_put(m);
     if (s)
-        mpe_complete(s, 0);
-    mpe_complete(r, 0);
+        complete(s, 0);
+    complete(r, 0);
 }
 
 /* Any context; see mpe_internal.h. */

@@ -83,11 +83,12 @@ engine=$(f incl op_isend op_irecv op_block)
 row "path: the MPI calls" "$whole" "$ours" instr "the whole message"
 row "path:  library, outside engine" "$((whole - engine))" "$ours" instr "the whole message"
 row "path:   requests (alloc, finish)" "$(f excl req_alloc finish req_release)" "$ours" instr "the whole message"
-# The steps inlined into their callers (MPI_HOT: the argument checks but dt_span, the
-# engine's who-am-I) count in their callers' rows, not here.
+# The steps inlined into their callers (MPI_HOT and the engine's always_inline ones: the
+# argument checks but dt_span, who-am-I, the intra-node send's lock and completions) count
+# in their callers' rows.
 row "path:   datatype span (dt_span)" "$(f excl dt_span)" "$ours" instr "the whole message"
 row "path:  engine calls (op_*)" "$engine" "$ours" instr "the whole message"
-row "path:   post and match" "$(f excl match_rank_post match_rank_arrive_held match_post match_arrive find_unexpected match_rank_lock match_rank_unlock release)" "$ours" instr "the whole message"
+row "path:   post and match" "$(f excl match_rank_post match_post match_arrive find_unexpected)" "$ours" instr "the whole message"
 row "path:   deliver (copy, complete)" "$(f incl deliver)" "$ours" instr "the whole message"
 # The other order: MPI_Send, then MPI_Recv (the message is unexpected when it comes).
 mode=unexp
