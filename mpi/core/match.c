@@ -100,7 +100,9 @@ struct match_entry *match_arrive(struct match_engine *e, struct match_entry *msg
     return 0;
 }
 
-static struct match_entry *find_unexpected(struct match_engine *e, const struct match_key *k)
+/* Inlined into match_post (mpi_impl.h's MPI_HOT says why). */
+static inline __attribute__((always_inline)) struct match_entry *
+find_unexpected(struct match_engine *e, const struct match_key *k)
 {
     if (k->src != MATCH_ANY_SOURCE && k->tag != MATCH_ANY_TAG)
         return first_with_key(&e->unexp[bucket(k)], k);

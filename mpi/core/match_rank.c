@@ -51,17 +51,6 @@ void match_rank_arrive(struct match_rank *mr, struct match_entry *msg)
     }
 }
 
-/* Task context; see match_rank.h. The lock drains first: earlier arrivals match first. */
-struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *recv)
-{
-    match_rank_lock(mr);
-    struct match_entry *msg = match_post(&mr->eng, recv);
-    if (msg)
-        mr->deliver(mr, recv, msg);
-    match_rank_unlock(mr);
-    return msg;
-}
-
 /* Task context. */
 struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_key *k)
 {

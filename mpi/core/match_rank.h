@@ -38,9 +38,6 @@ void match_rank_init(struct match_rank *mr, match_deliver_fn deliver, void *owne
 
 /* Any context (interrupt included). `msg` belongs to the engine until delivered or taken. */
 void match_rank_arrive(struct match_rank *mr, struct match_entry *msg);
-/* Task context. Returns the matched message (already passed to deliver), or NULL if recv
- * is now posted. */
-struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *recv);
 /* Task context. */
 struct match_entry *match_rank_probe(struct match_rank *mr, const struct match_key *k);
 int match_rank_cancel(struct match_rank *mr, struct match_entry *recv);
@@ -76,6 +73,19 @@ static inline struct match_entry *match_rank_arrive_held(struct match_rank *mr,
     if (recv)
         mr->deliver(mr, recv, msg);
     return recv;
+}
+
+/* Task context. Returns the matched message (already passed to deliver), or NULL if recv
+ * is now posted. The lock drains first: earlier arrivals match first. Inline: every
+ * receive's path. */
+static inline struct match_entry *match_rank_post(struct match_rank *mr, struct match_entry *recv)
+{
+    match_rank_lock(mr);
+    struct match_entry *msg = match_post(&mr->eng, recv);
+    if (msg)
+        mr->deliver(mr, recv, msg);
+    match_rank_unlock(mr);
+    return msg;
 }
 
 #endif
