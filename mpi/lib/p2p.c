@@ -87,8 +87,8 @@ static int start_send(MPI_Request r, const void *buf, int count, MPI_Datatype dt
 }
 
 /* Task context: start receive r (fresh, or an inactive persistent one). */
-static int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int src, int tag,
-                      MPI_Comm comm, int ctxoff)
+MPI_HOT int start_recv(MPI_Request r, void *buf, int count, MPI_Datatype dt, int src, int tag,
+                       MPI_Comm comm, int ctxoff)
 {
     struct dt_span s;
     int rc = check_transfer(comm, count, dt, src, tag, 1, &s);
