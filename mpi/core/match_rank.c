@@ -1,14 +1,6 @@
 /* match_rank.c: see match_rank.h. The lock-free parts are lockfree.h's lf_box. */
 #include "match_rank.h"
 
-static struct match_entry *arrive_locked(struct match_rank *mr, struct match_entry *msg)
-{
-    struct match_entry *recv = match_arrive(&mr->eng, msg);
-    if (recv)
-        mr->deliver(mr, recv, msg);
-    return recv;
-}
-
 /* Under the lock; see match_rank.h. A push this load misses saw the box held
  * (lf_box_push), so the holder's lf_box_unlock sees it. */
 void match_rank_drain(struct match_rank *mr)
@@ -19,7 +11,7 @@ void match_rank_drain(struct match_rank *mr)
     while (l) {
         struct lf_link *next = l->next; /* l may be delivered, and reused, below */
         mr->deferred++;
-        arrive_locked(mr, container_of(l, struct match_entry, inbox));
+        match_rank_match(mr, container_of(l, struct match_entry, inbox));
         l = next;
     }
 }
@@ -38,8 +30,7 @@ void match_rank_arrive(struct match_rank *mr, struct match_entry *msg)
 {
     if (lf_box_trylock(&mr->box)) {
         match_rank_drain(mr); /* earlier arrivals first */
-        mr->direct++;
-        arrive_locked(mr, msg);
+        match_rank_arrive_held(mr, msg);
         match_rank_unlock(mr);
         return;
     }

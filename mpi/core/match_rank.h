@@ -63,16 +63,23 @@ static inline void match_rank_unlock(struct match_rank *mr)
         match_rank_drain(mr);
 }
 
-/* Under match_rank_lock(): match_arrive + deliver; returns the matched receive or NULL
- * (msg now queued as unexpected). */
-static inline struct match_entry *match_rank_arrive_held(struct match_rank *mr,
-                                                         struct match_entry *msg)
+/* Under the lock: match_arrive + deliver; returns the matched receive or NULL (msg now
+ * queued as unexpected). Counts nothing (the inbox's drain counts `deferred`). */
+static inline struct match_entry *match_rank_match(struct match_rank *mr, struct match_entry *msg)
 {
     struct match_entry *recv = match_arrive(&mr->eng, msg);
-    mr->direct++;
     if (recv)
         mr->deliver(mr, recv, msg);
     return recv;
+}
+
+/* Under match_rank_lock(): an arrival matched at once (counted `direct`); see
+ * match_rank_match. */
+static inline struct match_entry *match_rank_arrive_held(struct match_rank *mr,
+                                                         struct match_entry *msg)
+{
+    mr->direct++;
+    return match_rank_match(mr, msg);
 }
 
 /* Task context. Returns the matched message (already passed to deliver), or NULL if recv
