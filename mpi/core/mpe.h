@@ -167,6 +167,9 @@ struct mpe_ops {
     /* Sleep until something completes or arrives for this rank (or at once if that
      * already happened since the last call). Callers re-check their condition. */
     void (*block)(void);
+    /* A test found nothing complete (or nothing arrived): progress the platform does not
+     * make by itself while the rank runs (mpe_plat.h's plat_poll); never waits. */
+    void (*poll)(void);
     /* Statistics: counters named for `make bench` and tests (see mpe_stats). */
     void (*stats)(uint64_t out[MPE_ST_COUNT]);
     /* CAD graphs (mpe_cad.c). Bytes of a run for a graph of `nnodes` nodes. */

@@ -53,6 +53,11 @@ static void op_block(void)
     mpe_block(mpe_self());
 }
 
+static void op_poll(void)
+{
+    plat_poll();
+}
+
 static void op_stats(uint64_t out[MPE_ST_COUNT])
 {
     mpe_stats(out);
@@ -89,6 +94,7 @@ const struct mpe_ops mpe_ops = {
     .iprobe = op_iprobe,
     .cancel = op_cancel,
     .block = op_block,
+    .poll = op_poll,
     .stats = op_stats,
     .cad_bytes = mpe_cad_bytes,
     .cad_issue = op_cad_issue,

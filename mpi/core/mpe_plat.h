@@ -18,9 +18,10 @@ struct mpe_node;
 #define MPE_MAX_CPUS 64
 #endif
 
-/* The calls every engine operation makes (plat_node, plat_rank, plat_cpu) may be inline:
- * a platform whose build defines MPE_PLAT_INLINE (a header's name) defines them there,
- * static inline (the unikernel: unikernel/mpi/mpe_uk_inline.h); the others in a .c file. */
+/* The calls every engine operation makes (plat_node, plat_rank, plat_cpu), and plat_poll
+ * (every test that finds nothing done), may be inline: a platform whose build defines
+ * MPE_PLAT_INLINE (a header's name) defines them there, static inline (the unikernel:
+ * unikernel/mpi/mpe_uk_inline.h); the others in a .c file. */
 #ifdef MPE_PLAT_INLINE
 #include MPE_PLAT_INLINE
 #else
@@ -32,6 +33,11 @@ int plat_rank(void);
 /* CAD progress (mpe_cad.c) and every engine call (mpe_enter). Any context: this CPU
  * (< MPE_MAX_CPUS). */
 int plat_cpu(void);
+/* Task context of a rank that found nothing complete in a test (mpe_ops.poll), no engine
+ * call under way: progress that nothing else makes while the rank runs (the Linux
+ * library without its network thread: mlx.h's caller mode); returns without waiting.
+ * Nothing where interrupts or a thread make it (the unikernel: empty, inline). */
+void plat_poll(void);
 #endif
 
 /* Task context: the calling task, as a token for plat_wake(). */

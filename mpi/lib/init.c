@@ -37,10 +37,12 @@ void mpi_idle(struct mpi_wait *w)
     uint64_t now = uk_abi->time_ns();
     if (!w->since)
         w->since = now;
-    if (now - w->since < spin_ns)
+    if (now - w->since < spin_ns) {
+        mpi_poll(); /* the Linux library without a network thread reads its sockets */
         __builtin_ia32_pause();
-    else
+    } else {
         mpi_engine->block();
+    }
 }
 
 int mpi_live;

@@ -277,6 +277,13 @@ struct mpi_wait {
     }
 /* Task context: one step of a wait loop (poll briefly, then sleep until woken). */
 void mpi_idle(struct mpi_wait *w);
+/* Task context: a test found nothing done: the platform's turn (mpe_ops.poll: the Linux
+ * library without a network thread reads its sockets there; nothing on the unikernel),
+ * after which the caller looks once more. */
+static inline void mpi_poll(void)
+{
+    mpi_engine->poll();
+}
 /* End the whole job with exit code `code` (what MPI_Abort(MPI_COMM_WORLD, code) does).
  * Must not return. Host tests provide a stub. */
 void mpi_abort_hook(int code) __attribute__((noreturn));

@@ -95,7 +95,12 @@ int MPI_Improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg, MP
         p2p_null_status(st);
         return MPI_SUCCESS;
     }
-    return err_raise(comm, look(src, tag, comm, flag, msg, st), "MPI_Improbe");
+    rc = look(src, tag, comm, flag, msg, st);
+    if (rc == MPI_SUCCESS && !*flag) {
+        mpi_poll();
+        rc = look(src, tag, comm, flag, msg, st);
+    }
+    return err_raise(comm, rc, "MPI_Improbe");
 }
 
 /* Task context. Waits between looks like MPI_Probe (mpi_idle). */

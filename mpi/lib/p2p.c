@@ -332,7 +332,12 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         p2p_null_status(st);
         return MPI_SUCCESS;
     }
-    return probe_status(src, tag, comm, st, flag);
+    probe_status(src, tag, comm, st, flag);
+    if (!*flag) {
+        mpi_poll();
+        probe_status(src, tag, comm, st, flag);
+    }
+    return MPI_SUCCESS;
 }
 
 /* Task context. Waits between looks like a request wait (mpi_idle: spins, then sleeps;

@@ -5,7 +5,8 @@
  * Waiting spins briefly, then sleeps (mpi_idle, init.c): a rank that finds nothing
  * complete polls for UKMPI_SPIN_NS (50 us by default), then sleeps in the engine's block()
  * (its CPU halts) until the engine completes one of its requests or a message arrives for
- * it, and looks again. MPI_Test* only look.
+ * it, and looks again. MPI_Test* look, and when nothing is done give the platform its
+ * turn (mpi_poll) and look once more.
  */
 #include "mpi_impl.h"
 #include <stdlib.h>
@@ -186,7 +187,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
         empty_status(st);
         return MPI_SUCCESS;
     }
-    *flag = done(*req);
+    *flag = done(*req) || (mpi_poll(), done(*req));
     return *flag ? err_raise(c, finish(req, st), "MPI_Test") : MPI_SUCCESS;
 }
 
@@ -207,17 +208,20 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
     return err ? err_raise(c, MPI_ERR_IN_STATUS, "MPI_Waitall") : MPI_SUCCESS;
 }
 
+static int all_done(int n, MPI_Request reqs[])
+{
+    for (int i = 0; i < n; i++)
+        if (!inactive(reqs[i]) && !done(reqs[i]))
+            return 0;
+    return 1;
+}
+
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     if (!mpi_ready("MPI_Testall"))
         return MPI_ERR_OTHER;
-    for (int i = 0; i < n; i++)
-        if (!inactive(reqs[i]) && !done(reqs[i])) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
-    *flag = 1;
-    return MPI_Waitall(n, reqs, sts);
+    *flag = all_done(n, reqs) || (mpi_poll(), all_done(n, reqs));
+    return *flag ? MPI_Waitall(n, reqs, sts) : MPI_SUCCESS;
 }
 
 /* Index of a completed active request, MPI_UNDEFINED if none is active, or -1. */
@@ -256,6 +260,10 @@ int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st
     if (!mpi_ready("MPI_Testany"))
         return MPI_ERR_OTHER;
     int i = find_done(n, reqs);
+    if (i == -1) {
+        mpi_poll();
+        i = find_done(n, reqs);
+    }
     *flag = i != -1;
     *index = i == -1 ? MPI_UNDEFINED : i;
     if (i < 0) {
@@ -304,6 +312,10 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status
 {
     if (!mpi_ready("MPI_Testsome"))
         return MPI_ERR_OTHER;
+    int rc = some(n, reqs, outcount, idx, sts);
+    if (rc != MPI_SUCCESS || *outcount)
+        return rc;
+    mpi_poll();
     return some(n, reqs, outcount, idx, sts);
 }
 
@@ -314,7 +326,7 @@ int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st)
         empty_status(st);
         return MPI_SUCCESS;
     }
-    *flag = done(req);
+    *flag = done(req) || (mpi_poll(), done(req));
     if (*flag && st) {
         st->MPI_SOURCE = req->kind == REQ_RECV ? req->e.src : MPI_ANY_SOURCE;
         st->MPI_TAG = req->kind == REQ_RECV ? req->e.tag : MPI_ANY_TAG;

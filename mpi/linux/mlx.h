@@ -8,7 +8,13 @@
  * Threads: the rank is the process's main thread ("CPU 1", task context). One network
  * thread per process ("CPU 0") plays the unikernel's NIC interrupt: it waits in epoll on
  * the node-pair sockets and an eventfd (kicks), and runs the engine's receive path under
- * the network lock, so matching and copies into posted buffers happen there. The files:
+ * the network lock, so matching and copies into posted buffers happen there.
+ * In caller mode (UKMPI_PROGRESS, the default on one CPU) there is no network thread: the
+ * rank takes its turns (mlx_net_turn, as "CPU 0") where it would sleep (plat_block) and
+ * in the tests that find nothing done (plat_poll). A message to a rank asleep in a wait
+ * then wakes that rank alone, where the thread woke first itself and then the rank: two
+ * thread switches on one CPU. The price: nothing arrives while the rank computes (as in
+ * Open MPI and MPICH over TCP). The files:
  *
  *   mlx_env.c   the job's layout from the environment (UKMPI_NODE, UKMPI_NODES, ...)
  *   mlx_plat.c  mpe_plat.h: wake-ups, the network lock, CPUs, time, fatal errors
@@ -50,6 +56,7 @@ struct mlx_env {
     const char *job;       /* UKMPI_JOB: the job's name on this host, or NULL */
     int shm;               /* UKMPI_SHM: same-host nodes use shared memory (1, the default) */
     uint64_t spin_ns;      /* UKMPI_SHM_SPIN_NS: the network thread polls the rings this long */
+    int caller;            /* UKMPI_PROGRESS: 1: no network thread, the rank takes turns */
 };
 
 /* Any thread: the layout, parsed from the environment on the first call; a bad value
@@ -73,6 +80,11 @@ int mlx_net_start(const struct mlx_env *e);
 /* Task context (job end): every peer said BYE, and every byte we sent reached it (acked);
  * the same as mpe_job_end's wait for the unikernel (1 when done). */
 int mlx_net_flushed(int peer);
+/* Task context in caller mode, no engine call under way: one turn of the network thread's
+ * loop, taken by the rank as MLX_CPU_NET: what arrived into the engine, then the CAD
+ * tail. may_sleep 0: returns at once when nothing is there; 1: waits in epoll until
+ * something is. */
+void mlx_net_turn(int may_sleep);
 /* Task context (job end): stop the network thread and close the sockets. */
 void mlx_net_stop(void);
 /* Under the network lock, from its outermost unlock: push what plat_net_send corked. */

@@ -18,6 +18,11 @@
  *                the last byte before it sleeps (default 0: on this 2-CPU VM host a polling
  *                network thread took the CPU from the ranks and halved the ping-pong)
  *
+ *   UKMPI_PROGRESS  thread|caller|auto: who reads the sockets (mlx.h). thread: the
+ *                network thread, also while the rank computes; caller: the rank itself,
+ *                in its MPI calls (no second thread: on one CPU a message then costs one
+ *                thread switch, not two); auto (the default): caller when the process may
+ *                run on one CPU only (its affinity), else thread
  *   UKMPI_O2G    auto|on|off: the receive path through /dev/o2g (mlx_o2g.c; default auto)
  *   UKMPI_KACC   auto|on|off: non-blocking collectives run by /dev/kacc, which needs
  *                /dev/o2g (mlx_kacc.c; default auto: when both open and every peer set
@@ -34,6 +39,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +135,20 @@ static void parse_peers(void)
         refuse("UKMPI_PEERS has %d addresses, UKMPI_NODES=%d", i + 1, env.nodes);
 }
 
+/* Start-up: UKMPI_PROGRESS (above): 1 for caller. */
+static int progress_var(void)
+{
+    const char *s = getenv("UKMPI_PROGRESS");
+    cpu_set_t cpus;
+    if (s && !strcmp(s, "thread"))
+        return 0;
+    if (s && !strcmp(s, "caller"))
+        return 1;
+    if (s && strcmp(s, "auto"))
+        refuse("UKMPI_PROGRESS=\"%s\": not thread, caller or auto", s);
+    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1;
+}
+
 /* Any thread, but first from the main thread (MPI_Init or an earlier uk_abi call). */
 const struct mlx_env *mlx_env(void)
 {
@@ -149,6 +169,7 @@ const struct mlx_env *mlx_env(void)
                MLX_MAX_JOB);
     env.shm = int_var("UKMPI_SHM", 1, 0, 1);
     env.spin_ns = (uint64_t)int_var("UKMPI_SHM_SPIN_NS", 0, 0, INT_MAX);
+    env.caller = progress_var();
     parsed = 1;
     return &env;
 }

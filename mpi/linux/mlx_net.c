@@ -293,73 +293,97 @@ static void cad_tail(void)
     }
 }
 
+/* The network thread, or the rank in caller mode as MLX_CPU_NET (mlx.h: one of them,
+ * never both): one turn of the "interrupt". may_sleep 0: only what is there now. */
+static void turn(int may_sleep)
+{
+    static uint64_t idle_since; /* the rings' last busy time (0: not known) */
+    struct epoll_event evs[MLX_EVENTS];
+    uint64_t spin_ns = mlx_env()->spin_ns;
+    /* The rings first; while they were busy within spin_ns, epoll only looks. */
+    mlx_plat_set_irq_time(mlx_now_ns());
+    int busy = mlx_shm_poll(), timeout = 0, shm = mlx_shm_pairs();
+    uint64_t now = mlx_now_ns();
+    if (busy) {
+        mlx_plat_set_irq_time(0);
+        cad_tail(); /* before a sleep: the interrupt's tail */
+    }
+    if (busy || !idle_since)
+        idle_since = now;
+    /* Hazard: a rank taking this turn (caller mode) may have been woken by what the
+     * rings just brought; it looks at its wake-up only between turns, so this turn must
+     * not sleep (a job of three hung at start so, its HELLO woken for and slept on). */
+    if (busy && mlx_env()->caller)
+        may_sleep = 0;
+    if (!may_sleep)
+        timeout = 0;
+    else if (!shm)
+        timeout = -1;
+    else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
+        timeout = mlx_shm_sleep();
+    int kt = mlx_kacc_retry_ms(); /* graphs kacc refused for now: retried below */
+    if (kt >= 0 && (timeout < 0 || timeout > kt))
+        timeout = kt;
+    int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
+    if (n < 0 && errno != EINTR)
+        plat_fatal("epoll_wait: %s", strerror(errno));
+    if (shm && timeout) {
+        idle_since = 0;
+        mlx_shm_awake();
+    }
+    mlx_plat_set_irq_time(mlx_now_ns());
+    for (int i = 0; i < n; i++) {
+        enum ev_kind *kind = evs[i].data.ptr;
+        uint64_t v;
+        if (*kind == EV_KICK) {
+            if (read(kick.fd, &v, sizeof v) < 0 && errno != EAGAIN)
+                plat_fatal("eventfd: %s", strerror(errno));
+        } else if (*kind == EV_LISTEN) {
+            accept_all();
+        } else if (*kind == EV_O2G) {
+            mlx_o2g_run();
+        } else if (*kind == EV_KACC) {
+            mlx_kacc_run();
+        } else if (*kind == EV_ULISTEN) {
+            mlx_shm_accept_all(ulistener.fd);
+        } else if (((struct mlx_conn *)kind)->rx) {
+            mlx_shm_bell((struct mlx_conn *)kind);
+        } else {
+            struct mlx_conn *k = (struct mlx_conn *)kind;
+            /* Output first: conn_read may free a refused socket. */
+            if (evs[i].events & EPOLLOUT)
+                conn_writable(k);
+            if (k->o2g && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+                /* The module reports the end (O2G_CQE_CONN) after the last byte,
+                 * which may still be on its way to the engine: only stop epoll
+                 * repeating it (a later EPOLL_CTL_MOD fails harmlessly). */
+                epoll_ctl(ep, EPOLL_CTL_DEL, k->fd, NULL);
+            } else if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+                conn_read(k);
+            }
+        }
+    }
+    mlx_kacc_retry();
+    mlx_plat_set_irq_time(0);
+    cad_tail();
+}
+
+/* Task context, caller mode; see mlx.h. */
+void mlx_net_turn(int may_sleep)
+{
+    if (ep < 0)
+        return; /* before mlx_net_start */
+    mlx_plat_set_cpu(MLX_CPU_NET);
+    turn(may_sleep);
+    mlx_plat_set_cpu(MLX_CPU_RANK);
+}
+
 static void *net_thread(void *arg)
 {
     (void)arg;
-    struct epoll_event evs[MLX_EVENTS];
-    uint64_t spin_ns = mlx_env()->spin_ns, idle_since = 0;
     mlx_plat_set_cpu(MLX_CPU_NET);
-    while (!stopping) {
-        /* The rings first; while they were busy within spin_ns, epoll only looks. */
-        mlx_plat_set_irq_time(mlx_now_ns());
-        int busy = mlx_shm_poll(), timeout = 0, shm = mlx_shm_pairs();
-        uint64_t now = mlx_now_ns();
-        if (busy) {
-            mlx_plat_set_irq_time(0);
-            cad_tail(); /* before a sleep: the interrupt's tail */
-        }
-        if (busy || !idle_since)
-            idle_since = now;
-        if (!shm)
-            timeout = -1;
-        else if (now - idle_since >= spin_ns) /* at once without spinning: one epoll_wait */
-            timeout = mlx_shm_sleep();
-        int kt = mlx_kacc_retry_ms(); /* graphs kacc refused for now: retried below */
-        if (kt >= 0 && (timeout < 0 || timeout > kt))
-            timeout = kt;
-        int n = epoll_wait(ep, evs, MLX_EVENTS, timeout);
-        if (n < 0 && errno != EINTR)
-            plat_fatal("epoll_wait: %s", strerror(errno));
-        if (shm && timeout) {
-            idle_since = 0;
-            mlx_shm_awake();
-        }
-        mlx_plat_set_irq_time(mlx_now_ns());
-        for (int i = 0; i < n; i++) {
-            enum ev_kind *kind = evs[i].data.ptr;
-            uint64_t v;
-            if (*kind == EV_KICK) {
-                if (read(kick.fd, &v, sizeof v) < 0 && errno != EAGAIN)
-                    plat_fatal("eventfd: %s", strerror(errno));
-            } else if (*kind == EV_LISTEN) {
-                accept_all();
-            } else if (*kind == EV_O2G) {
-                mlx_o2g_run();
-            } else if (*kind == EV_KACC) {
-                mlx_kacc_run();
-            } else if (*kind == EV_ULISTEN) {
-                mlx_shm_accept_all(ulistener.fd);
-            } else if (((struct mlx_conn *)kind)->rx) {
-                mlx_shm_bell((struct mlx_conn *)kind);
-            } else {
-                struct mlx_conn *k = (struct mlx_conn *)kind;
-                /* Output first: conn_read may free a refused socket. */
-                if (evs[i].events & EPOLLOUT)
-                    conn_writable(k);
-                if (k->o2g && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
-                    /* The module reports the end (O2G_CQE_CONN) after the last byte,
-                     * which may still be on its way to the engine: only stop epoll
-                     * repeating it (a later EPOLL_CTL_MOD fails harmlessly). */
-                    epoll_ctl(ep, EPOLL_CTL_DEL, k->fd, NULL);
-                } else if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
-                    conn_read(k);
-                }
-            }
-        }
-        mlx_kacc_retry();
-        mlx_plat_set_irq_time(0);
-        cad_tail();
-    }
+    while (!stopping)
+        turn(1);
     return NULL;
 }
 
@@ -452,11 +476,13 @@ int mlx_net_start(const struct mlx_env *e)
         fprintf(stderr, "mpi: node %d: cannot poll /dev/o2g: %s\n", e->node, strerror(errno));
         return -1;
     }
-    if (pthread_create(&thread, NULL, net_thread, NULL) != 0) {
-        fprintf(stderr, "mpi: node %d: cannot start the network thread\n", e->node);
-        return -1;
+    if (!e->caller) {
+        if (pthread_create(&thread, NULL, net_thread, NULL) != 0) {
+            fprintf(stderr, "mpi: node %d: cannot start the network thread\n", e->node);
+            return -1;
+        }
+        thread_started = 1;
     }
-    thread_started = 1;
     uint64_t deadline = mlx_now_ns() + MLX_CONNECT_NS;
     for (int p = 0; p < e->node; p++) {
         if (!mlx_shm_local(e, p)) {

@@ -108,6 +108,14 @@ void plat_wake(void *task)
 void plat_block(void)
 {
     struct mlx_task *t = &rank_task;
+    if (mlx_env()->caller) {
+        /* Caller mode (mlx.h): no other thread, so every token comes from our own turns
+         * (the engine's plat_wake in them); each turn sleeps in epoll only until
+         * something arrives. */
+        while (__atomic_exchange_n(&t->state, WAKE_NONE, __ATOMIC_SEQ_CST) != WAKE_PENDING)
+            mlx_net_turn(1);
+        return;
+    }
     for (;;) {
         if (__atomic_exchange_n(&t->state, WAKE_NONE, __ATOMIC_SEQ_CST) == WAKE_PENDING)
             return;
@@ -117,6 +125,13 @@ void plat_block(void)
             continue; /* woken between the two: consume the token */
         futex(&t->state, FUTEX_WAIT_PRIVATE, WAKE_SLEEPING);
     }
+}
+
+/* Task context, no engine call under way; see mpe_plat.h. */
+void plat_poll(void)
+{
+    if (mlx_env()->caller)
+        mlx_net_turn(0);
 }
 
 void plat_relax(void)

@@ -7,6 +7,9 @@
 #           a process per rank, started by the guests' /init)
 #   o2g     the same binary with the o2g module loaded in every guest and UKMPI_O2G=on
 #           (LXB_O2G=0 leaves it out; $B/kmod/o2g/o2g.ko is built by `make o2g` first)
+#   thread  ours with UKMPI_PROGRESS=thread on 2x1: its network thread reads the sockets,
+#           where a rank alone on its CPU reads them itself by default (mpi/linux/mlx.h's
+#           caller mode); the one-vCPU figures before and after, in the same run
 #   ompi    Debian's mpicc and mpirun (pml ob1, btl tcp between VMs)
 #   mpich   Debian's mpicc.mpich and mpiexec.hydra (ch4:ucx, UCX's tcp between VMs)
 # Jobs, each side in each configuration (NxC: N VMs x C vCPUs, a rank per vCPU):
@@ -37,6 +40,7 @@ SIDES=${LXB_SIDES:-ours ompi mpich}
 TIMEOUT=${LXB_TIMEOUT:-300}
 ISCFG=${LXB_IS_CFG:-$([ "$(nproc)" -ge 4 ] && echo 4x1 || echo 2x2)}
 [ "${LXB_O2G:-1}" = 1 ] && SIDES="ours o2g ${SIDES/ours/}"
+[[ " $SIDES " == *" ours "* ]] && SIDES="${SIDES/ours/ours thread}"
 P2P=2x1
 mkdir -p "$out"
 rm -f "$out"/*.txt "$out/notes"
@@ -55,7 +59,7 @@ fi
 sides=
 for s in $SIDES; do
     case $s in
-    ours | o2g)
+    ours | o2g | thread)
         if [ ! -f "$B/linux/libukmpi.a" ]; then
             note "$s: not run ($B/linux/libukmpi.a missing: run make)"
             continue
@@ -83,6 +87,7 @@ run_job() { # side cfg run MPIBENCH-ARGS...
     local s=$1 c=$2 r=$3 rc=0 o=(--mpi "$1")
     shift 3
     [ "$s" = o2g ] && o=(--mpi ours --o2g)
+    [ "$s" = thread ] && o=(--mpi ours --env UKMPI_PROGRESS=thread)
     tests/bench/ompi/run.sh --timeout "$TIMEOUT" --log "$out/$s-$c.$r.log" "${o[@]}" "$c" "$@" \
         >"$out/$s-$c.$r.txt" 2>"$out/$s-$c.$r.err" || rc=$?
     if [ "$rc" != 0 ]; then
@@ -100,7 +105,9 @@ for r in $(seq "$RUNS"); do
     for s in $sides; do
         [[ $failed == *" $s-$P2P"* ]] ||
             run_job "$s" "$P2P" "$r" -n "$ITERS" -r "$REPS" -k "$KEYS" pingpong waitcpu is
-        [[ $failed == *" $s-$ISCFG"* ]] || run_job "$s" "$ISCFG" "$r" -r "$REPS" -k "$KEYS" is
+        # the thread side on 2x1 alone: the one-vCPU case its figures are for
+        [[ $failed == *" $s-$ISCFG"* || $s == thread ]] ||
+            run_job "$s" "$ISCFG" "$r" -r "$REPS" -k "$KEYS" is
     done
 done
 
@@ -112,7 +119,7 @@ pick() { # side-cfg prefix key
     }' | sort -g | awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}' || true
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b == "" || b <= 0 ? "-" : sprintf(a / b < 0.1 ? "%.2g" : "%.2f", a / b)) }'; }
-ours_sides() { for s in $sides; do case $s in ours | o2g) echo "$s" ;; esac; done; }
+ours_sides() { for s in $sides; do case $s in ours | o2g | thread) echo "$s" ;; esac; done; }
 # One row: the value of every side, then each of our sides over each baseline in BASES.
 row() { # label unit cfg prefix key bases
     local s v line

@@ -21,8 +21,10 @@
 #              otherwise).
 #   linux      (--linux-only, which runs only this half) built with `mpi/bin/ukmpicc
 #              --linux` (the library on Linux, mpi/linux/), run as MPI_LX_NP (default
-#              "4 8 4:tcp") Linux processes of this host by mpi/bin/ukmpirun, which talk
-#              through shared memory, or TCP over loopback for NP:tcp (ukmpirun --tcp);
+#              "4 8 4:tcp 4:caller") Linux processes of this host by mpi/bin/ukmpirun,
+#              which talk through shared memory, or TCP over loopback for NP:tcp
+#              (ukmpirun --tcp); NP:caller without network threads (UKMPI_PROGRESS=caller,
+#              the default of a process confined to one CPU: mpi/linux/mlx.h);
 #              and the MPI_UK_POLICY_PROGS also in MPI_LX_POLICY_CONFIGS ("4:ipi 4:poll
 #              4:local", NP:POLICY); stdout kept in build/mpi-lx/PROG.CONFIG.out. A test:
 #              exit code 0 and output identical to the reference. References missing or older than the programs are made first
@@ -55,7 +57,7 @@ policy_progs=${MPI_UK_POLICY_PROGS:-icolls*}
 policy_configs=${MPI_UK_POLICY_CONFIGS:-2x2:ipi 2x2:poll 1x4:local}
 uk_timeout=${MPI_UK_TIMEOUT:-90}
 ref_timeout=${MPI_REF_TIMEOUT:-120}
-lx_nps=${MPI_LX_NP:-4 8 4:tcp}
+lx_nps=${MPI_LX_NP:-4 8 4:tcp 4:caller}
 lx_policy_configs=${MPI_LX_POLICY_CONFIGS:-4:ipi 4:poll 4:local}
 lx_timeout=${MPI_LX_TIMEOUT:-60}
 ref=$B/mpi-ref uk=$B/mpi-uk lx=$B/mpi-lx
@@ -220,13 +222,15 @@ if [ $do_lx = 1 ]; then
         for c in $lconfigs; do
             np=${c%%:*} policy=
             [[ $c == *:* ]] && policy=${c#*:}
-            envs=() opts=()
+            envs=() opts=() what=
             if [ "$policy" = tcp ]; then
                 opts=(--tcp) policy=
+            elif [ "$policy" = caller ]; then
+                envs=("UKMPI_PROGRESS=caller") policy= what=", UKMPI_PROGRESS=caller"
             elif [ -n "$policy" ]; then
                 envs=("UKMPI_CAD_PROGRESS=$policy")
             fi
-            name="linux/$p.$c (ukmpirun -n $np${opts[*]:+ ${opts[*]}}${policy:+, progress $policy})"
+            name="linux/$p.$c (ukmpirun -n $np${opts[*]:+ ${opts[*]}}${policy:+, progress $policy}$what)"
             out=$lx/$p.$c.out log=$lx/$p.$c.log
             if [ ! -f "$ref/$p.$np.out" ]; then
                 bad "$name" "no Open MPI reference $ref/$p.$np.out"

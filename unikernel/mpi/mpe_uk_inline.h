@@ -33,4 +33,7 @@ static inline int plat_cpu(void)
     return cpu_id();
 }
 
+/* Task context; see mpe_plat.h: the NIC interrupt makes progress here. */
+static inline void plat_poll(void) {}
+
 #endif
