@@ -149,11 +149,11 @@ static int progress_var(void)
     return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1;
 }
 
-/* Any thread, but first from the main thread (MPI_Init or an earlier uk_abi call). */
-const struct mlx_env *mlx_env(void)
+/* Start-up, main thread: everything above into env. Out of line: mlx_env() is on every
+ * engine call's path (plat_rank), and this frame (a CPU set among its locals) would cost
+ * each of them a stack-protector check. */
+static __attribute__((noinline)) void parse(void)
 {
-    if (parsed)
-        return &env;
     env.nodes = int_var("UKMPI_NODES", 1, 1, INT_MAX);
     env.node = int_var("UKMPI_NODE", 0, 0, env.nodes - 1);
     env.size = int_var("UKMPI_SIZE", env.nodes, 1, INT_MAX);
@@ -171,5 +171,12 @@ const struct mlx_env *mlx_env(void)
     env.spin_ns = (uint64_t)int_var("UKMPI_SHM_SPIN_NS", 0, 0, INT_MAX);
     env.caller = progress_var();
     parsed = 1;
+}
+
+/* Any thread, but first from the main thread (MPI_Init or an earlier uk_abi call). */
+const struct mlx_env *mlx_env(void)
+{
+    if (!parsed)
+        parse();
     return &env;
 }
