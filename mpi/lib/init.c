@@ -19,7 +19,8 @@ static int initialized, finalized;
  * 200 us poll holds the host core the frame's next hop needs (0 B: 82-93 -> 150-169 us).
  * Chosen per CPU: a rank that shares its CPU with other ranks never polls (MPI_Init), as
  * the rank that would answer can only run once this one sleeps; sleeping there switches
- * to it at once, with no halt and no IPI. */
+ * to it at once, with no halt and no IPI. A platform may choose otherwise
+ * (uk_abi->wait_poll_ns: the Linux build's process alone on its CPU polls longer). */
 static uint64_t spin_ns = 50000;
 
 /* Looks between two readings of the clock while polling. A look is one load; reading the
@@ -104,8 +105,11 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         uk_abi->exit(1);
     }
     const char *spin = getenv("UKMPI_SPIN_NS");
+    uint64_t plat = uk_abi->version >= 6 && uk_abi->wait_poll_ns ? uk_abi->wait_poll_ns() : 0;
     if (spin)
         spin_ns = strtoull(spin, 0, 10);
+    else if (plat)
+        spin_ns = plat;
     else if (uk_abi->version >= 5 && uk_abi->cpu_ranks && uk_abi->cpu_ranks() > 1)
         spin_ns = 0;
     coll_init_env();

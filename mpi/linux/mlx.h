@@ -57,6 +57,7 @@ struct mlx_env {
     int shm;               /* UKMPI_SHM: same-host nodes use shared memory (1, the default) */
     uint64_t spin_ns;      /* UKMPI_SHM_SPIN_NS: the network thread polls the rings this long */
     int caller;            /* UKMPI_PROGRESS: 1: no network thread, the rank takes turns */
+    int own_cpu;           /* caller, on one CPU (its affinity), taken as its own */
 };
 
 /* Any thread: the layout, parsed from the environment on the first call; a bad value

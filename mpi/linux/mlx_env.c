@@ -22,7 +22,10 @@
  *                network thread, also while the rank computes; caller: the rank itself,
  *                in its MPI calls (no second thread: on one CPU a message then costs one
  *                thread switch, not two); auto (the default): caller when the process may
- *                run on one CPU only (its affinity), else thread
+ *                run on one CPU only (its affinity), else thread. Such a process is taken
+ *                to have that CPU to itself (ukmpirun binds each to its own), and its
+ *                waits poll for 10 ms before they sleep (mlx_abi.c; a launcher that
+ *                puts several on one CPU sets mpi/lib's UKMPI_SPIN_NS, as ukmpirun does)
  *   UKMPI_O2G    auto|on|off: the receive path through /dev/o2g (mlx_o2g.c; default auto)
  *   UKMPI_KACC   auto|on|off: non-blocking collectives run by /dev/kacc, which needs
  *                /dev/o2g (mlx_kacc.c; default auto: when both open and every peer set
@@ -135,18 +138,16 @@ static void parse_peers(void)
         refuse("UKMPI_PEERS has %d addresses, UKMPI_NODES=%d", i + 1, env.nodes);
 }
 
-/* Start-up: UKMPI_PROGRESS (above): 1 for caller. */
-static int progress_var(void)
+/* Start-up: UKMPI_PROGRESS (above) into env.caller, and env.own_cpu. */
+static void progress_var(void)
 {
     const char *s = getenv("UKMPI_PROGRESS");
     cpu_set_t cpus;
-    if (s && !strcmp(s, "thread"))
-        return 0;
-    if (s && !strcmp(s, "caller"))
-        return 1;
-    if (s && strcmp(s, "auto"))
+    int one = sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1;
+    if (s && strcmp(s, "thread") && strcmp(s, "caller") && strcmp(s, "auto"))
         refuse("UKMPI_PROGRESS=\"%s\": not thread, caller or auto", s);
-    return sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1;
+    env.caller = s && strcmp(s, "auto") ? !strcmp(s, "caller") : one;
+    env.own_cpu = env.caller && one;
 }
 
 /* Start-up, main thread: everything above into env. Out of line: mlx_env() is on every
@@ -169,7 +170,7 @@ static __attribute__((noinline)) void parse(void)
                MLX_MAX_JOB);
     env.shm = int_var("UKMPI_SHM", 1, 0, 1);
     env.spin_ns = (uint64_t)int_var("UKMPI_SHM_SPIN_NS", 0, 0, INT_MAX);
-    env.caller = progress_var();
+    progress_var();
     parsed = 1;
 }
 

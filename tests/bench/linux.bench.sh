@@ -26,8 +26,9 @@
 # keys per rank; LXB_RUNS (1) jobs of each side and configuration, alternating, figures are
 # medians over runs; LXB_SIDES ("ours ompi mpich"); LXB_O2G (1); LXB_IS_CFG (see above);
 # LXB_TIMEOUT (300) seconds per job (a job that fails is not run again for that side and
-# configuration); OURS_SPIN_NS (unset: mpi/bin/ukmpirun's rule, which makes waits sleep at
-# once on a 1-vCPU VM) our ranks' UKMPI_SPIN_NS. Logs go to $B/bench/linux/.
+# configuration); OURS_SPIN_NS (unset: mpi/bin/ukmpirun's rule, under which a rank alone on
+# a 1-vCPU VM polls 10 ms before it sleeps, and the thread side sleeps at once) our ranks'
+# UKMPI_SPIN_NS. Logs go to $B/bench/linux/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}

@@ -10,6 +10,9 @@
 #                 mid-job: the job ends in seconds, non-zero, ukmpirun names the rank and
 #                 the cause, the others say which connection failed (kill also over TCP)
 #   env.*         bad UKMPI_* values are refused with a message naming the variable
+#   wait.*        tests/mpi/linux/waitpoll.c: a rank alone on its CPU polls before its
+#                 wait sleeps (wait.own), ranks sharing one (wait.shared) or with network
+#                 threads (wait.thread) do not, seen in the CPU time a 200 ms wait spends
 #   ring.*        tests/mpi/linux/ringtest.c on the shared-memory ring (mlx_ring.c) between
 #                 two threads: a data stream through it, and its wake-up protocol as a
 #                 litmus test (no round may lose a wake-up); ring.fences: each function
@@ -74,7 +77,7 @@ build() { # SRC OUT [EXTRA...]
     mpi/bin/ukmpicc --linux -O2 -Wall -Werror "$src" "$@" -o "$bin" >"$bin.build.log" 2>&1
 }
 
-for p in stress die; do
+for p in stress die waitpoll; do
     build "tests/mpi/linux/$p.c" "$out/$p" || bad "build $p" "ukmpicc --linux failed" "$out/$p.build.log"
 done
 
@@ -137,6 +140,39 @@ env_test size "UKMPI_SIZE=4 but UKMPI_NODES=2" UKMPI_NODES=2 UKMPI_SIZE=4 \
     UKMPI_PEERS=127.0.0.1:1,127.0.0.1:2
 env_test job "UKMPI_JOB=\"a/b\": not 1 to 64 letters" UKMPI_JOB=a/b
 env_test shm "UKMPI_SHM=\"2\": not a whole number from 0 to 1" UKMPI_SHM=2
+
+# wait NAME polls|sleeps [ENV-OR-COMMAND...]: waitpoll's 200 ms wait on 2 ranks of
+# ukmpirun, run as "ENV-OR-COMMAND... ukmpirun ..."; rank 0's CPU time in it must be at
+# least WAIT_POLLED_US (polls), or below it (sleeps). A third of the 10 ms window: CPU
+# time spent, far from either side, not a latency.
+WAIT_POLLED_US=3000
+wait_test() {
+    local name=wait.$1 want=$2 log=$out/wait.$1.log
+    shift 2
+    env -u UKMPI_PROGRESS "$@" mpi/bin/ukmpirun -n 2 --timeout $JOB_TIMEOUT "$out/waitpoll" \
+        >"$log" 2>&1
+    local rc=$? cpu
+    cpu=$(sed -n 's/^waitpoll: cpu_us=\([0-9]*\) .*/\1/p' "$log")
+    if [ $rc != 0 ] || [ -z "$cpu" ]; then
+        bad "$name" "exit $rc, no waitpoll line" "$log"
+    elif [ "$want" = polls ] && [ "$cpu" -lt $WAIT_POLLED_US ]; then
+        bad "$name" "the wait spent ${cpu} us of CPU, it should have polled first" "$log"
+    elif [ "$want" = sleeps ] && [ "$cpu" -ge $WAIT_POLLED_US ]; then
+        bad "$name" "the wait spent ${cpu} us of CPU, it should have slept" "$log"
+    else
+        ok "$name (the 200 ms wait $want: ${cpu} us of CPU)"
+    fi
+}
+# each rank bound to a CPU of its own, no network thread: it polls 10 ms (mlx_abi.c)
+if [ "$(nproc)" -ge 2 ]; then
+    wait_test own polls
+else
+    echo "SKIP wait.own: one CPU, ukmpirun cannot give 2 ranks one each"
+fi
+# both ranks on one CPU: ukmpirun makes their waits sleep at once (UKMPI_SPIN_NS=0)
+wait_test shared sleeps taskset -c 0
+# with network threads: the library's 50 us
+wait_test thread sleeps UKMPI_PROGRESS=thread
 
 # ring.stream, ring.wake: ringtest with the library's own mlx_ring.o (OBJ below).
 ring_obj=$B/linux/obj/mpi/linux/mlx_ring.o

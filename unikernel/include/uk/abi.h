@@ -20,7 +20,7 @@ struct mpe_ops;
 struct uk_net_abi;
 struct uk_fs_abi;
 
-#define UK_ABI_VERSION 5
+#define UK_ABI_VERSION 6
 
 struct uk_abi {
     uint32_t version; /* UK_ABI_VERSION */
@@ -57,6 +57,10 @@ struct uk_abi {
     /* Version 5: how many ranks of this job share this task's CPU (1: it has the CPU to
      * itself). A wait that polls there only delays the rank that would answer. */
     int (*cpu_ranks)(void);
+    /* Version 6: how long a wait of this task polls before it sleeps (the default of
+     * UKMPI_SPIN_NS, mpi/lib/init.c), where the platform knows better than the library's
+     * own rule; NULL, or 0 returned: the library's rule. */
+    uint64_t (*wait_poll_ns)(void);
 };
 
 /*
