@@ -37,7 +37,8 @@ if ! qemu/qemu-bpo --version >/dev/null 2>&1; then
     echo "knl: not run (no backports QEMU: make deps)"
     exit 0
 fi
-if ! make -s BOARD=knl "$K/uk/ukernel-test.elf" "$K/app/ukmpicc.conf" >"$out/build.log" 2>&1; then
+if ! make -s BOARD=knl "$K/uk/ukernel-test.elf" "$K/uk/ukernel.elf" "$K/app/ukmpicc.conf" \
+    >"$out/build.log" 2>&1; then
     echo "knl: not run (make BOARD=knl failed: $out/build.log)"
     exit 0
 fi
