@@ -295,18 +295,20 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int st
     return rc;
 }
 
-static int probe_status(int src, int tag, MPI_Comm comm, MPI_Status *st, int *flag)
+/* Task context: 1 (and *st filled) if a message matching (src, tag) is there, else 0. */
+static int probe_status(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     struct mpe_status s;
-    *flag = mpi_engine->iprobe(comm->ctx, src, tag, &s);
-    if (*flag && st) {
+    if (!mpi_engine->iprobe(comm->ctx, src, tag, &s))
+        return 0;
+    if (st) {
         st->MPI_SOURCE = s.src;
         st->MPI_TAG = s.tag;
         st->MPI_ERROR = MPI_SUCCESS;
         st->mpi_cancelled_ = 0;
         st->mpi_count_ = s.len;
     }
-    return MPI_SUCCESS;
+    return 1;
 }
 
 void p2p_null_status(MPI_Status *st)
@@ -332,11 +334,7 @@ int MPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
         p2p_null_status(st);
         return MPI_SUCCESS;
     }
-    probe_status(src, tag, comm, st, flag);
-    if (!*flag) {
-        mpi_poll();
-        probe_status(src, tag, comm, st, flag);
-    }
+    *flag = probe_status(src, tag, comm, st) || (mpi_poll(), probe_status(src, tag, comm, st));
     return MPI_SUCCESS;
 }
 
@@ -346,7 +344,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
     if (!mpi_ready("MPI_Probe"))
         return MPI_ERR_OTHER;
-    int rc = check_peer(comm, src, tag, 1), flag = 0;
+    int rc = check_peer(comm, src, tag, 1);
     if (rc != MPI_SUCCESS)
         return err_raise(comm, rc, "MPI_Probe");
     if (src == MPI_PROC_NULL) {
@@ -354,7 +352,7 @@ int MPI_Probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
         return MPI_SUCCESS;
     }
     struct mpi_wait w = MPI_WAIT_INIT;
-    while (probe_status(src, tag, comm, st, &flag) == MPI_SUCCESS && !flag)
+    while (!probe_status(src, tag, comm, st))
         mpi_idle(&w);
     return MPI_SUCCESS;
 }
