@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DELAY_MS 200
-#define US_PER_S 1000000L
+#define DELAY_MS  200
+#define US_PER_S  1000000L
 #define NS_PER_US 1000L
 
 /* Any thread: the clock c in us. */
