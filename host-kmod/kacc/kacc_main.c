@@ -584,7 +584,7 @@ static struct miscdevice kacc_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "kacc",
 	.fops = &kacc_fops,
-	.mode = 0666,
+	.mode = 0660, /* root and the ukmpi group: host-kmod/60-ukmpi.rules */
 };
 
 static int __init kacc_init(void)

@@ -46,8 +46,8 @@
 atomic64_t o2g_stats[ST_N];
 
 /* Process context: charge (inc) or give back npages pinned pages against the process's
- * RLIMIT_MEMLOCK, as vfio does: /dev/o2g is open to every user (mode 0666) and a pinned
- * page cannot be reclaimed, so pinning is locking memory.
+ * RLIMIT_MEMLOCK, as vfio does: /dev/o2g is open to every member of the ukmpi group, none
+ * of them trusted, and a pinned page cannot be reclaimed, so pinning is locking memory.
  */
 static int o2g_charge(struct o2g_file *f, unsigned long npages, bool inc)
 {
@@ -652,7 +652,7 @@ static struct miscdevice o2g_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "o2g",
 	.fops = &o2g_fops,
-	.mode = 0666,
+	.mode = 0660, /* root and the ukmpi group: host-kmod/60-ukmpi.rules */
 };
 
 static int __init o2g_init(void)

@@ -51,7 +51,7 @@ row() { # name value baseline unit baseline-name; an empty value prints "-"
 
 log=$B/kmod/ukload.log
 echo "# host load before the guest run: $(uptime)"
-if ! UKLOAD_BENCH_REPS=$REPS UKLOAD_TIMEOUT=700 tests/kmod/ukload.sh ukload/bench ukload/noise \
+if ! KMOD_DEBUG_APPEND= UKLOAD_BENCH_REPS=$REPS UKLOAD_TIMEOUT=700 tests/kmod/ukload.sh ukload/bench ukload/noise \
     ukload/vnicbench ukload/mpibench >/dev/null 2>&1; then
     echo "# ukload: the reserved-cores guest run failed (see $log)"
 fi

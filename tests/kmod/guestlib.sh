@@ -14,6 +14,12 @@ kmod_for_guest() {
     return 1
 }
 
+# The module guests' kernel options beyond the console: slub_debug=FZPU poisons freed
+# slab objects and checks red zones, so a use-after-free or an overflow in a module shows
+# in dmesg (kmodlib.sh's kmod_dmesg) instead of passing silently. Debian's kernel has no
+# KASAN or lockdep; these checks are what it offers without building a kernel.
+KMOD_DEBUG_APPEND=${KMOD_DEBUG_APPEND-slub_debug=FZPU} # benches set it empty
+
 # kmod_root DIR INIT: a fresh initramfs tree in DIR: busybox-static (mk/deps.d/60-kmod.sh;
 # the guest has no libc), INIT as /init, guest-exit (tests/bench/ompi/guest/).
 kmod_root() {
@@ -23,6 +29,7 @@ kmod_root() {
     ln -s busybox "$r/bin/sh"
     cp "$2" "$r/init"
     cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
+    cp tests/kmod/guest/kmodlib.sh "$r/kmodlib.sh"
 }
 
 # kmod_cpio DIR OUT: DIR as a newc initramfs.

@@ -55,7 +55,7 @@ list=$(IFS=,; echo "${cases[*]}")
 start=$SECONDS
 rc=0
 qemu/ukboot --smp 2 --mem 512M --timeout 180 --initrd "$out/kacc-initrd.cpio" \
-    --append "console=ttyS0 quiet panic=-1 kmod_cases=$list" "$kdir/vmlinuz" \
+    --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND kmod_cases=$list" "$kdir/vmlinuz" \
     >"$log" 2>&1 || rc=$?
 pass=0 failn=0
 for c in "${cases[@]}"; do

@@ -142,7 +142,7 @@ log=$out/kacc-mpi.log
 start=$SECONDS
 rc=0
 qemu/ukboot --smp 2 --mem 512M --timeout 400 --initrd "$out/kacc-mpi-initrd.cpio" \
-    --append "console=ttyS0 quiet panic=-1 kmod_cases=$steps${MPIRUN_LIMIT:+ MPIRUN_LIMIT=$MPIRUN_LIMIT}" \
+    --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND kmod_cases=$steps${MPIRUN_LIMIT:+ MPIRUN_LIMIT=$MPIRUN_LIMIT}" \
     "$kdir/vmlinuz" >"$log" 2>&1 || rc=$?
 
 # field LABEL NAME: kacc's counter NAME at the step kstats:LABEL

@@ -5,10 +5,17 @@
  */
 #ifndef TESTS_KMOD_KT_H
 #define TESTS_KMOD_KT_H
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The hostile user: nobody, and the group the devices are granted to in the guests
+ * (tests/kmod/guest/kmodlib.sh's KMOD_GID; host-kmod/60-ukmpi.rules's ukmpi on a node). */
+#define KT_UID_NOBODY 65534
+#define KT_GID_NOBODY 65534
+#define KT_GID 4242
 
 static char why[256];
 
@@ -20,6 +27,19 @@ static int fail(const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     return 1;
+}
+
+/* In a case's child, as root: become nobody, a member of the devices' group when
+ * `granted` (a user the administrator let in), of no group otherwise. Returns 1 with the
+ * reason in `why` if the identity did not take, so the case cannot pass as root. */
+static int kt_as_user(int granted)
+{
+    gid_t g = KT_GID;
+    if (setgroups(granted ? 1 : 0, &g) || setgid(KT_GID_NOBODY) || setuid(KT_UID_NOBODY))
+        return fail("cannot become nobody");
+    if (geteuid() != KT_UID_NOBODY || setuid(0) == 0)
+        return fail("still root after dropping to nobody");
+    return 0;
 }
 
 /* Case `name` (fn) in a child process, so that a crash of the case is its failure, not

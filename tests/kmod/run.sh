@@ -29,6 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
+. tests/kmod/guestlib.sh
 O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double rmmod dmesg"
 MPI_NP=${MPI_KMOD_NP:-4}
 MPI_PORT=7300 # loopback ports of the first job; each job takes the next MPI_NP
@@ -102,6 +103,7 @@ mkroot() {
     cp "$bb" "$r/bin/busybox"
     ln -s busybox "$r/bin/sh"
     cp tests/kmod/guest/init "$r/init"
+    cp tests/kmod/guest/kmodlib.sh "$r/kmodlib.sh"
     cp tests/kmod/guest/mpirun "$r/bin/mpirun"
     cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
     cp "$out/o2g/o2g.ko" "$out/o2gtest" "$r/"
@@ -118,7 +120,7 @@ boot() {
     mkroot "$@"
     (cd "$out/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/initrd.cpio"
     start=$SECONDS
-    local append="console=ttyS0 quiet panic=-1 kmod_cases=$list"
+    local append="console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND kmod_cases=$list"
     if [ "$guests" = 1 ]; then
         qemu/ukboot --smp 2 --mem 512M --timeout "$limit" --initrd "$out/initrd.cpio" \
             --append "$append" "$kdir/vmlinuz" >"$out/$group.log" 2>&1 || rc=$?
@@ -255,7 +257,7 @@ mixed_one() {
     (cd "$out/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$dir/linux.cpio"
     qemu/uknodes --nodes 2 --smp 1 --mem 512M --timeout 120 --initrd "$dir/uk.cpio" \
         --node-image "1:$kdir/vmlinuz" --node-initrd "1:$dir/linux.cpio" \
-        --append "console=ttyS0 quiet panic=-1 kmod_cases=mpi-before,mpi:$p:2:$MIXED_PORT:$mode,mpi-after,dmesg" \
+        --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND kmod_cases=mpi-before,mpi:$p:2:$MIXED_PORT:$mode,mpi-after,dmesg" \
         build/uk/ukernel.elf >"$log" 2>&1 || rc=$?
     sed -n 's/^\[n1\] //p' "$log" >"$dir/linux.log"
     if [ "$rc" != 0 ]; then

@@ -136,7 +136,7 @@ guest() {
     local log=$1 list=$2 board=${3:-qemu}
     shift $(($# < 3 ? $# : 3))
     qemu/ukboot --board "$board" --smp 4 --mem 1G --timeout "${UKLOAD_TIMEOUT:-150}" --initrd "$out/ukload-initrd.cpio" \
-        --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}${UKLOAD_VNIC_SIZES:+ ukload_vnic_sizes=$UKLOAD_VNIC_SIZES}" \
+        --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}${UKLOAD_VNIC_SIZES:+ ukload_vnic_sizes=$UKLOAD_VNIC_SIZES}" \
         "$kdir/vmlinuz" -- "$@" >"$log" 2>&1
 }
 list=$(printf '%s\n' "${cases[@]}" | grep -vxE 'x2apic|route|routetcp' | paste -sd,)
@@ -159,7 +159,7 @@ route_guest() {
     local c=$1 img=$2 rd=$3 append=$4 rrc=0
     qemu/uknodes --nodes 2 --smp 1 --mem 512M --node-smp 1:4 --node-mem 1:1G --timeout "${UKLOAD_TIMEOUT:-150}" \
         ${rd:+--initrd "$rd"} --node-image "1:$kdir/vmlinuz" --node-initrd "1:$out/ukload-initrd.cpio" \
-        --append "console=ttyS0 quiet panic=-1 maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$c $ROUTE_APPEND $append" \
+        --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$c $ROUTE_APPEND $append" \
         "$img" >"$out/ukload-$c.consoles" 2>&1 || rrc=$?
     sed -n 's/^\[n1\] //p' "$out/ukload-$c.consoles" >"$out/ukload-$c.log"
     echo "kmod: $c: qemu/uknodes exit $rrc" >>"$out/ukload-$c.log"
