@@ -32,7 +32,7 @@ static int fail(const char *fmt, ...)
 /* In a case's child, as root: become nobody, a member of the devices' group when
  * `granted` (a user the administrator let in), of no group otherwise. Returns 1 with the
  * reason in `why` if the identity did not take, so the case cannot pass as root. */
-static int kt_as_user(int granted)
+static inline int kt_as_user(int granted)
 {
     gid_t g = KT_GID;
     if (setgroups(granted ? 1 : 0, &g) || setgid(KT_GID_NOBODY) || setuid(KT_UID_NOBODY))
