@@ -64,8 +64,14 @@ struct o2g_msg {
 
 struct o2g_file;
 
-/* A socket callback of ours or the one we replaced. */
+/* A socket callback: ours, or the kernel's own that ours replace. */
 typedef void (*o2g_sk_cb)(struct sock *sk);
+
+/* The kernel's own TCP callbacks (o2g_sock.c reads them at module load). */
+struct o2g_sk_dfl {
+	o2g_sk_cb data_ready;
+	o2g_sk_cb state_change;
+};
 
 /* An attached socket and the parser of its byte stream. */
 struct o2g_conn {
@@ -73,8 +79,6 @@ struct o2g_conn {
 	struct socket *sock;
 	u32 id;
 	s32 peer;
-	o2g_sk_cb saved_data_ready;
-	o2g_sk_cb saved_state_change;
 	u8 hdr[MPE_WIRE_HDR];
 	u32 hdr_got; /* header bytes read; == MPE_WIRE_HDR: in the body */
 	struct mpe_wire w;
@@ -136,6 +140,22 @@ void o2g_resume(struct o2g_conn *c);
 void o2g_kick_later(struct o2g_file *f);
 void o2g_copy_pages(struct page **dst, u64 dpos, struct page **src, u64 spos, u64 n);
 int o2g_post_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_msg **mp);
+
+/* o2g_sock.c; each says its context there. */
+extern struct o2g_sk_dfl o2g_sk_dfl;
+int o2g_sock_init(void);
+int o2g_sock_take(struct sock *sk, struct o2g_conn *c);
+void o2g_sock_release(struct sock *sk);
+void o2g_sock_orphan(struct sock *sk);
+
+/* Under sk->sk_callback_lock: the connection sk serves, or NULL (none: detached, or a
+ * child a listener cloned from an attached socket, which SK_USER_DATA_NOCOPY leaves
+ * without one).
+ */
+static inline struct o2g_conn *o2g_conn_of(const struct sock *sk)
+{
+	return __locked_read_sk_user_data_with_flags(sk, SK_USER_DATA_NOCOPY);
+}
 
 /* o2g_main.c */
 extern const struct file_operations o2g_fops;

@@ -116,19 +116,7 @@ void o2g_kick_later(struct o2g_file *f)
 /* Process context, f->mutex held: give the socket its callbacks back and drop it. */
 static void o2g_detach(struct o2g_file *f, struct o2g_conn *c)
 {
-	struct sock *sk = c->sock->sk;
-
-	write_lock_bh(&sk->sk_callback_lock);
-	sk->sk_data_ready = c->saved_data_ready;
-	sk->sk_state_change = c->saved_state_change;
-	sk->sk_user_data = NULL;
-	write_unlock_bh(&sk->sk_callback_lock);
-	/* Hazard: a backlog run of release_sock in another task may still be inside our
-	 * callback's prologue; taking the socket lock waits it out. Softirq callers run
-	 * under RCU, which module unload waits for.
-	 */
-	lock_sock(sk);
-	release_sock(sk);
+	o2g_sock_release(c->sock->sk);
 	spin_lock_bh(&f->lock);
 	/* A detach ends the connection as a failure would (its promise is spent on the
 	 * O2G_CQE_CONN entry): a message half read cannot be finished by anyone.
@@ -234,12 +222,6 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 	if (!sock)
 		return err;
 	sk = sock->sk;
-	err = -EINVAL;
-	if (sock->type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP)
-		goto put;
-	err = -ENOTCONN;
-	if (sk->sk_state != TCP_ESTABLISHED)
-		goto put;
 	err = -ENOMEM;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
@@ -260,26 +242,18 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 	spin_unlock_bh(&f->lock);
 	if (err)
 		goto free;
-	write_lock_bh(&sk->sk_callback_lock);
-	if (sk->sk_user_data) {
-		/* Someone else's (kcm, sockmap, another o2g file): not ours to take. */
-		write_unlock_bh(&sk->sk_callback_lock);
+	c->stalled = true; /* bytes may already wait: o2g_kick reads them */
+	spin_lock_bh(&f->lock);
+	f->conns[id] = c;
+	spin_unlock_bh(&f->lock);
+	err = o2g_sock_take(sk, c);
+	if (err) {
 		spin_lock_bh(&f->lock);
+		f->conns[id] = NULL;
 		f->promised--;
 		spin_unlock_bh(&f->lock);
-		err = -EBUSY;
 		goto free;
 	}
-	c->saved_data_ready = sk->sk_data_ready;
-	c->saved_state_change = sk->sk_state_change;
-	c->stalled = true; /* bytes may already wait: o2g_kick reads them */
-	spin_lock(&f->lock);
-	f->conns[id] = c;
-	spin_unlock(&f->lock);
-	sk->sk_user_data = c;
-	sk->sk_data_ready = o2g_data_ready;
-	sk->sk_state_change = o2g_state_change;
-	write_unlock_bh(&sk->sk_callback_lock);
 	o2g_stat_add(ST_ATTACHED, 1);
 	/* The peer may have closed before the callbacks were ours. */
 	if ((sk->sk_shutdown & RCV_SHUTDOWN) || sk->sk_state == TCP_CLOSE) {
@@ -657,7 +631,9 @@ static struct miscdevice o2g_dev = {
 
 static int __init o2g_init(void)
 {
-	return misc_register(&o2g_dev);
+	int err = o2g_sock_init();
+
+	return err ? err : misc_register(&o2g_dev);
 }
 
 static void __exit o2g_exit(void)

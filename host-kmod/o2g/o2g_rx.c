@@ -467,43 +467,61 @@ static void o2g_read(struct o2g_conn *c)
 		o2g_conn_fail(c, -ECONNRESET);
 }
 
+/* Under sk_callback_lock: the stream of an attached socket is over: the peer closed, or
+ * the owner disconnected it (connect with AF_UNSPEC) and maybe made it a listener.
+ */
+static bool o2g_sk_over(const struct sock *sk)
+{
+	return (sk->sk_shutdown & RCV_SHUTDOWN) || sk->sk_state == TCP_CLOSE ||
+	       sk->sk_state == TCP_LISTEN;
+}
+
 /* sk_data_ready: softirq (or release_sock's backlog run), socket locked. */
 void o2g_data_ready(struct sock *sk)
 {
 	struct o2g_conn *c;
+	bool listener;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	c = sk->sk_user_data;
+	c = o2g_conn_of(sk);
+	listener = sk->sk_state == TCP_LISTEN;
 	if (likely(c)) {
 		spin_lock(&c->f->lock);
+		if (unlikely(o2g_sk_over(sk)))
+			c->closed = true;
 		o2g_read(c);
 		spin_unlock(&c->f->lock);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
-	/* Detached meanwhile: the socket's own callback is back, and its reader waits. */
-	if (unlikely(!c) && sk->sk_data_ready != o2g_data_ready)
-		sk->sk_data_ready(sk);
+	if (likely(c) && likely(!listener))
+		return;
+	/* No connection (detached meanwhile, or a listener's child), or a listener whose
+	 * accept() waits: the kernel's own callback. Never sk->sk_data_ready: a layer that
+	 * wrapped ours would call us again.
+	 */
+	if (!c && sk->sk_data_ready == o2g_data_ready)
+		o2g_sock_orphan(sk);
+	o2g_sk_dfl.data_ready(sk);
 }
 
 /* sk_state_change: softirq or process context, socket locked. */
 void o2g_state_change(struct sock *sk)
 {
-	o2g_sk_cb next;
 	struct o2g_conn *c;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	c = sk->sk_user_data;
-	next = c ? c->saved_state_change : sk->sk_state_change;
-	if (c && ((sk->sk_shutdown & RCV_SHUTDOWN) || sk->sk_state == TCP_CLOSE)) {
+	c = o2g_conn_of(sk);
+	if (c && o2g_sk_over(sk)) {
 		spin_lock(&c->f->lock);
 		c->closed = true;
 		o2g_read(c);
 		spin_unlock(&c->f->lock);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
-	/* Wake the socket's own waiters as before (not ourselves: detached meanwhile). */
-	if (next && next != o2g_state_change)
-		next(sk);
+	if (!c && sk->sk_state_change == o2g_state_change)
+		o2g_sock_orphan(sk);
+	/* The socket's own waiters, as the kernel's callback (which ours replaced) wakes. */
+	o2g_sk_dfl.state_change(sk);
 }
 
 /* Process context, f->mutex held: read a stalled connection again. */
@@ -513,7 +531,7 @@ void o2g_resume(struct o2g_conn *c)
 
 	lock_sock(sk);
 	read_lock_bh(&sk->sk_callback_lock);
-	if (sk->sk_user_data == c) {
+	if (o2g_conn_of(sk) == c) {
 		spin_lock(&c->f->lock);
 		c->stalled = false;
 		o2g_read(c);

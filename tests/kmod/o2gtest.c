@@ -17,7 +17,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdatomic.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +40,7 @@
 #define MAX_EAGER (64u << 10)
 #define WAIT_MS   5000       /* longest wait for anything under TCG */
 #define SMALL_BUF (64 << 10) /* socket buffers of the back-pressure case */
+#define SLEEP_S   10         /* a blocking socket call's limit (SO_RCVTIMEO) */
 
 /* A file of /dev/o2g with its dump area and ring mapped. */
 struct o2g {
@@ -44,6 +48,7 @@ struct o2g {
     unsigned char *dump;
     struct o2g_ring_hdr *ring;
     struct o2g_cqe *cqe;
+    size_t ring_bytes;
     uint32_t mask, tail;
 };
 
@@ -61,6 +66,7 @@ static int o2g_open(struct o2g *o, size_t dump_len)
     if (o->ring == MAP_FAILED)
         return fail("mmap ring: %s", strerror(errno));
     o->cqe = (struct o2g_cqe *)((char *)o->ring + O2G_RING_CQE_OFF);
+    o->ring_bytes = s.ring_bytes;
     o->mask = s.entries - 1;
     o->tail = 0;
     return 0;
@@ -987,6 +993,151 @@ static int t_double(void)
     return 0;
 }
 
+/* A blocking call made by a thread of its own, so that a case can act once the call
+ * sleeps in the kernel: "the waiter asleep, then the event" is the order that shows the
+ * event wakes it (an event that came first would be found without any wake-up). */
+struct sleeper {
+    pthread_t t;
+    int fd;
+    ssize_t ret;
+    int err;
+    ssize_t (*call)(int fd);
+    _Atomic pid_t tid;
+};
+
+static void *sleeper_main(void *p)
+{
+    struct sleeper *s = p;
+    s->tid = (pid_t)syscall(SYS_gettid);
+    s->ret = s->call(s->fd);
+    s->err = errno;
+    return NULL;
+}
+
+/* The thread's scheduler state from /proc ('S': asleep in a wait), 0 if unreadable. */
+static char thread_state(pid_t tid)
+{
+    char path[64], b[256];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(b, 1, sizeof b - 1, f) : 0;
+    if (f)
+        fclose(f);
+    b[n] = 0;
+    char *p = strrchr(b, ')'); /* "tid (comm) S ...": comm may hold anything */
+    return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Start call(fd) on a thread and return once it sleeps in the kernel (1 and why if it
+ * never does within WAIT_MS). fd has SO_RCVTIMEO set, so a lost wake-up ends the call. */
+static int sleeper_start(struct sleeper *s, ssize_t (*call)(int), int fd)
+{
+    struct timeval tv = {.tv_sec = SLEEP_S};
+    s->fd = fd;
+    s->call = call;
+    s->tid = 0;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
+        pthread_create(&s->t, NULL, sleeper_main, s))
+        return fail("cannot start the sleeping thread");
+    for (int ms = 0; ms < WAIT_MS; ms++) {
+        if (s->tid && thread_state(s->tid) == 'S')
+            return 0;
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    return fail("the thread's call never slept");
+}
+
+/* The call's result (errno in s->err), once it returned. */
+static ssize_t sleeper_join(struct sleeper *s)
+{
+    pthread_join(s->t, NULL);
+    return s->ret;
+}
+
+static ssize_t call_accept(int fd)
+{
+    return accept(fd, NULL, NULL);
+}
+
+static ssize_t call_recv(int fd)
+{
+    char c;
+    return recv(fd, &c, 1, 0);
+}
+
+/* listen: the owner of an attached socket disconnects it (connect with AF_UNSPEC) and
+ * makes it a listener; the kernel clones every child it accepts from it, callbacks and
+ * all. The listener's accept(), then the child's reader, must be woken as on any socket,
+ * and once /dev/o2g is closed (the connection freed) a FIN on the child must not reach
+ * it (slub_debug poisons freed objects: a use shows in dmesg, or kills the guest). The
+ * attached connection ends with an error entry. As nobody, in the devices' group. */
+static int t_listen(void)
+{
+    struct o2g o;
+    struct o2g_cqe e;
+    struct sleeper s;
+    struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+    struct sockaddr_in a;
+    socklen_t al = sizeof a;
+    int tx, rx, cl;
+    if (kt_as_user(1) || o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    if (connect(rx, &unspec, sizeof unspec))
+        return fail("disconnect: %s", strerror(errno));
+    if (listen(rx, 4) || getsockname(rx, (struct sockaddr *)&a, &al))
+        return fail("listen on the attached socket: %s", strerror(errno));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (sleeper_start(&s, call_accept, rx))
+        return 1;
+    cl = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(cl, (struct sockaddr *)&a, sizeof a))
+        return fail("connect to the listener: %s", strerror(errno));
+    int ch = (int)sleeper_join(&s);
+    if (ch < 0)
+        return fail("accept on the former attached socket not woken: %s", strerror(s.err));
+    /* checked last: what follows must run on a module that misses it too */
+    int ended = next_cqe(&o, &e, WAIT_MS) && e.kind == O2G_CQE_CONN && e.status < 0;
+    if (sleeper_start(&s, call_recv, ch))
+        return 1;
+    if (send(cl, "a", 1, 0) != 1)
+        return fail("send to the child: %s", strerror(errno));
+    if (sleeper_join(&s) != 1)
+        return fail("the child's reader not woken by data: %s", strerror(s.err));
+    munmap(o.ring, o.ring_bytes);
+    close(o.fd); /* the last reference: release frees the connection */
+    if (sleeper_start(&s, call_recv, ch))
+        return 1;
+    close(cl); /* a FIN on the child: its state change */
+    if (sleeper_join(&s) != 0)
+        return fail("the child's reader not woken by the FIN: %s", strerror(s.err));
+    close(ch);
+    close(rx);
+    close(tx);
+    return ended ? 0 : fail("no error entry for the connection that became a listener");
+}
+
+/* ulp: a socket with an upper-layer protocol (kTLS: the guest loads tls.ko) is not taken
+ * (its callbacks and protocol are another layer's), nor is one that is not connected. */
+static int t_ulp(void)
+{
+    struct o2g o;
+    int tx, rx, u = socket(AF_INET, SOCK_STREAM, 0);
+    if (kt_as_user(1) || o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, u, NULL) == 0 || errno != ENOTCONN)
+        return fail("an unconnected socket: %s, want ENOTCONN", strerror(errno));
+    if (setsockopt(rx, IPPROTO_TCP, TCP_ULP, "tls", sizeof "tls"))
+        return fail("cannot put kTLS on the socket: %s", strerror(errno));
+    if (attach(&o, rx, NULL) == 0 || errno != EOPNOTSUPP)
+        return fail("attach of a kTLS socket: %s, want EOPNOTSUPP",
+                    errno ? strerror(errno) : "taken");
+    if (attach(&o, tx, NULL))
+        return fail("the plain end refused: %s", strerror(errno));
+    return 0;
+}
+
 /* traffic SECONDS: not a case; ping-pong over two attached sockets until killed or the
  * time is up (tests/kmod/run.sh's rmmod case runs it in the background). */
 static int traffic(int secs)
@@ -1018,7 +1169,7 @@ static const struct {
     {"ringfull", t_ringfull}, {"trunc", t_trunc},     {"many", t_many},
     {"control", t_control},   {"corrupt", t_corrupt}, {"closed", t_closed},
     {"killed", t_killed},     {"memlock", t_memlock}, {"double", t_double},
-    {"rts", t_rts},
+    {"rts", t_rts},           {"listen", t_listen},   {"ulp", t_ulp},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
