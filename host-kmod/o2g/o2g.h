@@ -40,7 +40,8 @@ enum o2g_req_state { REQ_QUEUED, REQ_FILLING, REQ_DEFERRED, REQ_DONE };
 /* A posted receive. */
 struct o2g_req {
 	struct match_entry me;
-	struct list_head node; /* f->reqs while live, f->reap once done */
+	struct list_head node;	     /* f->reqs while live, f->reap once done */
+	struct hlist_node by_cookie; /* f->cookies while live */
 	u64 cookie, len;
 	struct page **pages;
 	unsigned int npages, first_off;
@@ -104,6 +105,8 @@ struct o2g_file {
 	struct match_engine *eng;
 	struct list_head reqs; /* live receives */
 	struct list_head reap; /* done receives, pages still pinned */
+	struct hlist_head *cookies; /* live receives by cookie (o2g_req_find) */
+	u32 cookie_bits;
 	/* dump area */
 	struct page **dump_pages;
 	unsigned long dump_npages;
@@ -159,6 +162,9 @@ static inline struct o2g_conn *o2g_conn_of(const struct sock *sk)
 
 /* o2g_main.c */
 extern const struct file_operations o2g_fops;
+struct o2g_req *o2g_req_find(struct o2g_file *f, u64 cookie, bool kern);
+void o2g_req_unlist(struct o2g_file *f, struct o2g_req *r);
+void o2g_req_retire(struct o2g_file *f, struct o2g_req *r);
 
 /* o2g_kern.c */
 void o2g_kern_done(struct o2g_file *f, struct o2g_req *r, int status, u64 len);

@@ -44,7 +44,8 @@ struct file *o2g_kget(int fd)
 		return ERR_PTR(-EINVAL);
 	}
 	f = file->private_data;
-	if (!READ_ONCE(f->ready) || f->mm != current->mm) {
+	/* Acquire: the state o2g_setup published with ready is whole. */
+	if (!smp_load_acquire(&f->ready) || f->mm != current->mm) {
 		fput(file);
 		return ERR_PTR(-EINVAL);
 	}
@@ -68,22 +69,11 @@ void o2g_kern_done(struct o2g_file *f, struct o2g_req *r, int status, u64 len)
 {
 	o2g_cad_hook_t hook = READ_ONCE(o2g_cad_hook);
 
-	list_del(&r->node);
+	o2g_req_unlist(f, r);
 	f->promised--;
 	if (hook)
 		hook(r->cookie, status, len);
 	kfree(r);
-}
-
-/* Any context, under f->lock: the file's kernel receive of that cookie, or NULL. */
-static struct o2g_req *o2g_kfind(struct o2g_file *f, u64 cookie)
-{
-	struct o2g_req *r;
-
-	list_for_each_entry(r, &f->reqs, node)
-		if (r->kern && r->cookie == cookie)
-			return r;
-	return NULL;
 }
 
 /* Any context, under f->lock: the file had connections to peer and every one failed, so
@@ -120,7 +110,7 @@ static int o2g_kpost_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_kp
 		 * became ready later, and its process's release waiting for it).
 		 */
 		match_cancel(f->eng, &r->me);
-		list_del(&r->node);
+		o2g_req_unlist(f, r);
 		f->promised--;
 		o2g_stat_add(ST_POSTED, -1);
 		return -ECONNRESET;
@@ -161,6 +151,7 @@ int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 	if (!r)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&r->node);
+	INIT_HLIST_NODE(&r->by_cookie);
 	r->kern = true;
 	r->cookie = p->cookie;
 	r->len = p->len;
@@ -170,7 +161,7 @@ int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 	r->me.key.src = p->src;
 	r->me.key.tag = p->tag;
 	spin_lock_bh(&f->lock);
-	if (o2g_kfind(f, p->cookie))
+	if (o2g_req_find(f, p->cookie, true))
 		ret = -EEXIST;
 	else if (!o2g_ring_free(f))
 		ret = -ENOSPC;
@@ -193,13 +184,13 @@ int o2g_kcancel(struct file *file, u64 cookie)
 	int err = 0;
 
 	spin_lock_bh(&f->lock);
-	r = o2g_kfind(f, cookie);
+	r = o2g_req_find(f, cookie, true);
 	if (!r) {
 		err = -ENOENT;
 	} else if (r->state != REQ_QUEUED || !match_cancel(f->eng, &r->me)) {
 		err = -EBUSY;
 	} else {
-		list_del(&r->node);
+		o2g_req_unlist(f, r);
 		f->promised--;
 		o2g_stat_add(ST_POSTED, -1);
 		kfree(r);

@@ -33,6 +33,7 @@
 #include <linux/vmalloc.h>
 #include <linux/uaccess.h>
 #include <linux/bitmap.h>
+#include <linux/hash.h>
 #include <linux/poll.h>
 #include <linux/net.h>
 #include <net/tcp.h>
@@ -42,6 +43,11 @@
 #define O2G_MAX_CHUNKS 65536	   /* dump area of 64 MiB at most */
 #define O2G_MAX_RECV (256UL << 20) /* bytes of one receive buffer */
 #define O2G_RING_SPARE 1024	   /* ring entries beyond one per chunk and connection */
+#define O2G_COOKIE_LOAD_SHIFT 2	   /* at most 4 live receives per cookie bucket on average */
+
+/* Every allocation a process causes is charged to its memory cgroup (GFP_KERNEL_ACCOUNT);
+ * the ring (vmalloc_user, which takes no flags) is bounded by the dump area's limit.
+ */
 
 atomic64_t o2g_stats[ST_N];
 
@@ -150,13 +156,15 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 	f->max_eager = s.max_eager;
 	f->entries = roundup_pow_of_two(f->nchunks + O2G_MAX_CONNS + O2G_RING_SPARE);
 	f->ring_bytes = PAGE_ALIGN(O2G_RING_CQE_OFF + f->entries * sizeof(struct o2g_cqe));
+	f->cookie_bits = ilog2(f->entries) - O2G_COOKIE_LOAD_SHIFT;
 	err = -ENOMEM;
-	f->eng = kvzalloc(sizeof(*f->eng), GFP_KERNEL);
-	f->dump_pages = kvcalloc(f->dump_npages, sizeof(struct page *), GFP_KERNEL);
-	f->chunk_map = bitmap_zalloc(f->nchunks, GFP_KERNEL);
-	f->msgs = kvcalloc(f->nchunks, sizeof(struct o2g_msg), GFP_KERNEL);
+	f->eng = kvzalloc(sizeof(*f->eng), GFP_KERNEL_ACCOUNT);
+	f->dump_pages = kvcalloc(f->dump_npages, sizeof(struct page *), GFP_KERNEL_ACCOUNT);
+	f->chunk_map = bitmap_zalloc(f->nchunks, GFP_KERNEL_ACCOUNT);
+	f->msgs = kvcalloc(f->nchunks, sizeof(struct o2g_msg), GFP_KERNEL_ACCOUNT);
+	f->cookies = kvcalloc(1U << f->cookie_bits, sizeof(*f->cookies), GFP_KERNEL_ACCOUNT);
 	f->ring = vmalloc_user(f->ring_bytes);
-	if (!f->eng || !f->dump_pages || !f->chunk_map || !f->msgs || !f->ring)
+	if (!f->eng || !f->dump_pages || !f->chunk_map || !f->msgs || !f->cookies || !f->ring)
 		goto fail;
 	match_init(f->eng);
 	f->cqe = (struct o2g_cqe *)((u8 *)f->ring + O2G_RING_CQE_OFF);
@@ -186,18 +194,21 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 		err = -EFAULT;
 		goto fail;
 	}
-	f->ready = true;
+	/* Publishes the file's state: pairs with o2g_poll's and o2g_kget's acquire. */
+	smp_store_release(&f->ready, true);
 	return 0;
 fail:
 	kvfree(f->eng);
 	kvfree(f->dump_pages);
 	bitmap_free(f->chunk_map);
 	kvfree(f->msgs);
+	kvfree(f->cookies);
 	vfree(f->ring);
 	f->eng = NULL;
 	f->dump_pages = NULL;
 	f->chunk_map = NULL;
 	f->msgs = NULL;
+	f->cookies = NULL;
 	f->ring = NULL;
 	return err;
 }
@@ -223,7 +234,7 @@ static int o2g_attach(struct o2g_file *f, struct o2g_attach __user *arg)
 		return err;
 	sk = sock->sk;
 	err = -ENOMEM;
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		goto put;
 	c->f = f;
@@ -269,17 +280,32 @@ put:
 	return err;
 }
 
-/* Process context, f->mutex held: find a live receive of the process (not a kernel
- * receive, o2g_kern.c) by cookie, under f->lock.
+/* Any context, under f->lock: the live receive of that cookie, the process's (kern
+ * false) or another module's (o2g_kern.c), or NULL. A hash, not a walk of f->reqs: a
+ * process may have a receive for every ring entry, and kacc looks receives up in softirq.
  */
-static struct o2g_req *o2g_find(struct o2g_file *f, u64 cookie)
+struct o2g_req *o2g_req_find(struct o2g_file *f, u64 cookie, bool kern)
 {
 	struct o2g_req *r;
 
-	list_for_each_entry(r, &f->reqs, node)
-		if (r->cookie == cookie && !r->kern)
+	hlist_for_each_entry(r, &f->cookies[hash_64(cookie, f->cookie_bits)], by_cookie)
+		if (r->cookie == cookie && r->kern == kern)
 			return r;
 	return NULL;
+}
+
+/* Any context, under f->lock: r leaves the live receives for good (freed next). */
+void o2g_req_unlist(struct o2g_file *f, struct o2g_req *r)
+{
+	list_del_init(&r->node);
+	hlist_del_init(&r->by_cookie);
+}
+
+/* Any context, under f->lock: r is done; its pages are unpinned by the next ioctl. */
+void o2g_req_retire(struct o2g_file *f, struct o2g_req *r)
+{
+	hlist_del_init(&r->by_cookie);
+	list_move_tail(&r->node, &f->reap);
 }
 
 /* f->lock held, room in the ring checked: post receive r into matching. Returns
@@ -296,6 +322,7 @@ int o2g_post_locked(struct o2g_file *f, struct o2g_req *r, struct o2g_msg **mp)
 	if (m && m->state != MSG_FILLING)
 		return O2G_POST_UNEXP;
 	list_add_tail(&r->node, &f->reqs);
+	hlist_add_head(&r->by_cookie, &f->cookies[hash_64(r->cookie, f->cookie_bits)]);
 	if (!m) {
 		r->state = REQ_QUEUED;
 		f->promised++; /* its RECV entry, or the hook's call (o2g_kern_done) */
@@ -321,10 +348,11 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 	if (p.len > O2G_MAX_RECV || (p.src < 0 && p.src != O2G_ANY_SOURCE) ||
 	    (p.tag < 0 && p.tag != O2G_ANY_TAG) || p.buf + p.len < p.buf)
 		return -EINVAL;
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&r->node);
+	INIT_HLIST_NODE(&r->by_cookie);
 	r->cookie = p.cookie;
 	r->len = p.len;
 	r->me.key.comm = p.ctx;
@@ -334,7 +362,7 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 		start = p.buf & PAGE_MASK;
 		r->first_off = p.buf & ~PAGE_MASK;
 		r->npages = DIV_ROUND_UP(r->first_off + p.len, PAGE_SIZE);
-		r->pages = kvcalloc(r->npages, sizeof(struct page *), GFP_KERNEL);
+		r->pages = kvcalloc(r->npages, sizeof(struct page *), GFP_KERNEL_ACCOUNT);
 		if (!r->pages) {
 			kfree(r);
 			return -ENOMEM;
@@ -358,7 +386,7 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 		o2g_stat_add(ST_PINNED, n);
 	}
 	spin_lock_bh(&f->lock);
-	if (o2g_find(f, p.cookie)) {
+	if (o2g_req_find(f, p.cookie, false)) {
 		err = -EEXIST;
 	} else if (!o2g_ring_free(f)) {
 		err = -ENOSPC;
@@ -396,13 +424,13 @@ static int o2g_cancel(struct o2g_file *f, u64 __user *arg)
 	if (get_user(cookie, arg))
 		return -EFAULT;
 	spin_lock_bh(&f->lock);
-	r = o2g_find(f, cookie);
+	r = o2g_req_find(f, cookie, false);
 	if (!r) {
 		err = -ENOENT;
 	} else if (r->state != REQ_QUEUED || !match_cancel(f->eng, &r->me)) {
 		err = -EBUSY;
 	} else {
-		list_move_tail(&r->node, &f->reap);
+		o2g_req_retire(f, r);
 		r->state = REQ_DONE;
 		f->promised--;
 		o2g_stat_add(ST_POSTED, -1);
@@ -536,7 +564,7 @@ static __poll_t o2g_poll(struct file *file, poll_table *wait)
 {
 	struct o2g_file *f = file->private_data;
 
-	if (!READ_ONCE(f->ready))
+	if (!smp_load_acquire(&f->ready)) /* poll takes no mutex: see o2g_setup */
 		return EPOLLERR;
 	poll_wait(file, &f->wq, wait);
 	return o2g_ring_nonempty(f) ? EPOLLIN | EPOLLRDNORM : 0;
@@ -556,7 +584,7 @@ static int o2g_mmap(struct file *file, struct vm_area_struct *vma)
 
 static int o2g_open(struct inode *inode, struct file *file)
 {
-	struct o2g_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct o2g_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 
 	if (!f)
 		return -ENOMEM;
@@ -607,6 +635,7 @@ static int o2g_release(struct inode *inode, struct file *file)
 	kvfree(f->dump_pages);
 	bitmap_free(f->chunk_map);
 	kvfree(f->msgs);
+	kvfree(f->cookies);
 	vfree(f->ring);
 	kfree(f);
 	return 0;

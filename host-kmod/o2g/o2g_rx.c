@@ -113,7 +113,7 @@ static void o2g_req_complete(struct o2g_file *f, struct o2g_req *r, int status,
 			e.status = -EMSGSIZE; /* MPI_ERR_TRUNCATE */
 	}
 	r->state = REQ_DONE;
-	list_move_tail(&r->node, &f->reap);
+	o2g_req_retire(f, r);
 	o2g_emit(f, &e);
 }
 
@@ -293,7 +293,7 @@ static void o2g_finish(struct o2g_conn *c)
 		e.cookie = c->req->cookie;
 		e.off = o2g_msg_pos(f, m);
 		c->req->state = REQ_DONE;
-		list_move_tail(&c->req->node, &f->reap);
+		o2g_req_retire(f, c->req);
 		m->state = MSG_READY;
 		f->promised--;
 		o2g_emit(f, &e);

@@ -1138,6 +1138,60 @@ static int t_ulp(void)
     return 0;
 }
 
+/* CPU time of the calling thread (system time included), in ns. */
+static uint64_t thread_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+#define POSTS_DUMP  (64u << 20) /* the largest dump area: the largest ring */
+#define POSTS_BATCH 2000        /* posts timed at the start and at the end */
+#define POSTS_RATIO 8           /* a walk of every receive makes the end ~30x dearer */
+
+/* posts: a receive for nearly every ring entry (131 072 with the largest dump area). The
+ * module finds a receive by cookie at every post and cancel (and kacc's softirq at its
+ * own): a walk of all of them made the last posts about 30 times dearer than the first
+ * and the whole case quadratic, with bottom halves off. The last POSTS_BATCH posts must
+ * cost under POSTS_RATIO times the first: a ratio inside one run, not a duration. As
+ * nobody with a RLIMIT_MEMLOCK for that dump area (HPC nodes often set none). */
+static int t_posts(void)
+{
+    struct rlimit rl = {2 * POSTS_DUMP, 2 * POSTS_DUMP};
+    struct o2g o;
+    if (setrlimit(RLIMIT_MEMLOCK, &rl))
+        return fail("RLIMIT_MEMLOCK: %s", strerror(errno));
+    if (kt_as_user(1) || o2g_open(&o, POSTS_DUMP))
+        return 1;
+    uint64_t n = o.mask + 1 - 2 * POSTS_BATCH, t0 = 0, first = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i == 0 || i == n - POSTS_BATCH)
+            t0 = thread_ns();
+        int r = post(&o, i * 7919, NULL, 0, PEER, 1, NULL);
+        if (r != O2G_POST_QUEUED)
+            return fail("post %llu of %llu: %d", (unsigned long long)i, (unsigned long long)n, r);
+        if (i == POSTS_BATCH - 1)
+            first = thread_ns() - t0;
+    }
+    uint64_t last = thread_ns() - t0;
+    if (post(&o, 0, NULL, 0, PEER, 1, NULL) != -EEXIST ||
+        post(&o, (n - 1) * 7919, NULL, 0, PEER, 1, NULL) != -EEXIST)
+        return fail("a cookie posted twice was not refused");
+    for (uint64_t i = n; i-- > n - POSTS_BATCH;) {
+        uint64_t c = i * 7919;
+        if (ioctl(o.fd, O2G_IOC_CANCEL, &c))
+            return fail("cancel of cookie %llu: %s", (unsigned long long)c, strerror(errno));
+    }
+    printf("posts: %llu receives, the first %d posts %llu us, the last %llu us\n",
+           (unsigned long long)n, POSTS_BATCH, (unsigned long long)first / 1000,
+           (unsigned long long)last / 1000);
+    if (last > POSTS_RATIO * first)
+        return fail("the last %d posts took %.1fx the first: a lookup walks every receive",
+                    POSTS_BATCH, (double)last / (double)first);
+    return 0;
+}
+
 /* traffic SECONDS: not a case; ping-pong over two attached sockets until killed or the
  * time is up (tests/kmod/run.sh's rmmod case runs it in the background). */
 static int traffic(int secs)
@@ -1170,6 +1224,7 @@ static const struct {
     {"control", t_control},   {"corrupt", t_corrupt}, {"closed", t_closed},
     {"killed", t_killed},     {"memlock", t_memlock}, {"double", t_double},
     {"rts", t_rts},           {"listen", t_listen},   {"ulp", t_ulp},
+    {"posts", t_posts},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
