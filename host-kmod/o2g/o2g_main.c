@@ -507,8 +507,9 @@ static long o2g_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	u32 id;
 	long err;
 
+	/* The counters are every user's traffic: the administrator's to read. */
 	if (cmd == O2G_IOC_STATS)
-		return o2g_get_stats(uarg);
+		return capable(CAP_SYS_ADMIN) ? o2g_get_stats(uarg) : -EPERM;
 	/* Buffers are addresses in the opener's memory: a forked child opens its own. */
 	if (current->mm != f->mm)
 		return -EPERM;

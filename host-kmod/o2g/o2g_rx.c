@@ -459,6 +459,20 @@ static void o2g_read(struct o2g_conn *c)
 
 	if (c->dead || c->stalled)
 		return;
+	/* A header read whole before a stall still needs its place when no byte follows
+	 * it (a message without payload): the actor runs only on bytes, so place it here.
+	 */
+	if (c->hdr_got == MPE_WIRE_HDR && !c->placed) {
+		if (!o2g_place(c)) {
+			if (!c->dead) {
+				c->stalled = true;
+				o2g_stat_add(ST_STALLS, 1);
+			}
+			return;
+		}
+		if (!o2g_payload(&c->w))
+			o2g_finish(c);
+	}
 	tcp_read_sock(c->sock->sk, &desc, o2g_recv_actor);
 	/* The peer's FIN comes before the data_ready of the last bytes: fail only once
 	 * everything before it was read.

@@ -763,6 +763,62 @@ static int t_ringfull(void)
     return 0;
 }
 
+/* stallzero: a message without payload whose header was read just as the dump area
+ * was full (the connection stops with no byte of it left in the socket) arrives once a
+ * record is freed, without waiting for a byte that may never come. */
+static int t_stallzero(void)
+{
+    enum { DUMP = 4096, RECORDS = DUMP / O2G_DUMP_CHUNK }; /* a page: a record per chunk */
+    unsigned char b = 5;
+    struct o2g o;
+    struct o2g_cqe e[RECORDS], z;
+    int tx, rx;
+    struct o2g_stats s0 = stats();
+    if (o2g_open(&o, DUMP) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, NULL))
+        return fail("attach: %s", strerror(errno));
+    for (int i = 0; i < RECORDS; i++) /* a one-byte message a record: the dump area fills */
+        send_msg(tx, MPE_W_EAGER, i, &b, 1, 1);
+    for (int i = 0; i < RECORDS; i++)
+        if (!next_cqe(&o, &e[i], WAIT_MS) || e[i].kind != O2G_CQE_UNEXP)
+            return fail("unexpected message %d did not come", i);
+    send_msg(tx, MPE_W_EAGER, RECORDS, NULL, 0, 0);
+    if (!WAIT_STAT(stalls, s0, 1))
+        return fail("the connection did not stop with the dump area full");
+    uint64_t off = e[0].off;
+    if (ioctl(o.fd, O2G_IOC_FREE, &off))
+        return fail("free: %s", strerror(errno));
+    if (!next_cqe(&o, &z, WAIT_MS) || z.kind != O2G_CQE_UNEXP || z.tag != RECORDS || z.len)
+        return fail("the empty message read before the stall never came");
+    return 0;
+}
+
+/* perm: /dev/o2g is for root and the devices' group (mode 0660); a member reads no
+ * module-wide counter (they are every user's traffic). As nobody. */
+static int t_perm(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) { /* nobody outside the group */
+        if (kt_as_user(0))
+            _exit(2);
+        _exit(open(O2G_DEV, O_RDWR) < 0 && errno == EACCES ? 0 : 1);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+        return fail("a user outside the group opened %s (or could not drop to nobody)", O2G_DEV);
+    struct o2g_stats s;
+    if (kt_as_user(1))
+        return 1;
+    int fd = open(O2G_DEV, O_RDWR);
+    if (fd < 0)
+        return fail("a member of the group cannot open %s: %s", O2G_DEV, strerror(errno));
+    errno = 0;
+    if (ioctl(fd, O2G_IOC_STATS, &s) == 0 || errno != EPERM)
+        return fail("the module's counters: %s, want EPERM", errno ? strerror(errno) : "read");
+    return 0;
+}
+
 /* trunc: a message longer than its receive fills the buffer, no byte past it, and
  * completes with -EMSGSIZE (MPI_ERR_TRUNCATE); the stream stays framed. */
 static int t_trunc(void)
@@ -1218,13 +1274,13 @@ static const struct {
     const char *name;
     int (*fn)(void);
 } cases[] = {
-    {"eager", t_eager},       {"unexp", t_unexp},     {"race", t_race},
-    {"order", t_order},       {"cancel", t_cancel},   {"backpressure", t_backpressure},
-    {"ringfull", t_ringfull}, {"trunc", t_trunc},     {"many", t_many},
-    {"control", t_control},   {"corrupt", t_corrupt}, {"closed", t_closed},
-    {"killed", t_killed},     {"memlock", t_memlock}, {"double", t_double},
-    {"rts", t_rts},           {"listen", t_listen},   {"ulp", t_ulp},
-    {"posts", t_posts},
+    {"eager", t_eager},       {"unexp", t_unexp},         {"race", t_race},
+    {"order", t_order},       {"cancel", t_cancel},       {"backpressure", t_backpressure},
+    {"ringfull", t_ringfull}, {"trunc", t_trunc},         {"many", t_many},
+    {"control", t_control},   {"corrupt", t_corrupt},     {"closed", t_closed},
+    {"killed", t_killed},     {"memlock", t_memlock},     {"double", t_double},
+    {"rts", t_rts},           {"listen", t_listen},       {"ulp", t_ulp},
+    {"posts", t_posts},       {"stallzero", t_stallzero}, {"perm", t_perm},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
