@@ -60,9 +60,15 @@ static int o2g_charge(struct o2g_file *f, unsigned long npages, bool inc)
 	return npages ? account_locked_vm(f->mm, npages, inc) : 0;
 }
 
-/* Process context: unpin a receive's pages (dirty: the module wrote them) and free it. */
+/* Process context: unpin a receive's pages (dirty: the module wrote them) and free it.
+ * A kernel receive's pages are its poster's: only the request is freed.
+ */
 static void o2g_req_free(struct o2g_file *f, struct o2g_req *r)
 {
+	if (r->kern) {
+		kfree(r);
+		return;
+	}
 	if (r->npages) {
 		unpin_user_pages_dirty_lock(r->pages, r->npages, true);
 		o2g_charge(f, r->npages, false);
@@ -622,6 +628,8 @@ static int o2g_release(struct inode *inode, struct file *file)
 	mutex_unlock(&f->mutex);
 	list_splice_init(&f->reap, &f->reqs);
 	list_for_each_entry_safe(r, tmp, &f->reqs, node) {
+		/* Kernel receives are gone: their poster holds the file until they are. */
+		WARN_ON_ONCE(r->kern);
 		if (r->state == REQ_QUEUED)
 			o2g_stat_add(ST_POSTED, -1);
 		o2g_req_free(f, r);
