@@ -15,7 +15,8 @@ IPIs counted). The MPI mutants: that frame corruption under the mpi case
 unikernel that accepts any node's connection (mpibad: the stranger is not reported).
 The vnichostile mutants each drop one of Linux's checks on
 what the unikernel writes: a frame's length above the maximum, the producer index, the
-consumer index.
+consumer index, and (vnicrepoll) NAPI under vnic_ipi rescheduling itself on an impossible
+producer index (a softirq loop while the unikernel holds it).
 The range mutants accept any resource (System RAM, persistent memory) or a range with no
 resource; the perm mutants drop the capability checks of LOAD/BOOT and of STOP (an
 unprivileged user with the device's mode opened up); lockdown drops the lockdown check.
@@ -88,6 +89,8 @@ M = {
                'if (len < UKL_VNIC_FRAME_MIN) {'),
  'vnicrxprod': ('vnichostile', VNIC, 'if (prod - p->rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
  'vnictxcons': ('vnichostile', VNIC, 'if (used > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'vnicrepoll': ('vnichostile', VNIC, 'if (prod != p->rx_cons && prod - p->rx_cons <= UKL_VNIC_SLOTS)',
+                'if (prod != p->rx_cons)'),
  'ukrxlen': ('vnicvictim', UKVNIC, '    else if (len > UKL_VNIC_FRAME_MAX)\n        v = VNET_DROP_OVERSIZE;\n',
              ''),
  'ukrxprod': ('vnicvictim', UKVNIC, 'if (prod - ukv_rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
