@@ -6,11 +6,16 @@
  * netdev ukvnic0 (ukload_vnic.c) is its network.
  *
  * The range and the real-mode page are module parameters, checked at load against
- * Linux's own resources: neither may overlap System RAM (Linux would be handing those
- * pages out), so the module refuses to load rather than share memory with Linux.
+ * Linux's own resources: each must be Reserved (memmap=) from end to end and unused by EFI,
+ * so the module refuses to load rather than let the unikernel overwrite Linux's memory,
+ * persistent memory, the firmware's tables or a device.
+ *
+ * LOAD and BOOT run any code the caller gives, in ring 0 on a physical CPU with all of
+ * physical memory: as kexec, whatever the device node's mode says (ukl_may()).
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/efi.h>
 #include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
@@ -19,7 +24,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
-
+#include <linux/security.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -44,6 +49,8 @@ MODULE_PARM_DESC(tramp_phys,
 #define UKL_MIN_SIZE (UKL_KERNEL_OFF + SZ_2M)
 #define UKL_LOW_LIMIT SZ_1M /* a start-up IPI's vector addresses the first 1 MiB only */
 #define UKL_READ_CHUNK PAGE_SIZE
+#define UKL_RAM "System RAM"
+#define UKL_GAP "no resource (a device may answer there)"
 
 static DEFINE_MUTEX(ukl_lock); /* everything below, and the range's loader part */
 static struct ukl_range ukl_range;
@@ -63,16 +70,125 @@ static int ukl_cpu_prepare(unsigned int cpu)
 	return -EBUSY;
 }
 
-/* Module init: a range Linux does not use, or a clear refusal. */
+/* Module init: what a resource of /proc/iomem is, for a refusal's message. */
+static const char *ukl_res_kind(const struct resource *res)
+{
+	if (res->flags & IORESOURCE_SYSRAM)
+		return UKL_RAM;
+	switch (res->desc) {
+	case IORES_DESC_ACPI_TABLES:
+		return "ACPI Tables";
+	case IORES_DESC_ACPI_NV_STORAGE:
+		return "ACPI Non-volatile Storage";
+	case IORES_DESC_PERSISTENT_MEMORY:
+		return "Persistent Memory";
+	case IORES_DESC_PERSISTENT_MEMORY_LEGACY:
+		return "Persistent Memory (legacy)";
+	case IORES_DESC_SOFT_RESERVED:
+		return "Soft Reserved";
+	case IORES_DESC_CRASH_KERNEL:
+		return "Crash kernel";
+	default:
+		return "a device's or the firmware's resource";
+	}
+}
+
+/* ukl_check_range()'s walk: how far Reserved resources cover the range, and what else. */
+struct ukl_cover {
+	u64 next;	  /* the first address not covered yet */
+	u64 start, end;	  /* the first part that is not Reserved, if kind */
+	const char *kind; /* what that part is, NULL if none */
+};
+
+/* walk_iomem_res_desc() callback, module init: res is a top-level resource clipped to the
+ * range, in address order. Only "Reserved" (memmap=SIZE$ADDR, the firmware's plain reserved
+ * areas) is accepted.
+ */
+static int ukl_cover_one(struct resource *res, void *arg)
+{
+	struct ukl_cover *c = arg;
+
+	if (res->start > c->next) {
+		c->start = c->next;
+		c->end = res->start - 1;
+		c->kind = UKL_GAP;
+		return 1; /* stops the walk */
+	}
+	if (res->desc != IORES_DESC_RESERVED || (res->flags & IORESOURCE_SYSRAM)) {
+		c->start = res->start;
+		c->end = res->end;
+		c->kind = ukl_res_kind(res);
+		return 1;
+	}
+	c->next = res->end + 1;
+	return 0;
+}
+
+/*
+ * Module init: an EFI descriptor of the range that the firmware still uses at run time
+ * (runtime services, ACPI, reserved, MMIO, persistent), or NULL. /proc/iomem shows EFI's
+ * runtime regions as plain "Reserved": only EFI's own map tells them from memmap=.
+ */
+static const efi_memory_desc_t *ukl_efi_used(phys_addr_t base, size_t size)
+{
+	const efi_memory_desc_t *md;
+	u64 end;
+
+	if (!efi_enabled(EFI_MEMMAP))
+		return NULL;
+	for_each_efi_memory_desc(md) {
+		end = md->phys_addr + (md->num_pages << EFI_PAGE_SHIFT);
+		if (md->phys_addr >= base + size || end <= base)
+			continue;
+		if (md->attribute & EFI_MEMORY_RUNTIME)
+			return md;
+		switch (md->type) {
+		case EFI_LOADER_CODE:
+		case EFI_LOADER_DATA:
+		case EFI_BOOT_SERVICES_CODE:
+		case EFI_BOOT_SERVICES_DATA:
+		case EFI_CONVENTIONAL_MEMORY: /* memory Linux got, reserved by memmap= */
+			break;
+		default:
+			return md;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Module init: a range that is Reserved in /proc/iomem from end to end (memmap=SIZE$ADDR)
+ * and unused by EFI, or a clear refusal. Anything else there is Linux's memory (System
+ * RAM), data that outlives Linux (persistent memory, ACPI NVS), the firmware's (ACPI
+ * tables, EFI runtime) or a device's (MMIO, or a gap where one may sit): the unikernel
+ * would overwrite it.
+ */
 static int ukl_check_range(const char *what, phys_addr_t base, size_t size)
 {
-	int r = region_intersects(base, size, IORESOURCE_SYSTEM_RAM, IORES_DESC_NONE);
+	struct ukl_cover c = { .next = base };
+	const efi_memory_desc_t *md;
+	u64 last = (u64)base + size - 1;
 
-	if (r != REGION_DISJOINT) {
-		pr_err("ukload: %s 0x%llx-0x%llx overlaps System RAM\n", what, (u64)base,
-		       (u64)base + size - 1);
-		pr_err("ukload: reserve it on Linux's command line: memmap=%zuK$0x%llx\n",
-		       size / SZ_1K, (u64)base);
+	walk_iomem_res_desc(IORES_DESC_NONE, 0, base, last, &c, ukl_cover_one);
+	if (!c.kind && c.next <= last) {
+		c.start = c.next;
+		c.end = last;
+		c.kind = UKL_GAP;
+	}
+	if (c.kind) {
+		pr_err("ukload: %s 0x%llx-0x%llx: 0x%llx-0x%llx is %s, not Reserved\n", what,
+		       (u64)base, last, c.start, c.end, c.kind);
+		if (!strcmp(c.kind, UKL_RAM))
+			pr_err("ukload: reserve it on Linux's command line: memmap=%zuK$0x%llx\n",
+			       size / SZ_1K, (u64)base);
+		else
+			pr_err("ukload: choose System RAM reserved with memmap=SIZE$ADDR\n");
+		return -EBUSY;
+	}
+	md = ukl_efi_used(base, size);
+	if (md) {
+		pr_err("ukload: %s 0x%llx-0x%llx: EFI type %u (attributes 0x%llx) at 0x%llx\n",
+		       what, (u64)base, last, md->type, md->attribute, md->phys_addr);
 		return -EBUSY;
 	}
 	return 0;
@@ -200,11 +316,37 @@ static int ukl_status(struct ukload_status __user *uarg)
 	return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
+/*
+ * ioctl, before taking ukl_lock: may the caller do cmd? STATUS is for whoever the
+ * device's mode lets open it. STOP ends a job: CAP_SYS_ADMIN. LOAD and BOOT put the
+ * caller's code in ring 0 with all of physical memory and I/O: also CAP_SYS_RAWIO (what
+ * /dev/mem and iopl() ask), so a process given CAP_SYS_ADMIN for something else cannot;
+ * and never under lockdown (kernel_lockdown(7): it logs the refusal), as kexec_load.
+ */
+static int ukl_may(unsigned int cmd)
+{
+	switch (cmd) {
+	case UKLOAD_LOAD:
+	case UKLOAD_BOOT:
+		if (!capable(CAP_SYS_ADMIN) || !capable(CAP_SYS_RAWIO))
+			return -EPERM;
+		return security_locked_down(LOCKDOWN_KEXEC);
+	case UKLOAD_STOP:
+		return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;
+	default:
+		return 0;
+	}
+}
+
+/* ioctl(2) on /dev/ukload, process context. */
 static long ukl_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	long err;
 
+	err = ukl_may(cmd);
+	if (err)
+		return err;
 	mutex_lock(&ukl_lock);
 	switch (cmd) {
 	case UKLOAD_LOAD:

@@ -216,6 +216,7 @@ static int ukl_vnic_poll(struct napi_struct *napi, int budget)
 {
 	struct ukl_vnic_priv *p = container_of(napi, struct ukl_vnic_priv, napi);
 	struct ukl_vnic_ring *ring = &p->ctl->to_linux;
+	u32 prod;
 	int n;
 
 	if (p->ipi)
@@ -225,8 +226,14 @@ static int ukl_vnic_poll(struct napi_struct *napi, int budget)
 		WRITE_ONCE(ring->kick, 1);
 		/* Hazard: store (kick) -> load (prod) needs the full fence (ukload_shm.h). */
 		smp_mb();
-		if (READ_ONCE(ring->prod) != p->rx_cons)
-			napi_schedule(napi); /* it published meanwhile: drain again */
+		/* it published meanwhile: drain again. Hazard: not for an impossible index
+		 * (ukl_vnic_rx() counted it and read nothing): each poll would schedule the
+		 * next, a softirq loop for as long as the unikernel keeps it. The timer's next
+		 * tick or IPI looks again.
+		 */
+		prod = READ_ONCE(ring->prod);
+		if (prod != p->rx_cons && prod - p->rx_cons <= UKL_VNIC_SLOTS)
+			napi_schedule(napi);
 	}
 	return n;
 }

@@ -5,8 +5,10 @@
 #
 # The guest: Debian's kernel (tests/bench/linux-kernel.sh), 4 CPUs of which Linux onlines
 # 3 (maxcpus=3), 1 GiB with 128 MiB at 0x20000000 and the page at 0x70000 kept from Linux
-# (memmap=, the hosted board's HOSTED_BASE and ukload.ko's default trampoline page); an
-# initramfs with busybox-static, ukload.ko, the ukload tool, boards/hosted's test kernel
+# (memmap=, the hosted board's HOSTED_BASE and ukload.ko's default trampoline page) and
+# 32 MiB at 0x30000000 made legacy persistent memory (memmap=!: the range case's); an
+# initramfs with busybox-static, ukload.ko, the ukload tool, ukperm (the perm case's
+# unprivileged user), boards/hosted's test kernel
 # (make BOARD=hosted), the qemu board's kernel (an image for the wrong range), vnicpeer,
 # vnicevil (the vnicvictim case's hostile writer), virtio-net's modules (the route cases) and
 # tests/kmod/ukload-init as /init, which runs the cases. The console goes to
@@ -30,7 +32,8 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="range badelf busycpu cycles exitcode fault hang smp isolation job vnic vnicipi vnichostile vnicvictim mpi mpibad stop rmmod online x2apic route routetcp"
+# lockdown last: the guest cannot leave lockdown (ukload-init runs it last in any case)
+CASES="range perm badelf busycpu cycles exitcode fault hang smp isolation job vnic vnicipi vnichostile vnicvictim mpi mpibad stop rmmod online x2apic route routetcp lockdown"
 JOB_PROG=p2p_basic JOB_NP=4 # the job case: this conformance program, as 4 ranks on 2 CPUs
 CYCLES=${UKLOAD_CYCLES:-10}
 # the mpi case: these conformance programs, each a job of the hosted unikernel's rank 0 and
@@ -73,6 +76,9 @@ gcc -static -O2 -Wall -Wextra -o "$r/bin/uknoise" tests/kmod/uknoise.c
 # the vnicvictim case's hostile writer (static; the rings' layout from ukload_shm.h)
 gcc -static -O2 -Wall -Wextra -Ihost-kmod/ukload -o "$r/bin/vnicevil" tests/kmod/vnicevil.c ||
     refuse "tests/kmod/vnicevil.c does not build"
+# the perm case's hostile user (static; the ioctls from ukload_uapi.h)
+gcc -static -O2 -Wall -Wextra -Ihost-kmod/ukload -o "$r/bin/ukperm" tests/kmod/ukperm.c ||
+    refuse "tests/kmod/ukperm.c does not build"
 # the vnic case's Linux end (static: the guest has no libc)
 gcc -static -O2 -Wall -Wextra -o "$r/bin/vnicpeer" tests/kmod/vnicpeer.c ||
     refuse "tests/kmod/vnicpeer.c does not build"
@@ -136,7 +142,7 @@ guest() {
     local log=$1 list=$2 board=${3:-qemu}
     shift $(($# < 3 ? $# : 3))
     qemu/ukboot --board "$board" --smp 4 --mem 1G --timeout "${UKLOAD_TIMEOUT:-150}" --initrd "$out/ukload-initrd.cpio" \
-        --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}${UKLOAD_VNIC_SIZES:+ ukload_vnic_sizes=$UKLOAD_VNIC_SIZES}" \
+        --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND maxcpus=3 no_ipi_broadcast=1 memmap=128M\$0x20000000 memmap=4K\$0x70000 memmap=32M!0x30000000 kmod_cases=$list ukload_cycles=$CYCLES ukload_reps=${UKLOAD_BENCH_REPS:-5}${UKLOAD_VNIC_SIZES:+ ukload_vnic_sizes=$UKLOAD_VNIC_SIZES}" \
         "$kdir/vmlinuz" -- "$@" >"$log" 2>&1
 }
 list=$(printf '%s\n' "${cases[@]}" | grep -vxE 'x2apic|route|routetcp' | paste -sd,)

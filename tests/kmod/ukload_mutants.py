@@ -15,7 +15,11 @@ IPIs counted). The MPI mutants: that frame corruption under the mpi case
 unikernel that accepts any node's connection (mpibad: the stranger is not reported).
 The vnichostile mutants each drop one of Linux's checks on
 what the unikernel writes: a frame's length above the maximum, the producer index, the
-consumer index.
+consumer index, and (vnicrepoll) NAPI under vnic_ipi rescheduling itself on an impossible
+producer index (a softirq loop while the unikernel holds it).
+The range mutants accept any resource (System RAM, persistent memory) or a range with no
+resource; the perm mutants drop the capability checks of LOAD/BOOT and of STOP (an
+unprivileged user with the device's mode opened up); lockdown drops the lockdown check.
 The vnicvictim mutants drop the unikernel's checks on what Linux writes: the length above
 the maximum, the producer index.
 The route mutants: Linux not forwarding (ip_forward=0 in the guest), and lwIP without the
@@ -44,7 +48,13 @@ UKVNIC = 'unikernel/drivers/ukvnic.c'
 MPEUK = 'unikernel/mpi/mpe_uk.c'
 # mutant: (case, file, text, replacement). The replacement is the bug the case must catch.
 M = {
- 'ramcheck': ('range', MAIN, 'if (r != REGION_DISJOINT) {', 'if (r != REGION_DISJOINT && 0) {'),
+ 'ramcheck': ('range', MAIN,
+              'if (res->desc != IORES_DESC_RESERVED || (res->flags & IORESOURCE_SYSRAM)) {',
+              'if (0) {'),
+ 'gapcheck': ('range', MAIN, 'if (res->start > c->next) {', 'if (0) {'),
+ 'capload': ('perm', MAIN, 'if (!capable(CAP_SYS_ADMIN) || !capable(CAP_SYS_RAWIO))', 'if (0)'),
+ 'capstop': ('perm', MAIN, 'return capable(CAP_SYS_ADMIN) ? 0 : -EPERM;', 'return 0;'),
+ 'lockdown': ('lockdown', MAIN, 'return security_locked_down(LOCKDOWN_KEXEC);', 'return 0;'),
  'segcheck': ('badelf', ELF, '|| ph[i].p_paddr < lo ||\n\t\t    end > hi) {', ') {'),
  'magic': ('badelf', ELF, '|| memcmp(eh->e_ident, ELFMAG, SELFMAG)) {', ') {'),
  'nosipi': ('cycles', BOOT, 'for (i = 0; i < UKL_SIPI_TRIES; i++) {', 'for (i = 0; i < 0; i++) {'),
@@ -79,6 +89,8 @@ M = {
                'if (len < UKL_VNIC_FRAME_MIN) {'),
  'vnicrxprod': ('vnichostile', VNIC, 'if (prod - p->rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
  'vnictxcons': ('vnichostile', VNIC, 'if (used > UKL_VNIC_SLOTS) {', 'if (0) {'),
+ 'vnicrepoll': ('vnichostile', VNIC, 'if (prod != p->rx_cons && prod - p->rx_cons <= UKL_VNIC_SLOTS)',
+                'if (prod != p->rx_cons)'),
  'ukrxlen': ('vnicvictim', UKVNIC, '    else if (len > UKL_VNIC_FRAME_MAX)\n        v = VNET_DROP_OVERSIZE;\n',
              ''),
  'ukrxprod': ('vnicvictim', UKVNIC, 'if (prod - ukv_rx_cons > UKL_VNIC_SLOTS) {', 'if (0) {'),
