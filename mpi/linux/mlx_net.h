@@ -54,8 +54,8 @@ long mlx_shm_send(struct mlx_conn *k, const uint8_t *data, size_t len);
  * 1 if there was anything to do. */
 int mlx_shm_poll(void);
 /* Network thread, about to wait in epoll: tell every pair's peer to ring for its next
- * byte. The epoll timeout (ms): -1 sleep, 0 bytes arrived meanwhile, a short one while a
- * send waits for room. mlx_shm_awake follows either way. */
+ * byte. The epoll timeout (ms): -1 sleep, 0 bytes arrived meanwhile. mlx_shm_awake
+ * follows either way. */
 int mlx_shm_sleep(void);
 void mlx_shm_awake(void);
 /* Network thread: pair k's doorbell socket is readable. */

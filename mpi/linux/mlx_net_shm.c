@@ -21,9 +21,8 @@
 #include <unistd.h>
 
 /* ring bytes published or consumed at once: pipelines a large message through the ring */
-#define MLX_SHM_CHUNK       65536
-#define MLX_BELL_BYTES      64 /* doorbell bytes read at once */
-#define MLX_SHM_BACKSTOP_MS 1  /* longest sleep while a send waits for room (mlx_shm_sleep) */
+#define MLX_SHM_CHUNK  65536
+#define MLX_BELL_BYTES 64 /* doorbell bytes read at once */
 
 /* The pairs: entries are written under the network lock before nshm is raised (release),
  * and never change, so the network thread scans them without the lock. */
@@ -45,8 +44,8 @@ int mlx_shm_pairs(void)
 
 /* Under the network lock (plat_net_send): copy into the pair's ring what fits, in chunks
  * published one by one so that the peer starts copying out while we copy in. A full ring
- * arms want_out and the flag the peer's consume looks at: its doorbell brings us back
- * (mlx_shm_bell, then drain calls mpe_net_sent). */
+ * arms want_out and the flag the peer's consume looks at (writer_waits): its doorbell
+ * brings us back (mlx_shm_bell, then drain calls mpe_net_sent). */
 long mlx_shm_send(struct mlx_conn *k, const uint8_t *data, size_t len)
 {
     size_t done = 0;
@@ -59,17 +58,28 @@ long mlx_shm_send(struct mlx_conn *k, const uint8_t *data, size_t len)
         done += n;
         if (n == 0 && !mlx_ring_wait_room(k->tx)) {
             k->want_out = 1;
-            if (plat_cpu() != MLX_CPU_NET) /* the backstop (mlx_shm_sleep) must see it */
-                mlx_net_kick(MLX_CPU_NET);
             break;
         }
     }
     return (long)done;
 }
 
-/* Network thread, under the network lock: hand what k's ring holds to the engine (at most
- * a ring's worth, then the other pairs), and pump our sends if the peer made room. 1 if
- * there was anything to do. */
+/* Network thread, under the network lock (mlx_shm_poll, mlx_shm_bell): hand what k's ring
+ * holds to the engine (at most a ring's worth, then the other pairs), and pump our sends
+ * if the peer made room. 1 if there was anything to do.
+ *
+ * Hazard: a send that waits for room is looked at with mlx_ring_wait_room (announce again,
+ * full fence, then look at tail), never with a bare look at tail. The peer's consume
+ * stores tail, fences, and only then takes writer_waits (exchange to 0) to ring: between
+ * its store and its exchange this thread may see that room without a doorbell (a poll, or
+ * the doorbell of the peer's data), resume the send, fill the ring again and announce a
+ * new wait; the exchange then takes that new announcement for the old room, and rings. The
+ * doorbell finds no room, and with a bare look nothing is announced any more: the peer
+ * consumes the rest without ringing, and the send waits for ever, this thread asleep.
+ * Announcing again at each look restores the invariant the peer relies on: whenever a
+ * send waits and no doorbell of its peer is unread, writer_waits is set (the memory-order
+ * argument is at mlx_ring_wait_room). tests/mpi/linux/belltest.c plays that interleaving
+ * step by step. */
 static int drain(struct mlx_conn *k)
 {
     int did = 0;
@@ -90,7 +100,7 @@ static int drain(struct mlx_conn *k)
         budget -= n;
         did = 1;
     }
-    if (k->want_out && !k->dead && mlx_ring_has_room(k->tx)) {
+    if (k->want_out && !k->dead && mlx_ring_wait_room(k->tx)) {
         k->want_out = 0;
         mpe_net_sent(k->c);
         did = 1;
@@ -116,27 +126,17 @@ int mlx_shm_poll(void)
     return did;
 }
 
-/* Network thread, about to wait in epoll: tell every pair's peer to ring for its next
- * byte. The epoll timeout: -1 (sleep), 0 (bytes arrived meanwhile), or MLX_SHM_BACKSTOP_MS
- * while a send waits for room (mlx_shm_awake follows either way). A dead pair's ring is
- * harmless to look at.
- *
- * Hazard: the backstop. A send that met the full ring is resumed by the peer's doorbell
- * (mlx_shm_bell); p2p_large under heavy load still showed, after the fix there, a pair
- * with want_out set, its ring empty and this thread asleep (about 1 run in 150): a lost
- * resume not yet found. While a send waits, this thread therefore never sleeps longer
- * than the backstop, and mlx_shm_poll's look resumes it; a rank's thread that sets
- * want_out kicks this one (mlx_shm_send), so that a sleep decided before that is cut
- * short too. The window.* cases of tests/mpi/linux_faults.sh remove the backstop to test
- * the doorbell alone. */
+/* Network thread (turn), about to wait in epoll: tell every pair's peer to ring for its
+ * next byte. The epoll timeout: -1 (sleep), or 0 (bytes arrived meanwhile); mlx_shm_awake
+ * follows either way. A send waiting for room needs no timeout: the peer rings when it
+ * makes room (drain's hazard keeps writer_waits announced). A dead pair's ring is harmless
+ * to look at. */
 int mlx_shm_sleep(void)
 {
-    int empty = 1, sending = 0, n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < n; i++) {
+    int empty = 1, n = __atomic_load_n(&nshm, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
         empty &= mlx_ring_sleep(shm_conns[i]->rx);
-        sending |= __atomic_load_n(&shm_conns[i]->want_out, __ATOMIC_RELAXED);
-    }
-    return !empty ? 0 : sending ? MLX_SHM_BACKSTOP_MS : -1;
+    return empty ? -1 : 0;
 }
 
 /* Network thread, after epoll: producers may stop ringing. */

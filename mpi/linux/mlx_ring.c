@@ -18,6 +18,13 @@
  * sides miss each other, and the consumer sleeps on a byte nobody rings for.
  * mlx_ring_consume and mlx_ring_wait_room are the same pattern for room (tail,
  * writer_waits). tests/mpi/linux_faults.sh checks both halves with mutants.
+ *
+ * The flag is taken by whoever rings (an exchange to 0), after that side's fence: the
+ * exchange may take an announcement younger than the change it rings for. For
+ * reader_sleeps that is harmless: the consumer announces afresh before each sleep
+ * (mlx_ring_sleep). For writer_waits the producer must do the same: it announces again
+ * (mlx_ring_wait_room) at every look at a waiting send, a doorbell's in particular, never
+ * only looks at tail; mlx_ring_wait_room states why that suffices.
  */
 #include "mlx_ring.h"
 #include <string.h>
@@ -54,7 +61,22 @@ int mlx_ring_has_room(const struct mlx_ring *r)
     return r->head - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) < MLX_RING_BYTES;
 }
 
-/* The producer's thread, under its network lock; see mlx_ring.h. */
+/* The producer's thread, under its network lock: mlx_shm_send when the ring is full, and
+ * the network thread's drain at each look at the send that waits; see mlx_ring.h.
+ *
+ * Memory order. Each announcement A (store writer_waits = 1, full fence, load tail) and
+ * each consume C (store tail, full fence, exchange writer_waits to 0) are Dekker's pair:
+ * if A's fence comes first, C's exchange reads A's 1 or a later write; if C's comes first,
+ * A's load sees C's tail, there is room and A withdraws. The later writes are: our
+ * withdrawal (only when we saw room: the send is not waiting), or an earlier exchange of
+ * the consumer (one thread: its exchanges are ordered), which read 1 and rang. That
+ * exchange may have taken A although its own tail was already seen by us (we resumed on
+ * it without its doorbell, filled the ring, and announced A): its doorbell then brings no
+ * room. But we read that doorbell byte after the consumer sent it, after its exchange (the
+ * socket orders them), and look again under the lock with a new announcement A', which
+ * is thereby younger than that exchange: the argument applies to A'. So while a send
+ * waits, the flag holds an announcement that no exchange took, or a doorbell is unread;
+ * each consume that makes room after it rings, and no room goes unannounced. */
 int mlx_ring_wait_room(struct mlx_ring *r)
 {
     __atomic_store_n(&r->writer_waits, 1, __ATOMIC_RELAXED);

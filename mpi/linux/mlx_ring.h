@@ -37,9 +37,10 @@ struct mlx_ring {
 /* Producer: copy up to len bytes of src into r; the bytes taken (0 when full). Returns
  * with *ring set when the consumer announced it sleeps: the caller rings the doorbell. */
 size_t mlx_ring_put(struct mlx_ring *r, const void *src, size_t len, int *ring);
-/* Producer, after mlx_ring_put took less than it was given: announce that we wait for
- * room. 1: there is room after all (flag withdrawn, try again); 0: the consumer will ring
- * the doorbell when it makes room. */
+/* Producer, after mlx_ring_put took less than it was given, and again at every later look
+ * at the waiting send: announce that we wait for room. 1: there is room after all (flag
+ * withdrawn, try again); 0: the consumer will ring the doorbell when it makes room. A look
+ * at a waiting send with mlx_ring_has_room alone can lose the wake-up (mlx_ring.c). */
 int mlx_ring_wait_room(struct mlx_ring *r);
 /* Producer: is there room for a byte? */
 int mlx_ring_has_room(const struct mlx_ring *r);

@@ -24,10 +24,17 @@
 #                 sender's own thread meets the ring full) with a sleep in the sender's gap
 #                 between "ring full" announced and its want_out = 1: passes with the real
 #                 mlx_shm_bell (drains under the lock); one that looks at the rings without
-#                 the lock after a doorbell (the code that hung p2p_large once) must hang;
-#                 both without mlx_shm_sleep's backstop (a send waiting for room never
-#                 lets the network thread sleep longer than 1 ms), which would hide it;
-#                 window.backstop: that broken doorbell with the backstop passes
+#                 the lock after a doorbell (the code that hung p2p_large once) must hang.
+#                 window.consume: the same stream with a sleep in the receiver's consume
+#                 between its new tail and its look at writer_waits, the sender's network
+#                 thread polling meanwhile: must pass
+#   bell.*        tests/mpi/linux/belltest.c: the "room again" doorbell played step by step
+#                 in one thread on the real mlx_net_shm.o and mlx_ring.o: the sender resumes
+#                 on room it saw without a doorbell, and the receiver's late look at
+#                 writer_waits takes the new wait's announcement; bell.rearm passes only if
+#                 a doorbell is still on its way when the ring is empty; mutant.bell.norearm
+#                 (drain looks at a waiting send with mlx_ring_has_room alone, without
+#                 announcing again) must report the lost wake-up
 #   mutant.*      the same stress test on a broken platform must fail: mlx_plat.c with the
 #                 futex wake-up removed (nowake), with a wake-up that arrives before
 #                 plat_block() forgotten (lostwake: the check-then-sleep race), and with
@@ -255,14 +262,25 @@ MUTANT_TRIES=10 UKMPI_SHM=0 mutant nolock 8 's/pthread_mutex_(un)?lock\(&net_loc
 mutant nobell 4 's/\*ring = __atomic_load_n\(&r->reader_sleeps, __ATOMIC_RELAXED\) &&/*ring = 0 \&\&/' \
     mlx_ring.c
 
-# window NAME EXPECT PERL-SUBSTITUTION...: oneway (2 ranks) on mlx_net_shm.c changed so.
-# EXPECT pass: the real code must survive the widened gaps; fail: it must hang (within
-# MUTANT_TRIES runs: it hung 5 of 5 on a loaded host, passed once in make test).
+# window NAME EXPECT WHAT PERL-SUBSTITUTION...: oneway (2 ranks) on mlx_net_shm.c changed
+# so (none: the library's), and on mlx_ring.c changed by $WINDOW_RING if set; WHAT says
+# which gaps were widened. EXPECT pass: the real code must survive the widened gaps; fail:
+# it must hang (within MUTANT_TRIES runs: window.bell_nolock hung 5 of 5 on a loaded host,
+# passed once in make test).
 window() {
-    local name=$1 want=$2 dir=$out/mutant-$1 log=$out/mutant-$1.log obj
-    shift 2
-    obj=$(mutant_obj "$name" mlx_net_shm.c "$(printf '%s;' "$@")")
-    if [ -z "$obj" ] || ! build tests/mpi/linux/oneway.c "$dir/oneway" "$obj"; then
+    local name=$1 want=$2 what=$3 dir=$out/mutant-$1 log=$out/mutant-$1.log objs=() obj
+    shift 3
+    mkdir -p "$dir"
+    if [ $# -gt 0 ]; then
+        obj=$(mutant_obj "$name" mlx_net_shm.c "$(printf '%s;' "$@")")
+        [ -n "$obj" ] && objs+=("$obj") || objs+=(missing)
+    fi
+    if [ -n "${WINDOW_RING:-}" ]; then
+        obj=$(mutant_obj "$name.ring" mlx_ring.c "$WINDOW_RING")
+        [ -n "$obj" ] && objs+=("$obj") || objs+=(missing)
+    fi
+    if [[ " ${objs[*]} " == *" missing "* ]] ||
+        ! build tests/mpi/linux/oneway.c "$dir/oneway" "${objs[@]}"; then
         bad "$name" "no build" "$log"
         return
     fi
@@ -273,7 +291,7 @@ window() {
         [ "$want" = fail ] && [ $rc = 0 ] || break
     done
     if [ "$want" = pass ] && [ $rc = 0 ] && grep -q "^oneway: ok" "$log"; then
-        ok "$name ($(grep '^oneway: ok' "$log" | cut -c13-), sender ${GAP_US} us in its gap, receiver ${SLOW_US} us per chunk)"
+        ok "$name ($(grep '^oneway: ok' "$log" | cut -c13-), $what)"
     elif [ "$want" = fail ] && [ $rc != 0 ]; then
         ok "mutant.$name fails (run $try: $(grep '^ukmpirun:' "$log" | tail -n1 | cut -c11-90))"
     else
@@ -283,17 +301,50 @@ window() {
 # The gap: a send that met the full ring sleeps between announcing it (writer_waits) and
 # its want_out = 1, inside its critical section. A slow receiver (a sleep before each chunk
 # it takes) keeps the ring full, so the rank's own thread meets it full.
-GAP_US=2000 SLOW_US=500
+GAP_US=2000 SLOW_US=500 CONSUME_US=2000
+gaps="sender ${GAP_US} us in its gap, receiver ${SLOW_US} us per chunk"
 gap="s/(if \\(n == 0 && !mlx_ring_wait_room\\(k->tx\\)\\) \\{)/\$1 usleep($GAP_US);/"
 slow="s/(\\n\\s*)(mpe_net_rx\\(k->c, p, n\\);)/\$1usleep($SLOW_US); \$2/"
 # the doorbell read, then a look at the rings without the lock (the code that hung)
 bell_nolock='s/(int err = n < 0 \? errno : 0, t = plat_net_lock\(\);)/if (n > 0 || (n < 0 \&\& errno == EAGAIN)) return; $1/'
-# mlx_shm_sleep's backstop taken out: the doorbell alone must resume the send
-nobackstop='s/sending \? MLX_SHM_BACKSTOP_MS : -1/-1/; s/if \(plat_cpu\(\) != MLX_CPU_NET\)[^\n]*\n\s*mlx_net_kick\(MLX_CPU_NET\);//'
-window window.gap pass "$gap" "$slow" "$nobackstop"
-window window.bell_nolock fail "$gap" "$slow" "$nobackstop" "$bell_nolock"
-# the backstop alone resumes what that broken doorbell loses
-window window.backstop pass "$gap" "$slow" "$bell_nolock"
+window window.gap pass "$gaps" "$gap" "$slow"
+window window.bell_nolock fail "$gaps" "$gap" "$slow" "$bell_nolock"
+# The receiver's consume sleeps between its new tail (and fence) and its look at
+# writer_waits: the sender's network thread meanwhile resumes on that room without a
+# doorbell, fills the ring and announces a new wait, which the late look takes (and rings
+# for). The real drain announces again when that doorbell brings no room; one that only
+# looks at tail (norearm, the code that hung p2p_large under load) leaves the send waiting
+# with no doorbell to come: it hung 4 runs of 4.
+consume_gap="s/(#include <string.h>)/\$1\\n#include <unistd.h>/; s/(void mlx_ring_consume.*?__atomic_thread_fence\\(__ATOMIC_SEQ_CST\\);)/\$1 usleep($CONSUME_US);/s"
+norearm='s/(if \(k->want_out && !k->dead && )mlx_ring_wait_room(\(k->tx\)\) \{)/$1mlx_ring_has_room$2/'
+WINDOW_RING=$consume_gap window window.consume pass "receiver ${CONSUME_US} us between its tail and its look"
+WINDOW_RING=$consume_gap window window.consume_norearm fail "" "$norearm"
+
+# bell.rearm: belltest on the library's mlx_net_shm.o; mutant.bell.norearm on that drain.
+belltest() { # OUT NET-OBJ
+    gcc -O2 -Wall -Werror -pthread -Impi/linux -Impi/include -Impi/lib -Impi/core -Impi/cad \
+        tests/mpi/linux/belltest.c "$2" "$ring_obj" -o "$1" >"$1.build.log" 2>&1
+}
+bell_obj=$B/linux/obj/mpi/linux/mlx_net_shm.o
+log=$out/bell.rearm.log
+if ! make -s "$bell_obj" >"$log" 2>&1 || ! belltest "$out/belltest" "$bell_obj"; then
+    bad "bell.rearm" "no build" "$out/belltest.build.log"
+elif timeout 60 "$out/belltest" >"$log" 2>&1; then
+    ok "bell.rearm ($(cut -c11- "$log"))"
+else
+    bad "bell.rearm" "exit $?" "$log"
+fi
+log=$out/mutant-bell.norearm.run.log
+obj=$(mutant_obj bell.norearm mlx_net_shm.c "$norearm")
+if [ -z "$obj" ] || ! belltest "$out/mutant-bell.norearm/belltest" "$obj"; then
+    bad "mutant.bell.norearm" "no mutant built" "$out/mutant-bell.norearm.log"
+elif timeout 60 "$out/mutant-bell.norearm/belltest" >"$log" 2>&1; then
+    bad "mutant.bell.norearm" "no lost wake-up on a drain that does not announce again" "$log"
+elif grep -q "lost wake-up" "$log"; then
+    ok "mutant.bell.norearm fails ($(cut -c11-100 "$log"))"
+else
+    bad "mutant.bell.norearm" "failed, but not with the lost wake-up" "$log"
+fi
 
 # ring_mutant NAME PERL-SUBSTITUTION: ringtest's litmus on mlx_ring.c changed so; it must
 # report lost wake-ups.
