@@ -135,6 +135,8 @@ badinput() {
     if ! grep -qF "wio-inject: registered as process" "$ilog"; then
         bad "$name" "exit $rc: the fake PB never registered with the master" "$ilog"
         tail -n 10 "$log" | sed 's/^/    /'
+    elif [ "$mode" = lostsyn ] && ! grep -qF "a SYN of the real process was dropped" "$ilog"; then
+        bad "$name" "exit $rc: no SYN of rank 0 was dropped" "$ilog"
     elif [ $rc = 0 ] && grep -qF "$want" "$log" && grep -qF "badpeer: receive $first_ok from the fake failed" "$log" &&
         [ "$(grep -c 'PASS others unaffected' "$log")" = 2 ] &&
         { [ "$first_ok" = 0 ] || grep -qF "badpeer: receive 0 from the fake ok" "$log"; }; then
@@ -144,6 +146,8 @@ badinput() {
     fi
 }
 badinput garbage "garbage instead of a header" "): bad magic: not a WaitIO header of version 1"
+badinput lostsyn "rank 0's first SYN to the fake dropped: its connect retransmits, then garbage" \
+    "): bad magic: not a WaitIO header of version 1"
 badinput truncated "a truncated header, then the connection closed" \
     "): connection lost: the peer closed the connection (cut 30 bytes into a header)"
 badinput seq "a wrong sequence number after a good message" \

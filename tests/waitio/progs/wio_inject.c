@@ -18,6 +18,10 @@
  * then waits for a real process to connect (receiver-initiated), answers its HELLO, then
  * misbehaves:
  *   garbage    64 bytes that are not a header
+ *   lostsyn    as garbage, but the real process's first SYN is dropped: our accept queue
+ *              is kept full (one connection of our own) until the kernel counts a SYN
+ *              dropped on it (TcpExt ListenDrops, this namespace), then has room; the
+ *              real process's connect must retransmit its SYN instead of giving up
  *   truncated  the first 30 bytes of a valid EAGER header, then close
  *   seq        a valid EAGER (seq 0), then an EAGER with seq 5
  *   midrdv     an RTS of 1 MiB, then after the CTS one 64 KiB DATA chunk, then SIGKILL
@@ -98,6 +102,33 @@ static long long now_ms(void)
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+/* Main thread: the namespace's count of SYNs dropped on full listen queues (TcpExt
+ * ListenDrops in /proc/net/netstat: a line of names, then a line of values). */
+static unsigned long long listen_drops(void)
+{
+    char names[4096], values[4096];
+    FILE *f = fopen("/proc/net/netstat", "r");
+    if (!f)
+        die("/proc/net/netstat");
+    unsigned long long v = 0;
+    int found = 0;
+    while (!found && fgets(names, sizeof names, f) && fgets(values, sizeof values, f)) {
+        if (strncmp(names, "TcpExt:", 7))
+            continue;
+        char *sn, *sv, *n = strtok_r(names, " \n", &sn), *x = strtok_r(values, " \n", &sv);
+        for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+            if (!strcmp(n, "ListenDrops")) {
+                v = strtoull(x, NULL, 10);
+                found = 1;
+                break;
+            }
+    }
+    fclose(f);
+    if (!found)
+        die("no TcpExt ListenDrops in /proc/net/netstat");
+    return v;
+}
+
 /* The key of group `gid` whose members are universe indices 0..n-1 (PROTOCOL.md 5). */
 static uint64_t group_key(uint32_t gid, uint32_t n)
 {
@@ -141,6 +172,16 @@ int main(int argc, char **argv)
         }
     }
     int l = listen_on(0, &port, INADDR_ANY); /* reached at the address registered */
+    int lostsyn = !strcmp(mode, "lostsyn"), own = -1;
+    unsigned long long drops = 0;
+    if (lostsyn) { /* a queue of one, filled by our own connection */
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        own = socket(AF_INET, SOCK_STREAM, 0);
+        if (listen(l, 0) || own < 0 || connect(own, (struct sockaddr *)&sa, sizeof sa))
+            die("filling the accept queue");
+        drops = listen_drops();
+    }
     /* Register as PB 1, retrying until the master accepts (refused: it does not listen
      * yet; unreachable: its node or the link to it is not up yet) or the deadline. */
     struct sockaddr_in ma = {.sin_family = AF_INET, .sin_port = htons((uint16_t)mport)};
@@ -187,6 +228,17 @@ int main(int argc, char **argv)
     close(m);
     printf("wio-inject: registered as process %u\n", self);
     fflush(stdout);
+    if (lostsyn) { /* the real process connects now: wait for its SYN to be dropped */
+        while (listen_drops() == drops) {
+            if (now_ms() >= deadline)
+                die("no SYN was dropped before WAIT_S passed");
+            usleep(10000);
+        }
+        close(accept(l, NULL, NULL)); /* our own: room for the next SYN */
+        close(own);
+        printf("wio-inject: a SYN of the real process was dropped; the queue has room\n");
+        fflush(stdout);
+    }
     /* A real process connects to us: its HELLO, our HELLO_OK. */
     int fd = accept(l, NULL, NULL);
     get_all(fd, b, sizeof b);
@@ -205,7 +257,7 @@ int main(int argc, char **argv)
     d.dst = peer;
     d.group = group;
     fprintf(stderr, "wio-inject: %s towards process %u\n", mode, peer);
-    if (!strcmp(mode, "garbage")) {
+    if (!strcmp(mode, "garbage") || lostsyn) {
         static const char junk[WIO_HDR] = "this is not a WaitIO header at all, just bytes";
         put_all(fd, junk, sizeof junk);
     } else if (!strcmp(mode, "truncated")) {
