@@ -183,6 +183,10 @@ def main():
     host, port = sys.argv[1].rsplit(":", 1)
     rank, mode = int(sys.argv[2]), sys.argv[3]
     s = socket.create_connection((host, int(port)), timeout=30)
+    # The server answers IMPI and each label only once every client has sent it, and a
+    # unikernel client may still be booting: no wait of our own bounds that. The server's
+    # start-up limit (-timeout) does: it then ends the job, and we see the connection end.
+    s.settimeout(None)
     if mode == "garbage":
         s.sendall(b"GET / HTTP/1.0\r\n\r\n")
         time.sleep(0.5)

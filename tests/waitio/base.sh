@@ -53,6 +53,19 @@ job() {
     job_pid=$!
 }
 
+# until_line FILE TEXT PID: 0 once FILE has a line containing TEXT; 1 if process PID ended
+# without writing it, or JOB_S seconds passed (a bounded poll on the condition itself).
+until_line() {
+    local end=$((SECONDS + JOB_S))
+    until grep -qF "$2" "$1" 2>/dev/null; do
+        if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -ge $end ]; then
+            grep -qF "$2" "$1" 2>/dev/null
+            return
+        fi
+        sleep 0.1
+    done
+}
+
 # has LOG TEXT COUNT: LOG holds TEXT (fixed string) exactly COUNT times (default: at least once).
 has() {
     local n
@@ -113,8 +126,14 @@ badinput() {
     local mode=$1 name="bad input: $2" want=$3 first_ok=${4:-0}
     export WAITIO_MASTER_PORT
     WAITIO_MASTER_PORT=$(tests/free_port)
-    "$T/wio-inject" "$mode" "$WAITIO_MASTER_PORT" >"$work/inject.log" 2>&1 &
+    "$T/wio-inject" "$mode" "$WAITIO_MASTER_PORT" 127.0.0.1 "$JOB_S" >"$work/inject.log" 2>&1 &
     injector=$!
+    if ! until_line "$work/inject.log" "wio-inject: listening on port" "$injector"; then
+        bad "$name" "the fake PB did not start listening" "$work/inject.log"
+        kill "$injector" 2>/dev/null
+        injector=
+        return
+    fi
     job bad 0 2 "$T/badpeer"
     wait "$job_pid"
     local rc=$?
@@ -150,7 +169,13 @@ initfail() {
     if [ "$setup" = silent ]; then
         "$T/wio-inject" silent-master "$WAITIO_MASTER_PORT" >"$work/inject.log" 2>&1 &
         injector=$!
-        sleep 0.3
+        # Listening before the job starts: otherwise the job meets no master at all.
+        if ! until_line "$work/inject.log" "wio-inject: listening on port" "$injector"; then
+            bad "$name" "the silent master did not start listening" "$work/inject.log"
+            kill "$injector" 2>/dev/null
+            injector=
+            return
+        fi
     fi
     local start end rc
     start=$(date +%s)
@@ -191,6 +216,7 @@ import socket, sys, threading
 front, real = int(sys.argv[1]), int(sys.argv[2])
 l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 l.bind(("127.0.0.1", front)); l.listen(4)
+print("listening", flush=True)
 c, _ = l.accept(); c.close()  # the first one: closed before any answer
 print("closed the first connection", flush=True)
 def pipe(a, b):
@@ -210,10 +236,12 @@ while True:  # then a forwarder, which closes what it cannot forward (the master
     threading.Thread(target=pipe, args=(m, c), daemon=True).start()
 PY
 injector=$!
-sleep 0.3
+until_line "$work/proxy.log" listening "$injector" || echo "waitio-base: the proxy did not start"
 WAITIO_MASTER_PORT=$front job retry1 1 1 "$T/pingpong" 65536
 p1=$job_pid
-sleep 0.5 # PB 1 has met the closing proxy before the master listens
+# PB 0's master listens only after PB 1 has met the closing proxy.
+until_line "$work/proxy.log" "closed the first connection" "$injector" ||
+    echo "waitio-base: PB 1 never reached the proxy"
 WAITIO_MASTER_PORT=$real job retry0 0 1 "$T/pingpong" 65536
 wait "$job_pid"
 rc0=$?

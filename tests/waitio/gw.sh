@@ -75,6 +75,39 @@ JOB_S=90
 PP_INIT_S=60
 
 
+# until_line FILE TEXT PID: 0 once FILE has a line containing TEXT; 1 if process PID ended
+# without writing it, or JOB_S seconds passed (a bounded poll on the condition itself).
+until_line() {
+    local end=$((SECONDS + JOB_S))
+    until grep -qF -- "$2" "$1" 2>/dev/null; do
+        if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -ge $end ]; then
+            grep -qF -- "$2" "$1" 2>/dev/null
+            return
+        fi
+        sleep 0.1
+    done
+}
+
+# gw_idle PID LOG: 0 once the gateway under `timeout` PID reports no live connection
+# (SIGUSR1, sent to timeout's child: timeout itself would die of it, appends its totals to
+# LOG), so every close is in LOG; 1 if it ended or JOB_S seconds passed.
+gw_idle() {
+    local end=$((SECONDS + JOB_S)) n gw
+    gw=$(pgrep -P "$1") || return 1
+    set -- "$gw" "$2"
+    while [ $SECONDS -lt $end ]; do
+        n=$(grep -c 'totals: ' "$2")
+        kill -USR1 "$1" 2>/dev/null || return 1
+        while [ "$(grep -c 'totals: ' "$2")" = "$n" ]; do
+            kill -0 "$1" 2>/dev/null && [ $SECONDS -lt $end ] || return 1
+            sleep 0.05
+        done
+        grep 'totals: ' "$2" | tail -n 1 | grep -q 'totals: 0 live' && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # real_pbs NP: NP+NP processes of pingpong through a fresh gateway.
 real_pbs() {
     local np=$1 name="real PBs $1+$1 (pingpong 0 B..16 MiB), PB 1 behind the gateway"
@@ -84,23 +117,24 @@ real_pbs() {
         >"$log.gw.out" 2>"$log.gw" &
     gpid=$!
     PIDS+=("$gpid")
-    for _ in $(seq 50); do [ -s "$log.gw.out" ] && break; sleep 0.1; done
+    until_line "$log.gw.out" "private " "$gpid"
     line=$(head -n1 "$log.gw.out")
     gpriv=$(sed -E 's/^private ([0-9.]+):([0-9]+) .*/\1/' <<<"$line")
     gport=$(sed -E 's/^private ([0-9.]+):([0-9]+) .*/\2/' <<<"$line")
     [ -n "$gport" ] || { ko "$name: the gateway did not start"; return; }
-    # PB 1 starts first, so that its REGISTER usually reaches the gateway before the
-    # master listens (the gateway must keep trying, as rank 0 itself would).
+    # PB 0, whose rank 0 is the master, starts once PB 1's REGISTER has reached the
+    # gateway: the gateway must keep trying the master, as rank 0 itself would.
     WAITIO_PBID=1 WAITIO_MASTER_HOST=$gpriv WAITIO_MASTER_PORT=$gport timeout -k 5 $JOB_S \
         mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" "$PP_INIT_S" >"$log.pb1" 2>&1 &
     p1=$!
-    sleep 1
+    until_line "$log.gw" "PB 1 of 2 ($np processes) registers" "$p1" ||
+        ko "$name: PB 1's REGISTER did not reach the gateway before the master started"
     WAITIO_PBID=0 WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$mport timeout -k 5 $JOB_S \
         mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" "$PP_INIT_S" >"$log.pb0" 2>&1
     rc0=$?
     wait $p1
     rc1=$?
-    sleep 0.5 # the gateway logs the last closes
+    gw_idle "$gpid" "$log.gw" || ko "$name: the gateway still had live connections"
     kill -TERM "$gpid" 2>/dev/null
     wait "$gpid" 2>/dev/null
     cat "$log.pb0" "$log.pb1" >"$log.pb"

@@ -11,7 +11,7 @@
 # Needs root (namespaces, TAP) and `make all`. One line per test; closing line
 # "N passed, N failed".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
 out=$B/waitio/uk-tests
 T=${UK_WAITIO_TIMEOUT:-300} # safety net per run only
@@ -89,6 +89,19 @@ coupled pingpong-uk2x2-linux2 6 'pingpong: PASS rank' -- pingpong
 coupled test_mpi-uk2x2-linux2 6 'RESULT test_mpi .* fail=0$' -- test_mpi
 coupled king-linux2-uk2x2-linux2 8 'RESULT universe .* fail=0$' --linux-pbs 2 -- king universe
 
+# until_line FILE TEXT PID: 0 once FILE has a line containing TEXT; 1 if process PID ended
+# without writing it, or T seconds passed (a bounded poll on the condition itself).
+until_line() {
+    local end=$((SECONDS + T))
+    until grep -qF "$2" "$1" 2>/dev/null; do
+        if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -ge $end ]; then
+            grep -qF "$2" "$1" 2>/dev/null
+            return
+        fi
+        sleep 0.1
+    done
+}
+
 # Bad input: the unikernel job is PB 0 (2 nodes x 1 rank, the master on node 0), the fake
 # PB 1 registers from the TAP's namespace and misbehaves once rank 0 connects to it.
 WORK=$(mktemp -d /tmp/waitio-uk.XXXXXX)
@@ -96,19 +109,35 @@ trap impi_cleanup EXIT
 ns=${NSP}B
 sides_tap_ns "$ns" uktap0 10.0.0.254/24
 # badinput MODE DESCRIPTION EXPECTED-ERROR [RECEIVES-OK-FIRST]
+# The order: the fake listens (its line), then the job starts. The fake's address reaches
+# the job only in the master's table, after the fake registered, so rank 0 never connects
+# before the fake accepts. The fake reaches the master only once the job's hub has attached
+# the TAP, node 0 has booted and the master listens; it retries until then (up to T s), as
+# a PB's rank 0 does, and the master waits for it inside waitio_init.
 badinput() {
-    local mode=$1 name="bad-input-$1" want=$3 first_ok=${4:-0} inj
-    log=$out/$name.log
-    ip netns exec "$ns" timeout $((T + 30)) "$B/waitio/test/wio-inject" "$mode" 7100 10.0.0.1 \
-        >"$out/$name.inject.log" 2>&1 &
+    local mode=$1 name="bad-input-$1" want=$3 first_ok=${4:-0} inj ilog
+    log=$out/$name.log ilog=$out/$name.inject.log
+    ip netns exec "$ns" timeout $((T + 30)) "$B/waitio/test/wio-inject" "$mode" 7100 10.0.0.1 "$T" \
+        >"$ilog" 2>&1 &
     inj=$!
+    if ! until_line "$ilog" "wio-inject: listening on port" "$inj"; then
+        kill "$inj" 2>/dev/null
+        wait "$inj" 2>/dev/null
+        bad "$name" "the fake PB did not start listening" "$ilog"
+        return
+    fi
     timeout $((T + 30)) qemu/ukrun -n 2 --nodes 2 --timeout "$T" --hub-tap uktap0 --hub-netns "$ns" \
         --env WAITIO_MASTER_HOST=10.0.0.1 --env WAITIO_MASTER_PORT=7100 --env WAITIO_PBID=0 \
         --env WAITIO_NPB=2 "$out/badpeer.uk" 60 >"$log" 2>&1
     rc=$?
     kill "$inj" 2>/dev/null
     wait "$inj" 2>/dev/null
-    if [ $rc = 0 ] && grep -qF "$want" "$log" && grep -qF "badpeer: receive $first_ok from the fake failed" "$log" &&
+    if ! grep -qF "wio-inject: registered as process" "$ilog"; then
+        bad "$name" "exit $rc: the fake PB never registered with the master" "$ilog"
+        tail -n 10 "$log" | sed 's/^/    /'
+    elif [ "$mode" = lostsyn ] && ! grep -qF "a SYN of the real process was dropped" "$ilog"; then
+        bad "$name" "exit $rc: no SYN of rank 0 was dropped" "$ilog"
+    elif [ $rc = 0 ] && grep -qF "$want" "$log" && grep -qF "badpeer: receive $first_ok from the fake failed" "$log" &&
         [ "$(grep -c 'PASS others unaffected' "$log")" = 2 ] &&
         { [ "$first_ok" = 0 ] || grep -qF "badpeer: receive 0 from the fake ok" "$log"; }; then
         ok "$name ($2)"
@@ -116,8 +145,9 @@ badinput() {
         bad "$name" "exit $rc, expected '$want'" "$log"
     fi
 }
-peer='waitio: peer 2 (PB 1 rank 0, 10.0.0.254:'
 badinput garbage "garbage instead of a header" "): bad magic: not a WaitIO header of version 1"
+badinput lostsyn "rank 0's first SYN to the fake dropped: its connect retransmits, then garbage" \
+    "): bad magic: not a WaitIO header of version 1"
 badinput truncated "a truncated header, then the connection closed" \
     "): connection lost: the peer closed the connection (cut 30 bytes into a header)"
 badinput seq "a wrong sequence number after a good message" \

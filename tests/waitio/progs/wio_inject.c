@@ -1,17 +1,27 @@
 /*
  * wio_inject.c: a fake WaitIO process for the bad-input tests (tests/waitio/base.sh).
  *
- *   wio-inject MODE MASTER_PORT [MASTER_IP]
+ *   wio-inject MODE MASTER_PORT [MASTER_IP [WAIT_S]]
+ *
+ * Prints "wio-inject: listening on port P" (stdout, flushed) once its listening socket
+ * accepts connections, so a test starts what connects to it only after that line.
  *
  * MODE silent-master: listen on MASTER_PORT (127.0.0.1), accept start-up connections and
  * never answer (waitio_init of the other PBs must fail in time).
  *
  * Any other MODE: be PB 1 of 2 with one process: register with the master at
  * MASTER_IP:MASTER_PORT (default 127.0.0.1; tests/waitio/uk.sh gives a unikernel node's
- * address) under the local address of that connection, wait for a real process to
- * connect (receiver-initiated), answer
- * its HELLO, then misbehave:
+ * address) under the local address of that connection, retrying as a PB's rank 0 does
+ * (PROTOCOL.md 4) until the master accepts or WAIT_S seconds (default 60) have passed: the
+ * master may not be reachable yet (a unikernel node still booting behind a TAP whose hub
+ * has not attached). Prints "wio-inject: registered as process N" once it has the table,
+ * then waits for a real process to connect (receiver-initiated), answers its HELLO, then
+ * misbehaves:
  *   garbage    64 bytes that are not a header
+ *   lostsyn    as garbage, but the real process's first SYN is dropped: our accept queue
+ *              is kept full (one connection of our own) until the kernel counts a SYN
+ *              dropped on it (TcpExt ListenDrops, this namespace), then has room; the
+ *              real process's connect must retransmit its SYN instead of giving up
  *   truncated  the first 30 bytes of a valid EAGER header, then close
  *   seq        a valid EAGER (seq 0), then an EAGER with seq 5
  *   midrdv     an RTS of 1 MiB, then after the CTS one 64 KiB DATA chunk, then SIGKILL
@@ -21,15 +31,18 @@
  */
 #include "wio_wire.h"
 #include <arpa/inet.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RDV_LEN  (1u << 20)
-#define LINGER_S 5 /* stay connected this long after misbehaving (unless killed) */
+#define LINGER_S 5   /* stay connected this long after misbehaving (unless killed) */
+#define RETRY_MS 100 /* between attempts to reach the master (as wio_init.c) */
 
 /* Main thread: report and exit 2 (a broken test set-up, not a finding). */
 static void die(const char *what)
@@ -76,7 +89,44 @@ static int listen_on(int port, uint16_t *got, in_addr_t addr)
         getsockname(fd, (struct sockaddr *)&sa, &len))
         die("listen");
     *got = ntohs(sa.sin_port);
+    printf("wio-inject: listening on port %u\n", *got);
+    fflush(stdout);
     return fd;
+}
+
+/* Main thread: CLOCK_MONOTONIC in milliseconds. */
+static long long now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Main thread: the namespace's count of SYNs dropped on full listen queues (TcpExt
+ * ListenDrops in /proc/net/netstat: a line of names, then a line of values). */
+static unsigned long long listen_drops(void)
+{
+    char names[4096], values[4096];
+    FILE *f = fopen("/proc/net/netstat", "r");
+    if (!f)
+        die("/proc/net/netstat");
+    unsigned long long v = 0;
+    int found = 0;
+    while (!found && fgets(names, sizeof names, f) && fgets(values, sizeof values, f)) {
+        if (strncmp(names, "TcpExt:", 7))
+            continue;
+        char *sn, *sv, *n = strtok_r(names, " \n", &sn), *x = strtok_r(values, " \n", &sv);
+        for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+            if (!strcmp(n, "ListenDrops")) {
+                v = strtoull(x, NULL, 10);
+                found = 1;
+                break;
+            }
+    }
+    fclose(f);
+    if (!found)
+        die("no TcpExt ListenDrops in /proc/net/netstat");
+    return v;
 }
 
 /* The key of group `gid` whose members are universe indices 0..n-1 (PROTOCOL.md 5). */
@@ -107,8 +157,8 @@ static void send_hdr(int fd, struct wio_hdr *h, const void *pay)
 /* See the top of the file. */
 int main(int argc, char **argv)
 {
-    if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: wio-inject MODE MASTER_PORT [MASTER_IP]\n");
+    if (argc < 3 || argc > 5) {
+        fprintf(stderr, "usage: wio-inject MODE MASTER_PORT [MASTER_IP [WAIT_S]]\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -122,22 +172,38 @@ int main(int argc, char **argv)
         }
     }
     int l = listen_on(0, &port, INADDR_ANY); /* reached at the address registered */
-    /* Register as PB 1 (retrying until the master listens). */
+    int lostsyn = !strcmp(mode, "lostsyn"), own = -1;
+    unsigned long long drops = 0;
+    if (lostsyn) { /* a queue of one, filled by our own connection */
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        own = socket(AF_INET, SOCK_STREAM, 0);
+        if (listen(l, 0) || own < 0 || connect(own, (struct sockaddr *)&sa, sizeof sa))
+            die("filling the accept queue");
+        drops = listen_drops();
+    }
+    /* Register as PB 1, retrying until the master accepts (refused: it does not listen
+     * yet; unreachable: its node or the link to it is not up yet) or the deadline. */
     struct sockaddr_in ma = {.sin_family = AF_INET, .sin_port = htons((uint16_t)mport)};
     ma.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (argc == 4 && inet_pton(AF_INET, argv[3], &ma.sin_addr) != 1)
+    if (argc >= 4 && inet_pton(AF_INET, argv[3], &ma.sin_addr) != 1)
         die("MASTER_IP is not an IPv4 address");
+    long long deadline = now_ms() + 1000LL * (argc == 5 ? atoi(argv[4]) : 60);
     int m = -1;
-    for (int i = 0; i < 200 && m < 0; i++) {
+    for (;;) {
         m = socket(AF_INET, SOCK_STREAM, 0);
-        if (connect(m, (struct sockaddr *)&ma, sizeof ma)) {
-            close(m);
-            m = -1;
-            usleep(100000);
+        if (m < 0)
+            die("socket");
+        if (!connect(m, (struct sockaddr *)&ma, sizeof ma))
+            break;
+        int e = errno;
+        close(m);
+        if (now_ms() + RETRY_MS >= deadline) {
+            errno = e;
+            die("connect to the master (until WAIT_S passed)");
         }
+        usleep(RETRY_MS * 1000);
     }
-    if (m < 0)
-        die("connect to the master");
     struct sockaddr_in local;
     socklen_t llen = sizeof local;
     if (getsockname(m, (struct sockaddr *)&local, &llen))
@@ -160,6 +226,19 @@ int main(int argc, char **argv)
         die("table");
     uint32_t self = t.total - 1; /* PB 1 is last and has one process: us */
     close(m);
+    printf("wio-inject: registered as process %u\n", self);
+    fflush(stdout);
+    if (lostsyn) { /* the real process connects now: wait for its SYN to be dropped */
+        while (listen_drops() == drops) {
+            if (now_ms() >= deadline)
+                die("no SYN was dropped before WAIT_S passed");
+            usleep(10000);
+        }
+        close(accept(l, NULL, NULL)); /* our own: room for the next SYN */
+        close(own);
+        printf("wio-inject: a SYN of the real process was dropped; the queue has room\n");
+        fflush(stdout);
+    }
     /* A real process connects to us: its HELLO, our HELLO_OK. */
     int fd = accept(l, NULL, NULL);
     get_all(fd, b, sizeof b);
@@ -178,7 +257,7 @@ int main(int argc, char **argv)
     d.dst = peer;
     d.group = group;
     fprintf(stderr, "wio-inject: %s towards process %u\n", mode, peer);
-    if (!strcmp(mode, "garbage")) {
+    if (!strcmp(mode, "garbage") || lostsyn) {
         static const char junk[WIO_HDR] = "this is not a WaitIO header at all, just bytes";
         put_all(fd, junk, sizeof junk);
     } else if (!strcmp(mode, "truncated")) {
