@@ -279,6 +279,10 @@ struct ksock *ksock_connect(uint32_t ip, uint16_t port, const struct ksock_ops *
     struct ksock *s = ks_alloc();
     struct tcp_pcb *pcb = s ? tcp_new() : 0;
     if (!pcb) {
+        /* The caller names the peer; the console says which pool refused it. */
+        kprintf("ksock: connect to %u.%u.%u.%u:%u: %s\n", ip >> 24, (ip >> 16) & 0xff,
+                (ip >> 8) & 0xff, ip & 0xff, port,
+                s ? "lwIP has no free TCP PCB" : "all sockets of the pool in use");
         if (s)
             s->used = 0;
         ks_leave(t);
@@ -293,7 +297,10 @@ struct ksock *ksock_connect(uint32_t ip, uint16_t port, const struct ksock_ops *
     ip4_addr_t a;
     ip4_addr_set_u32(&a, lwip_htonl(ip));
     s->peer = ip;
-    if (tcp_connect(pcb, &a, port, ks_lwip_connected) != ERR_OK) {
+    err_t e = tcp_connect(pcb, &a, port, ks_lwip_connected);
+    if (e != ERR_OK) {
+        kprintf("ksock: connect to %u.%u.%u.%u:%u: lwIP error %d\n", ip >> 24, (ip >> 16) & 0xff,
+                (ip >> 8) & 0xff, ip & 0xff, port, (int)e);
         ks_detach(s);
         tcp_abort(pcb);
         s->used = 0;
