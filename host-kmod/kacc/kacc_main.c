@@ -113,10 +113,10 @@ MODULE_PARM_DESC(kmem_per_file, "kernel memory bytes of one file's graphs (beyon
  */
 int kacc_kmem_charge(struct kacc_graph *gr, size_t bytes)
 {
+	unsigned long limit = READ_ONCE(kacc_kmem_per_file); /* root may change it */
 	struct kacc_file *f = gr->f;
 
-	if (bytes > READ_ONCE(kacc_kmem_per_file) ||
-	    f->kmem > READ_ONCE(kacc_kmem_per_file) - bytes)
+	if (bytes > limit || f->kmem > limit - bytes)
 		return -EDQUOT;
 	f->kmem += bytes;
 	gr->kmem += bytes;
@@ -283,6 +283,7 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 	struct cad_error cerr = { .node = -1 };
 	struct kacc_issue a;
 	struct kacc_graph *gr;
+	unsigned long limit;
 	unsigned int slot;
 	int ret;
 
@@ -294,8 +295,8 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 		;
 	if (slot == KACC_SLOTS)
 		return -EBUSY;
-	if (sizeof(*gr) + a.bytes > READ_ONCE(kacc_kmem_per_file) ||
-	    f->kmem > READ_ONCE(kacc_kmem_per_file) - sizeof(*gr) - a.bytes)
+	limit = READ_ONCE(kacc_kmem_per_file);
+	if (sizeof(*gr) + a.bytes > limit || f->kmem > limit - sizeof(*gr) - a.bytes)
 		return -EDQUOT;
 	gr = kzalloc(sizeof(*gr), GFP_KERNEL_ACCOUNT);
 	if (!gr)
