@@ -19,7 +19,13 @@
 #include "cad.h"
 #include "mpe_wire.h"
 
-#define KACC_PEERS 64 /* peers a file sends to (= O2G_MAX_CONNS) */
+#define KACC_PEERS 64		     /* peers a file sends to (= O2G_MAX_CONNS) */
+#define KACC_MAX_RANGE (256UL << 20) /* bytes of one buffer a node names */
+/* Eager pieces a SEND or RECV is cut into at most: a 256 MiB message at the library's
+ * smallest eager limit (32 KiB). A RECV posts them all at once in softirq, and holds an
+ * array of them.
+ */
+#define KACC_MAX_PIECES 8192
 
 /* progress= module parameter */
 enum kacc_progress { KACC_TASKLET, KACC_IPI, KACC_POLL };
@@ -111,6 +117,7 @@ struct kacc_conn {
 	struct list_head sendq; /* kacc_xfer.q, in order */
 	struct work_struct work;
 	kacc_sk_cb saved_write_space;
+	u32 backlog;	      /* the socket's sk_max_ack_backlog when it became ours */
 	struct list_head all; /* kacc_conns (RCU): how sk_write_space finds it */
 };
 
@@ -142,6 +149,7 @@ struct kacc_graph {
 	unsigned int inflight;	 /* xfers posted, not taken back (under lock) */
 	atomic_t active;	 /* xfers whose completer may still touch the graph */
 	u64 piece;		 /* bytes of a message's eager pieces: o2g's eager limit */
+	size_t kmem;		 /* kernel memory charged to the file for it (f->kmem) */
 };
 
 struct kacc_file {
@@ -154,11 +162,13 @@ struct kacc_file {
 	struct file *o2g; /* KACC_IOC_O2G: the opener's o2g file (a reference), or NULL */
 	int home;	  /* the CPU of the KACC_IOC_O2G call: the workers' */
 	struct kacc_conn *conns[KACC_PEERS]; /* by peer rank, made at the first SEND */
+	size_t kmem; /* kernel memory its graphs hold (kacc_kmem_charge), f->mutex */
 };
 
 /* kacc_main.c */
 struct cad_error;
 int kacc_refuse(struct cad_error *err, int code, int node, int type, const char *why);
+int kacc_kmem_charge(struct kacc_graph *gr, size_t bytes);
 
 /* kacc_net.c */
 int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_error *err);
@@ -168,7 +178,7 @@ void kacc_xfer_stop(struct kacc_graph *gr);
 void kacc_xfer_free(struct kacc_graph *gr);
 int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg);
 void kacc_net_release(struct kacc_file *f);
-void kacc_net_shutdown(struct kacc_file *f);
+void kacc_net_abort(struct kacc_file *f);
 int kacc_net_init(void);
 void kacc_net_exit(void);
 

@@ -10,10 +10,15 @@
  *     Its CALC addresses are then rewritten to the kernel mappings of the pinned pages:
  *     the tasklet runs in whatever process is current, so user addresses mean nothing
  *     there.
- *   - Buffers: every range a node names is pinned (pin_user_pages_fast, FOLL_LONGTERM:
- *     a held graph may keep them indefinitely) and charged to the opener's
- *     RLIMIT_MEMLOCK as o2g does, from issue to release; unpinned dirty where the graph
- *     writes. Overlapping ranges are pinned and charged once per node naming them.
+ *   - Buffers: every range a node names is pinned (o2g_pin_user, FOLL_LONGTERM: a held
+ *     graph may keep them indefinitely; anonymous memory, shmem and private file
+ *     mappings only, o2g_pin.h says why) and charged to the opener's RLIMIT_MEMLOCK as
+ *     o2g does, from issue to release; unpinned dirty where the graph writes.
+ *     Overlapping ranges are pinned and charged once per node naming them.
+ *   - Kernel memory of a file (its graphs' copies, their xfer and page arrays): allocated
+ *     with __GFP_ACCOUNT (the opener's memory cgroup pays) and bounded per file by the
+ *     kmem_per_file parameter: an issue beyond it fails with EDQUOT until the file's
+ *     graphs are released. Pinned pages are RLIMIT_MEMLOCK's, not counted here.
  *   - Status and user-op pages: vmalloc_user, written by the module under the graph's
  *     lock, mapped read-only by the process; freed at release (no mapping left by then).
  *
@@ -32,8 +37,11 @@
  *     home CPU with kernel_sendmsg and MSG_DONTWAIT, resumed from sk_write_space. It
  *     completes once its last byte is in the socket, as MPI's buffered send.
  *   - Cancel and release: RECVs still queued in o2g and SENDs not begun are stopped at
- *     once; the others are waited for (kacc_settle); a SEND whose peer stops reading is
- *     ended by shutting its connection down after KACC_SETTLE_MS.
+ *     once; the others are waited for (kacc_settle). A peer decides when they end (a
+ *     SEND it does not read, a message it stops sending halfway that a RECV is bound
+ *     to), so release waits KACC_SETTLE_MS at most, then aborts them: the file's
+ *     connections and the o2g connections its RECVs wait on are shut down (o2g fails
+ *     the bound RECVs, the workers fail the SENDs), and their ends are waited for.
  *   - User-op CALCs run in the process, as in the unikernel: kacc_step defers a ready
  *     one (cad_defer), kacc_offer_user names it in the user-op page and wakes poll();
  *     the process runs the op in its MPI calls and answers KACC_IOC_USER_DONE, whose
@@ -55,9 +63,18 @@
 #include "kacc.h"
 #include "cad_internal.h"
 #include "o2g_kern.h"
+#include "o2g_pin.h"
 
-#define KACC_MAX_RANGE (256UL << 20) /* bytes of one buffer a node names */
-#define KACC_SETTLE_MS 2000	     /* a dying file waits this long for its SENDs to go out */
+#define KACC_SETTLE_MS 2000	  /* a dying file waits this long for its SENDs and RECVs to end */
+#define KACC_SETTLE_WARN_MS 10000 /* ... and says so if they have not ended this long after */
+#define KACC_SETTLE_MIN_US 1000	  /* its poll interval meanwhile */
+#define KACC_SETTLE_MAX_US 2000
+/* KACC_IOC_PROGRESS runs at most this many slices (or node starts) of a graph per hold of
+ * its lock (bottom halves off), then lets the CPU go: budget 0 means "all there is", which
+ * may be a whole graph of 256 MiB CALCs.
+ */
+#define KACC_PROGRESS_HOLD 64
+#define KACC_KMEM_DEFAULT (64UL << 20) /* kmem_per_file's default: bytes of kernel memory */
 
 atomic64_t kacc_stats[ST_N];
 int kacc_progress = KACC_TASKLET;
@@ -87,6 +104,25 @@ static const struct kernel_param_ops kacc_progress_ops = {
 module_param_cb(progress, &kacc_progress_ops, NULL, 0644);
 MODULE_PARM_DESC(progress, "tasklet (event's CPU), ipi (home CPU), poll (KACC_IOC_PROGRESS)");
 
+static unsigned long kacc_kmem_per_file = KACC_KMEM_DEFAULT;
+module_param_named(kmem_per_file, kacc_kmem_per_file, ulong, 0644);
+MODULE_PARM_DESC(kmem_per_file, "kernel memory bytes of one file's graphs (beyond: EDQUOT)");
+
+/* Process context, f->mutex held: charge bytes of kernel memory to gr (and its file)
+ * before allocating them. 0, or -EDQUOT: the file would hold more than kmem_per_file.
+ */
+int kacc_kmem_charge(struct kacc_graph *gr, size_t bytes)
+{
+	unsigned long limit = READ_ONCE(kacc_kmem_per_file); /* root may change it */
+	struct kacc_file *f = gr->f;
+
+	if (bytes > limit || f->kmem > limit - bytes)
+		return -EDQUOT;
+	f->kmem += bytes;
+	gr->kmem += bytes;
+	return 0;
+}
+
 /* Process context: unpin and unmap a graph's buffers, give back the charge. */
 static void kacc_unpin(struct kacc_file *f, struct kacc_graph *gr)
 {
@@ -114,12 +150,14 @@ static void kacc_free(struct kacc_file *f, struct kacc_graph *gr)
 	kacc_unpin(f, gr);
 	kacc_xfer_free(gr);
 	kvfree(gr->g);
+	f->kmem -= gr->kmem;
 	kfree(gr);
 	kacc_stat_add(ST_GRAPHS, -1);
 }
 
-/* Process context (issue): pin [addr, addr + len), map it, return the kernel address
- * through *kaddr. 0, or -EFAULT (not mapped as needed) or -ENOMEM (memlock, memory).
+/* Process context (issue), f->mutex held: pin [addr, addr + len), map it, return the
+ * kernel address through *kaddr. 0, or -EFAULT (not mapped as needed), -EOPNOTSUPP (a
+ * shared file mapping: o2g_pin.h), -ENOMEM (memlock, memory) or -EDQUOT (kmem_per_file).
  */
 static int kacc_pin(struct kacc_file *f, struct kacc_graph *gr, u64 addr, u64 len, bool write,
 		    u64 *kaddr)
@@ -127,17 +165,21 @@ static int kacc_pin(struct kacc_file *f, struct kacc_graph *gr, u64 addr, u64 le
 	struct kacc_buf *b = &gr->bufs[gr->nbufs];
 	unsigned long start = addr & PAGE_MASK;
 	unsigned long n = (PAGE_ALIGN(addr + len) - start) >> PAGE_SHIFT;
-	int got, err;
+	long got;
+	int err;
 
 	b->write = write;
-	b->pages = kvmalloc_array(n, sizeof(*b->pages), GFP_KERNEL);
+	err = kacc_kmem_charge(gr, array_size(n, sizeof(*b->pages)));
+	if (err)
+		return err;
+	b->pages = kvmalloc_array(n, sizeof(*b->pages), GFP_KERNEL_ACCOUNT);
 	if (!b->pages)
 		return -ENOMEM;
 	gr->nbufs++; /* from here on kacc_unpin cleans b up */
 	err = account_locked_vm(f->mm, n, true);
 	if (err)
 		return err;
-	got = pin_user_pages_fast(start, n, FOLL_LONGTERM | (write ? FOLL_WRITE : 0), b->pages);
+	got = o2g_pin_user(start, n, FOLL_LONGTERM | (write ? FOLL_WRITE : 0), b->pages);
 	if (got > 0) {
 		b->npages = got;
 		gr->npinned += got;
@@ -145,7 +187,9 @@ static int kacc_pin(struct kacc_file *f, struct kacc_graph *gr, u64 addr, u64 le
 	}
 	/* charge exactly what is pinned: the rest of the charge is given back */
 	if (got < (long)n)
-		account_locked_vm(f->mm, n - max(got, 0), false);
+		account_locked_vm(f->mm, n - max(got, 0L), false);
+	if (got == -EOPNOTSUPP)
+		return got;
 	if (got < (long)n)
 		return -EFAULT;
 	b->map = vmap(b->pages, n, VM_MAP, PAGE_KERNEL);
@@ -170,6 +214,7 @@ int kacc_refuse(struct cad_error *err, int code, int node, int type, const char 
 static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_error *err)
 {
 	static const char unmapped[] = "buffer not mapped (writable, for inout) in the process";
+	static const char shared[] = "buffer in a shared file mapping (not anonymous or shmem)";
 	struct cad_node *n = cad_nodes(gr->g);
 	bool xfers = false;
 	unsigned int i;
@@ -187,7 +232,10 @@ static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_e
 		if (ret)
 			return ret;
 	}
-	gr->bufs = kvcalloc(2 * gr->g->nnodes, sizeof(*gr->bufs), GFP_KERNEL);
+	ret = kacc_kmem_charge(gr, array3_size(2, gr->g->nnodes, sizeof(*gr->bufs)));
+	if (ret)
+		return ret;
+	gr->bufs = kvcalloc(2 * gr->g->nnodes, sizeof(*gr->bufs), GFP_KERNEL_ACCOUNT);
 	if (!gr->bufs)
 		return -ENOMEM;
 	for (i = 0; i < gr->g->nnodes; i++) {
@@ -202,6 +250,8 @@ static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_e
 			ret = kacc_pin(f, gr, x->addr, x->bytes, n[i].type == CAD_RECV, &kaddr);
 			if (ret == -EFAULT)
 				return kacc_refuse(err, CAD_EBUF, i, n[i].type, unmapped);
+			if (ret == -EOPNOTSUPP)
+				return kacc_refuse(err, CAD_EBUF, i, n[i].type, shared);
 			if (ret)
 				return ret;
 			/* the node keeps its user address: o2g writes the pages */
@@ -219,6 +269,8 @@ static int kacc_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_e
 			ret = kacc_pin(f, gr, c->inout, c->bytes, true, &c->inout);
 		if (ret == -EFAULT)
 			return kacc_refuse(err, CAD_EBUF, i, CAD_CALC, unmapped);
+		if (ret == -EOPNOTSUPP)
+			return kacc_refuse(err, CAD_EBUF, i, CAD_CALC, shared);
 		if (ret)
 			return ret;
 	}
@@ -231,6 +283,7 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 	struct cad_error cerr = { .node = -1 };
 	struct kacc_issue a;
 	struct kacc_graph *gr;
+	unsigned long limit;
 	unsigned int slot;
 	int ret;
 
@@ -242,7 +295,10 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 		;
 	if (slot == KACC_SLOTS)
 		return -EBUSY;
-	gr = kzalloc(sizeof(*gr), GFP_KERNEL);
+	limit = READ_ONCE(kacc_kmem_per_file);
+	if (sizeof(*gr) + a.bytes > limit || f->kmem > limit - sizeof(*gr) - a.bytes)
+		return -EDQUOT;
+	gr = kzalloc(sizeof(*gr), GFP_KERNEL_ACCOUNT);
 	if (!gr)
 		return -ENOMEM;
 	spin_lock_init(&gr->lock);
@@ -255,7 +311,8 @@ static int kacc_issue(struct kacc_file *f, struct kacc_issue __user *uarg)
 	gr->slot = slot;
 	gr->bytes = a.bytes;
 	kacc_stat_add(ST_GRAPHS, 1);
-	gr->g = kvmalloc(a.bytes, GFP_KERNEL);
+	kacc_kmem_charge(gr, sizeof(*gr) + a.bytes); /* checked above */
+	gr->g = kvmalloc(a.bytes, GFP_KERNEL_ACCOUNT);
 	if (!gr->g) {
 		ret = -ENOMEM;
 		goto fail;
@@ -366,7 +423,9 @@ static int kacc_user_done(struct kacc_file *f, struct kacc_user_done __user *arg
 }
 
 /* Process context, f->mutex held: KACC_IOC_PROGRESS, the poll policy's engine. budget:
- * slices per graph, 0 for all the work there is.
+ * slices per graph, 0 for all the work there is; run KACC_PROGRESS_HOLD at a time, so
+ * that the graph's lock (bottom halves off) is never held for long. A fatal signal ends
+ * the call early (-EINTR; the graphs go on in later calls).
  */
 static int kacc_progress_all(struct kacc_file *f, unsigned long budget)
 {
@@ -374,13 +433,23 @@ static int kacc_progress_all(struct kacc_file *f, unsigned long budget)
 
 	kacc_stat_add(ST_POLLED, 1);
 	for (i = 0; i < KACC_SLOTS; i++) {
+		unsigned long left = budget ? budget : ULONG_MAX;
+
 		if (!f->slots[i])
 			continue;
-		if (budget)
-			kacc_step(f->slots[i], min_t(unsigned long, budget, UINT_MAX), false);
-		else
-			while (kacc_step(f->slots[i], UINT_MAX, false))
-				cond_resched(); /* the FPU was busy: try again */
+		for (;;) {
+			unsigned int run = min_t(unsigned long, left, KACC_PROGRESS_HOLD);
+
+			if (!kacc_step(f->slots[i], run, false))
+				break;
+			if (budget)
+				left -= run;
+			if (!left)
+				break;
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			cond_resched();
+		}
 	}
 	return 0;
 }
@@ -498,7 +567,7 @@ static int kacc_mmap(struct file *file, struct vm_area_struct *vma)
 
 static int kacc_open(struct inode *inode, struct file *file)
 {
-	struct kacc_file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct kacc_file *f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	unsigned int i;
 
 	BUILD_BUG_ON(KACC_SLOTS * sizeof(struct kacc_status) != KACC_STATUS_BYTES);
@@ -524,30 +593,51 @@ static int kacc_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* Process context, f->mutex held, gr cancelled: wait until its SENDs and RECVs have
+/* Process context, f->mutex held, gr cancelled: true once its SENDs and RECVs have
  * completed (o2g's hook, the workers) and it is CANCELLED or DONE. Progress=poll makes
- * no event of their completions: they are drained here. A peer that stops reading keeps
- * a SEND unfinished: after KACC_SETTLE_MS the file's connections are shut down.
+ * no event of their completions: they are drained here.
  */
-static void kacc_settle(struct kacc_file *f, struct kacc_graph *gr)
+static bool kacc_settled(struct kacc_graph *gr)
 {
-	unsigned int ms;
+	spin_lock_bh(&gr->lock);
+	kacc_xfer_drain(gr);
+	kacc_publish(gr);
+	spin_unlock_bh(&gr->lock);
+	return cad_query(gr->g) >= CAD_Q_DONE;
+}
 
-	for (ms = 0;; ms++) {
-		spin_lock_bh(&gr->lock);
-		kacc_xfer_drain(gr);
-		kacc_publish(gr);
-		spin_unlock_bh(&gr->lock);
-		if (cad_query(gr->g) >= CAD_Q_DONE)
-			return;
-		if (ms == KACC_SETTLE_MS)
-			kacc_net_shutdown(f);
-		usleep_range(1000, 2000);
+/* Process context, f->mutex held, every graph cancelled: wait until they are settled.
+ * What is left after KACC_SETTLE_MS waits for a peer (a SEND it does not read, a RECV
+ * bound to a message it stopped sending): those are aborted (kacc_net_abort), after
+ * which o2g and the workers end them at once. The pinned pages stay until then: o2g's
+ * softirq may write a bound RECV's pages until its hook ran.
+ */
+static void kacc_settle(struct kacc_file *f)
+{
+	unsigned long start = jiffies;
+	bool aborted = false, warned = false;
+	unsigned int i;
+
+	for (i = 0; i < KACC_SLOTS; i++) {
+		while (f->slots[i] && !kacc_settled(f->slots[i])) {
+			unsigned long waited = jiffies_to_msecs(jiffies - start);
+
+			if (!aborted && waited >= KACC_SETTLE_MS) {
+				kacc_net_abort(f);
+				aborted = true;
+			}
+			if (!warned && waited >= KACC_SETTLE_WARN_MS) {
+				pr_warn_ratelimited("kacc: transfers not ended %u ms after close\n",
+						    KACC_SETTLE_WARN_MS);
+				warned = true;
+			}
+			usleep_range(KACC_SETTLE_MIN_US, KACC_SETTLE_MAX_US);
+		}
 	}
 }
 
 /* Process context (last close, e.g. the process was killed): cancel every graph, wait
- * for the tasklets, o2g and the workers to let go of it, unpin.
+ * for the tasklets, o2g and the workers to let go of it (bounded: kacc_settle), unpin.
  */
 static int kacc_release(struct inode *inode, struct file *file)
 {
@@ -555,13 +645,13 @@ static int kacc_release(struct inode *inode, struct file *file)
 	unsigned int i;
 
 	mutex_lock(&f->mutex);
-	for (i = 0; i < KACC_SLOTS; i++) {
-		if (!f->slots[i])
-			continue;
-		kacc_cancel(f->slots[i]);
-		kacc_settle(f, f->slots[i]);
-		kacc_release_slot(f, i);
-	}
+	for (i = 0; i < KACC_SLOTS; i++)
+		if (f->slots[i])
+			kacc_cancel(f->slots[i]);
+	kacc_settle(f);
+	for (i = 0; i < KACC_SLOTS; i++)
+		if (f->slots[i])
+			kacc_release_slot(f, i);
 	kacc_net_release(f);
 	mutex_unlock(&f->mutex);
 	mmdrop(f->mm);

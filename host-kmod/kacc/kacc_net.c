@@ -47,15 +47,24 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
+#include <net/inet_connection_sock.h>
+#include <net/net_namespace.h>
 
 #include "kacc.h"
 #include "cad_internal.h"
 #include "mpe_wire.h"
 #include "o2g_kern.h"
+#include "o2g_uapi.h"
 
 static struct workqueue_struct *kacc_wq;
 static LIST_HEAD(kacc_conns); /* every file's connections, RCU for sk_write_space */
 static DEFINE_SPINLOCK(kacc_conns_lock);
+/* TCP's own sk_write_space (sk_stream_write_space, not exported): taken from a kernel
+ * socket at init, put back on sockets that inherited ours (kacc_write_space).
+ */
+static kacc_sk_cb kacc_default_write_space;
+static unsigned long kacc_pinned; /* bit 0: the module holds a reference to itself */
 
 /* Any context: run c's worker on its home CPU, or here if that one went offline. */
 static void kacc_conn_kick(struct kacc_conn *c)
@@ -184,7 +193,9 @@ static void kacc_send_work(struct work_struct *w)
 	}
 }
 
-/* sk_write_space: softirq or process context, socket locked. */
+/* sk_write_space: softirq or process context, socket locked (maybe sk_callback_lock
+ * read-held by a caller up the stack: not taken here).
+ */
 static void kacc_write_space(struct sock *sk)
 {
 	kacc_sk_cb next = NULL;
@@ -200,23 +211,34 @@ static void kacc_write_space(struct sock *sk)
 		}
 	}
 	rcu_read_unlock();
-	/* Gone meanwhile: the socket's own callback is back, its writers wait for it. */
-	if (!next && sk->sk_write_space != kacc_write_space)
-		next = sk->sk_write_space;
-	if (next && next != kacc_write_space)
-		next(sk);
+	if (next) {
+		if (next != kacc_write_space)
+			next(sk);
+		return;
+	}
+	/* Not a connection of ours: a child of a listener our socket became (a clone
+	 * copies the callbacks), or a socket kacc let go of while another layer wrapped
+	 * ours. A TCP socket's own callback is TCP's default: put it back if ours is the one
+	 * installed (a wrapper stays), and call it, so that its writers wake.
+	 */
+	cmpxchg(&sk->sk_write_space, kacc_write_space, kacc_default_write_space);
+	kacc_default_write_space(sk);
 }
 
 /* Process context, f->mutex held: sock (a reference, ours to keep or drop) becomes the
- * connection SENDs to peer go out on. 0, -ENOMEM, or -EBUSY (another kacc file sends on
- * it).
+ * connection SENDs to peer go out on. 0, -ENOMEM, -EBUSY (another kacc file sends on
+ * it), -ENOTCONN (not an established connection: a listener's children would inherit
+ * our callback) or -EOPNOTSUPP (an upper-layer protocol, kTLS or the like, owns its
+ * stream and callbacks). sk_user_data is not kacc's: the socket is an o2g connection
+ * too (o2g's conn there), so kacc finds its connection by the socket (kacc_conns).
  */
 static int kacc_conn_make(struct kacc_file *f, struct socket *sock, s32 peer)
 {
 	struct kacc_conn *c;
 	struct sock *sk;
+	int err = 0;
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c) {
 		sockfd_put(sock);
 		return -ENOMEM;
@@ -229,19 +251,30 @@ static int kacc_conn_make(struct kacc_file *f, struct socket *sock, s32 peer)
 	INIT_LIST_HEAD(&c->sendq);
 	INIT_WORK(&c->work, kacc_send_work);
 	sk = sock->sk;
+	/* the socket's lock: its state and upper-layer protocol change under it */
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED)
+		err = -ENOTCONN;
+	else if (inet_csk_has_ulp(sk))
+		err = -EOPNOTSUPP;
 	write_lock_bh(&sk->sk_callback_lock);
-	if (sk->sk_write_space == kacc_write_space) { /* another kacc file sends here */
-		write_unlock_bh(&sk->sk_callback_lock);
+	if (!err && sk->sk_write_space == kacc_write_space) /* another kacc file sends here */
+		err = -EBUSY;
+	if (!err) {
+		c->saved_write_space = sk->sk_write_space;
+		c->backlog = READ_ONCE(sk->sk_max_ack_backlog);
+		spin_lock(&kacc_conns_lock);
+		list_add_rcu(&c->all, &kacc_conns);
+		spin_unlock(&kacc_conns_lock);
+		sk->sk_write_space = kacc_write_space;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+	release_sock(sk);
+	if (err) {
 		sockfd_put(sock);
 		kfree(c);
-		return -EBUSY;
+		return err;
 	}
-	c->saved_write_space = sk->sk_write_space;
-	spin_lock(&kacc_conns_lock);
-	list_add_rcu(&c->all, &kacc_conns);
-	spin_unlock(&kacc_conns_lock);
-	sk->sk_write_space = kacc_write_space;
-	write_unlock_bh(&sk->sk_callback_lock);
 	f->conns[peer] = c;
 	return 0;
 }
@@ -282,7 +315,8 @@ int kacc_net_conn(struct kacc_file *f, struct kacc_conn_arg __user *arg)
 	sock = sockfd_lookup(a.fd, &err);
 	if (!sock)
 		return err;
-	if (sock->type != SOCK_STREAM || !sock->sk || sock->sk->sk_protocol != IPPROTO_TCP) {
+	if (sock->type != SOCK_STREAM || !sock->sk || sock->sk->sk_protocol != IPPROTO_TCP ||
+	    (sock->sk->sk_family != AF_INET && sock->sk->sk_family != AF_INET6)) {
 		sockfd_put(sock);
 		return -EINVAL;
 	}
@@ -301,7 +335,10 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 	int ret;
 
 	gr->piece = o2g_kmax_eager(f->o2g);
-	gr->xfers = kvcalloc(gr->g->nnodes, sizeof(*gr->xfers), GFP_KERNEL);
+	ret = kacc_kmem_charge(gr, array_size(gr->g->nnodes, sizeof(*gr->xfers)));
+	if (ret)
+		return ret;
+	gr->xfers = kvcalloc(gr->g->nnodes, sizeof(*gr->xfers), GFP_KERNEL_ACCOUNT);
 	if (!gr->xfers)
 		return -ENOMEM;
 	for (i = 0; i < gr->g->nnodes; i++) {
@@ -312,17 +349,28 @@ int kacc_net_prepare(struct kacc_file *f, struct kacc_graph *gr, struct cad_erro
 		INIT_LIST_HEAD(&x->q);
 		if (n[i].type != CAD_SEND && n[i].type != CAD_RECV)
 			continue;
-		if (n[i].u.x.bytes && !gr->piece)
+		/* o2g bounds it at setup; checked again: every stride and count below
+		 * depends on it
+		 */
+		if (gr->piece < O2G_MIN_EAGER || gr->piece > O2G_MAX_EAGER)
 			return kacc_refuse(err, KACC_EEAGER, i, n[i].type,
-					   "o2g's eager limit is 0: no payload can go");
-		x->npieces =
-			n[i].u.x.bytes ? div64_u64(n[i].u.x.bytes + gr->piece - 1, gr->piece) : 1;
+					   "o2g's eager limit out of range");
+		if (n[i].u.x.bytes > KACC_MAX_RANGE)
+			return kacc_refuse(err, CAD_EBUF, i, n[i].type,
+					   "buffer larger than 256 MiB");
+		x->npieces = n[i].u.x.bytes ? DIV_ROUND_UP_ULL(n[i].u.x.bytes, gr->piece) : 1;
+		if (x->npieces > KACC_MAX_PIECES)
+			return kacc_refuse(err, CAD_EBUF, i, n[i].type,
+					   "more eager pieces than kacc posts for a message");
 		x->one.x = x;
 		x->pieces = &x->one;
 		if (n[i].type == CAD_RECV && x->npieces > 1) {
 			unsigned int k;
 
-			x->pieces = kvcalloc(x->npieces, sizeof(*x->pieces), GFP_KERNEL);
+			ret = kacc_kmem_charge(gr, array_size(x->npieces, sizeof(*x->pieces)));
+			if (ret)
+				return ret;
+			x->pieces = kvcalloc(x->npieces, sizeof(*x->pieces), GFP_KERNEL_ACCOUNT);
 			if (!x->pieces) {
 				x->pieces = &x->one;
 				return -ENOMEM;
@@ -475,6 +523,18 @@ void kacc_xfer_drain(struct kacc_graph *gr)
 	}
 }
 
+/* Process context (file release): a pointer to kacc_write_space may outlive the module
+ * (a layer wrapped ours and calls it, a listener's children copied it): the module then
+ * holds itself for good, and says so once.
+ */
+static void kacc_pin_module(const char *why)
+{
+	if (test_and_set_bit(0, &kacc_pinned))
+		return;
+	__module_get(THIS_MODULE);
+	pr_warn("kacc: %s: the module stays loaded\n", why);
+}
+
 /* Process context (file release), no graph left: give the sockets back, drop o2g. */
 void kacc_net_release(struct kacc_file *f)
 {
@@ -483,13 +543,23 @@ void kacc_net_release(struct kacc_file *f)
 	for (i = 0; i < KACC_PEERS; i++) {
 		struct kacc_conn *c = f->conns[i];
 		struct sock *sk;
+		bool ours;
 
 		if (!c)
 			continue;
 		sk = c->sock->sk;
 		write_lock_bh(&sk->sk_callback_lock);
-		sk->sk_write_space = c->saved_write_space;
+		/* wrapped by another layer since: it calls ours, which passes on */
+		ours = sk->sk_write_space == kacc_write_space;
+		if (ours)
+			sk->sk_write_space = c->saved_write_space;
 		write_unlock_bh(&sk->sk_callback_lock);
+		if (!ours)
+			kacc_pin_module("a socket's write_space was wrapped over kacc's");
+		/* listen() ran while ours was installed: its children carry ours */
+		if (READ_ONCE(sk->sk_state) == TCP_LISTEN ||
+		    READ_ONCE(sk->sk_max_ack_backlog) != c->backlog)
+			kacc_pin_module("a kacc socket listened: its children call us");
 		spin_lock(&kacc_conns_lock);
 		list_del_rcu(&c->all);
 		spin_unlock(&kacc_conns_lock);
@@ -504,16 +574,61 @@ void kacc_net_release(struct kacc_file *f)
 	f->o2g = NULL;
 }
 
-/* Process context (file release, SENDs stuck): the peer does not read; shut the
- * connections down so that the partly written SENDs fail (their stream is lost anyway).
+/* Process context, f->mutex held (file release): shut down the o2g connections to
+ * peer, so that o2g fails the RECVs bound to messages arriving on them (o2g_kpeer
+ * answers live connections only; one o2g cannot fail yet, stalled, ends the loop).
  */
-void kacc_net_shutdown(struct kacc_file *f)
+static void kacc_shut_peer(struct kacc_file *f, s32 peer)
 {
-	unsigned int i;
+	struct socket *last = NULL;
+	unsigned int n;
 
-	for (i = 0; i < KACC_PEERS; i++)
-		if (f->conns[i])
-			kernel_sock_shutdown(f->conns[i]->sock, SHUT_RDWR);
+	for (n = 0; n < O2G_MAX_CONNS; n++) {
+		struct socket *sock = o2g_kpeer(f->o2g, peer);
+
+		if (!sock)
+			return;
+		if (sock != last)
+			kernel_sock_shutdown(sock, SHUT_RDWR);
+		sockfd_put(sock);
+		if (sock == last)
+			return;
+		last = sock;
+	}
+}
+
+/* Process context, f->mutex held (file release), graphs cancelled but not settled: a
+ * peer keeps them (it does not read a SEND, it stopped sending a message a RECV is bound
+ * to). Shut the file's connections down and wake their workers, so that the partly
+ * written SENDs fail (their stream is lost anyway); shut down the o2g connections to
+ * the peers of RECVs still posted, so that o2g fails them.
+ */
+void kacc_net_abort(struct kacc_file *f)
+{
+	unsigned int i, s;
+
+	for (i = 0; i < KACC_PEERS; i++) {
+		if (!f->conns[i])
+			continue;
+		kernel_sock_shutdown(f->conns[i]->sock, SHUT_RDWR);
+		kacc_conn_kick(f->conns[i]); /* no write_space comes on a zero window */
+	}
+	for (s = 0; s < KACC_SLOTS; s++) {
+		struct kacc_graph *gr = f->slots[s];
+
+		for (i = 0; gr && gr->xfers && i < gr->g->nnodes; i++) {
+			const struct cad_node *n = &cad_nodes(gr->g)[i];
+			bool posted;
+
+			if (n->type != CAD_RECV)
+				continue;
+			spin_lock_bh(&gr->lock);
+			posted = gr->xfers[i].posted;
+			spin_unlock_bh(&gr->lock);
+			if (posted)
+				kacc_shut_peer(f, n->u.x.peer);
+		}
+	}
 }
 
 /* Module init: the workers' queue (per CPU: a worker runs on its file's home CPU), the
@@ -521,6 +636,14 @@ void kacc_net_shutdown(struct kacc_file *f)
  */
 int kacc_net_init(void)
 {
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (err)
+		return err;
+	kacc_default_write_space = sock->sk->sk_write_space;
+	sock_release(sock);
 	kacc_wq = alloc_workqueue("kacc_send", WQ_HIGHPRI, 0);
 	if (!kacc_wq)
 		return -ENOMEM;

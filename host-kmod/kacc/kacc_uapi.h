@@ -12,7 +12,11 @@
  *      mpi/cad/cad_validate.c (the owner's partition is replaced by the whole user address
  *      space: the process is the rank), pins every buffer a node names (charged to
  *      RLIMIT_MEMLOCK) and starts it. On a refusal the ioctl fails with EINVAL and the
- *      validator's message is in the argument's err fields.
+ *      validator's message is in the argument's err fields. Buffers must be anonymous
+ *      memory, shmem or private file mappings (a shared mapping of another file is
+ *      refused, CAD_EBUF). EDQUOT: the file's graphs hold the kernel memory the module
+ *      allows a file (parameter kmem_per_file: graph copies and their arrays); release
+ *      some first. ENOMEM: RLIMIT_MEMLOCK or memory.
  *   3. Test status[slot].run (>= KACC_Q_DONE: finished; load it with acquire order), or
  *      poll(): EPOLLIN while a finished graph of the file is not yet released.
  *   3a. A CALC with a user-defined op (CAD_OP_USER) is the process's to run: when it is
@@ -67,7 +71,7 @@
 /* kacc_issue.err_code beyond the CAD_E* codes */
 #define KACC_ENEEDO2G 100 /* a SEND or RECV node, and no o2g file given */
 #define KACC_ENOCONN 101  /* a SEND to a peer without an o2g connection */
-#define KACC_EEAGER 102	  /* a payload, and o2g's eager limit is 0 */
+#define KACC_EEAGER 102	  /* a SEND or RECV, and o2g's eager limit is out of range */
 
 /* kacc_status.error of a graph stopped by a failed SEND or RECV: -(KACC_EXFER + errno),
  * e.g. EMSGSIZE (the message was longer than the RECV's buffer), ECONNRESET, EPROTO.
@@ -128,7 +132,8 @@ struct kacc_stats {
 };
 
 /* KACC_IOC_CONN: SENDs to peer go out on socket fd (a connected TCP socket). EEXIST: the
- * peer has one already (given, or made at a SEND); EBUSY: another file sends on it.
+ * peer has one already (given, or made at a SEND); EBUSY: another file sends on it;
+ * ENOTCONN: not established; EOPNOTSUPP: an upper-layer protocol (kTLS, ...) is on it.
  */
 struct kacc_conn_arg {
 	__s32 fd;
@@ -139,7 +144,9 @@ struct kacc_conn_arg {
 #define KACC_IOC_ISSUE _IOWR(KACC_IOC_MAGIC, 1, struct kacc_issue)
 #define KACC_IOC_CANCEL _IO(KACC_IOC_MAGIC, 2)	/* arg: slot */
 #define KACC_IOC_RELEASE _IO(KACC_IOC_MAGIC, 3) /* arg: slot; EBUSY while running */
-/* KACC_IOC_PROGRESS arg: slices (64 KiB of a CALC) per graph to run, 0: all there is */
+/* KACC_IOC_PROGRESS arg: slices (64 KiB of a CALC) per graph to run, 0: all there is (run
+ * a bounded number at a time, the CPU given up in between; EINTR on a fatal signal)
+ */
 #define KACC_IOC_PROGRESS _IO(KACC_IOC_MAGIC, 4) /* run the file's graphs here, now */
 #define KACC_IOC_KICK _IO(KACC_IOC_MAGIC, 5)	 /* arg: slot; an event on this CPU */
 #define KACC_IOC_STATS _IOR(KACC_IOC_MAGIC, 6, struct kacc_stats)

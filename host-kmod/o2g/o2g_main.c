@@ -39,6 +39,7 @@
 #include <net/tcp.h>
 
 #include "o2g.h"
+#include "o2g_pin.h"
 
 #define O2G_MAX_CHUNKS 65536	   /* dump area of 64 MiB at most */
 #define O2G_MAX_RECV (256UL << 20) /* bytes of one receive buffer */
@@ -159,6 +160,8 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 	f->nchunks = s.dump_len / O2G_DUMP_CHUNK;
 	f->dump_len = s.dump_len;
 	f->dump_npages = s.dump_len / PAGE_SIZE;
+	if (s.max_eager < O2G_MIN_EAGER || s.max_eager > O2G_MAX_EAGER)
+		return -EINVAL;
 	f->max_eager = s.max_eager;
 	f->entries = roundup_pow_of_two(f->nchunks + O2G_MAX_CONNS + O2G_RING_SPARE);
 	f->ring_bytes = PAGE_ALIGN(O2G_RING_CQE_OFF + f->entries * sizeof(struct o2g_cqe));
@@ -181,7 +184,7 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 	err = o2g_charge(f, f->dump_npages, true);
 	if (err)
 		goto fail;
-	n = pin_user_pages_fast(addr, f->dump_npages, FOLL_WRITE | FOLL_LONGTERM, f->dump_pages);
+	n = o2g_pin_user(addr, f->dump_npages, FOLL_WRITE | FOLL_LONGTERM, f->dump_pages);
 	if (n != f->dump_npages) {
 		if (n > 0)
 			unpin_user_pages(f->dump_pages, n);
@@ -378,8 +381,7 @@ static int o2g_post(struct o2g_file *f, struct o2g_post __user *arg)
 		 */
 		err = o2g_charge(f, r->npages, true);
 		n = err ? err
-			: pin_user_pages_fast(start, r->npages, FOLL_WRITE | FOLL_LONGTERM,
-					      r->pages);
+			: o2g_pin_user(start, r->npages, FOLL_WRITE | FOLL_LONGTERM, r->pages);
 		if (n != r->npages) {
 			if (n > 0)
 				unpin_user_pages(r->pages, n);

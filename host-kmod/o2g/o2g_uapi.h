@@ -67,6 +67,13 @@
 #define O2G_ANY_SOURCE (-1)	   /* = MATCH_ANY_SOURCE of mpi/core/match.h */
 #define O2G_ANY_TAG (-2)	   /* = MATCH_ANY_TAG */
 
+/* o2g_setup.max_eager bounds (EINVAL outside them): the library's limits (32 KiB, 1 MiB)
+ * are well inside; kacc cuts its messages into pieces of max_eager bytes, so a bound below
+ * keeps its piece count per message small and one above keeps a piece's stride in range.
+ */
+#define O2G_MIN_EAGER 1024u
+#define O2G_MAX_EAGER (16u << 20)
+
 /*
  * The completion ring (mmap offset 0): a struct o2g_ring_hdr, then `entries` (a power of
  * two, O2G_IOC_SETUP says how many) struct o2g_cqe at offset O2G_RING_CQE_OFF.
@@ -140,7 +147,9 @@ struct o2g_cqe {
 struct o2g_setup {
 	__u64 dump_addr;  /* in: page-aligned start of the dump area */
 	__u64 dump_len;	  /* in: bytes, a multiple of O2G_DUMP_CHUNK and of the page */
-	__u64 max_eager;  /* in: the job's eager limit (longer EAGER = corrupt) */
+	__u64 max_eager;  /* in: the job's eager limit (longer EAGER = corrupt), in
+			   * [O2G_MIN_EAGER, O2G_MAX_EAGER]
+			   */
 	__u32 entries;	  /* out: ring entries (a power of two) */
 	__u32 ring_bytes; /* out: bytes to mmap at offset 0 */
 };

@@ -44,7 +44,8 @@
  *     (kacc_net.c), both ends alike since their o2g files have the same limit
  *     (MLX_KACC_EAGER), so every size runs in kacc;
  *   - kacc's answer to the issue: a refusal for a full table (EBUSY) or memory
- *     (ENOMEM: RLIMIT_MEMLOCK, pinned by our graphs and receives in flight) does not send
+ *     (ENOMEM: RLIMIT_MEMLOCK, pinned by our graphs and receives in flight; EDQUOT: the
+ *     kernel memory kacc allows a file, held by our graphs in flight) does not send
  *     the graph to the library: it waits in `pend`, in issue order (o2g matches kacc's
  *     RECVs in posting order, so a later graph must not overtake it), and is issued
  *     again when one of ours is released (the network thread's reap), in the owner's
@@ -115,13 +116,13 @@ static int must, poll_mode, me, nodes;
 static int *kconn;                           /* [nodes]: the kacc connection to each peer, or -1 */
 static struct mpe_cad *slot_run[KACC_SLOTS]; /* the run of each slot issued, until reaped */
 static const struct mpe_cadoff cadoff;
-/* Graphs kacc refused for a while (EBUSY, ENOMEM), in issue order: pend[pend_head ..
+/* Graphs kacc refused for a while (EBUSY, ENOMEM, EDQUOT), in issue order: pend[pend_head ..
  * pend_head + npend) modulo pend_cap. Under pend_lock (the rank's thread and the network
  * thread issue them). */
 static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mpe_cad **pend;
 static size_t pend_head, npend, pend_cap;
-static int pend_errno;              /* the last refusal's (EBUSY, ENOMEM) */
+static int pend_errno;              /* the last refusal's (EBUSY, ENOMEM, EDQUOT) */
 static uint64_t pend_stuck_ns;      /* since when refused with none of ours running, or 0 */
 #define MLX_KACC_PEND    16         /* first size of pend, grown by doubling */
 #define MLX_KACC_WAITING UINT32_MAX /* a run's off_slot while it waits in pend */
@@ -352,7 +353,8 @@ static int kacc_can_run(const struct mpe_cad *c)
 }
 
 /* Any thread, pend_lock held: issue c to kacc. 0: issued; 1: refused for now (EBUSY,
- * ENOMEM: try again later). Any other refusal ends the job. first: c's first offer. */
+ * ENOMEM, EDQUOT: our graphs in flight hold the table, RLIMIT_MEMLOCK or the file's kernel
+ * memory; try again later). Any other refusal ends the job. first: c's first offer. */
 static int try_issue(struct mpe_cad *c, int first)
 {
     struct kacc_issue is = {.graph = (uintptr_t)c->copy, .bytes = c->copy->bytes};
@@ -363,7 +365,7 @@ static int try_issue(struct mpe_cad *c, int first)
     if (first && refuse_test && !(offers++ & 1))
         return 1; /* the test knob: as a full table */
     if (ioctl(kfd, KACC_IOC_ISSUE, &is) != 0 || is.slot >= KACC_SLOTS) {
-        if (errno == EBUSY || errno == ENOMEM) {
+        if (errno == EBUSY || errno == ENOMEM || errno == EDQUOT) {
             pend_errno = errno;
             return 1;
         }

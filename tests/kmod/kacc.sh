@@ -12,7 +12,8 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled userop xlost rmmod"
+# listen comes after rmmod: a kacc socket that listened keeps the module loaded for good
+CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled userop xlost eager kmem progress0 pinfile xclose rmmod listen"
 
 cases=()
 for n in "${@:-kacc}"; do

@@ -54,6 +54,15 @@ M = {
  'shutdown': ('xkilled', MAIN, '\t\tif (ms == KACC_SETTLE_MS)\n\t\t\tkacc_net_shutdown(f);\n', ''),
  'warn': ('dmesg', MAIN, '\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status',
           '\tWARN_ON_ONCE(1);\n\tif (!f)\n\t\treturn -ENOMEM;\n\tf->status'),
+ # the security review's findings: each case fails with its fix undone
+ 'eagerrange': ('eager', 'host-kmod/o2g/o2g_main.c',
+                '\tif (s.max_eager < O2G_MIN_EAGER || s.max_eager > O2G_MAX_EAGER)\n\t\treturn -EINVAL;\n', ''),
+ 'kmemcap': ('kmem', MAIN, '\t\treturn -EDQUOT;\n\tgr = kzalloc', '\t\t;\n\tgr = kzalloc'),
+ 'progresshold': ('progress0', MAIN, '#define KACC_PROGRESS_HOLD 64', '#define KACC_PROGRESS_HOLD UINT_MAX'),
+ 'pinshared': ('pinfile', 'host-kmod/o2g/o2g_pin.h', '\t\t\treturn -EOPNOTSUPP;', '\t\t\t;'),
+ 'abort': ('xclose', MAIN, '\t\t\t\tkacc_net_abort(f);\n', ''),
+ 'childws': ('listen', NET, '\tcmpxchg(&sk->sk_write_space, kacc_write_space, kacc_default_write_space);\n'
+             '\tkacc_default_write_space(sk);\n', ''),
 }
 # Cases that need another case to run first (dmesg checks what the others logged).
 BEFORE = {'dmesg': ['kacc/status']}

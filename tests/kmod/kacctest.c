@@ -29,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/klog.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -705,7 +706,7 @@ static int c_memlock(void)
     struct cad_error e;
     if (setrlimit(RLIMIT_MEMLOCK, &lim))
         return fail("RLIMIT_MEMLOCK: %s", strerror(errno));
-    if (kt_as_user(1))
+    if (kt_as_user(1)) /* nobody, in the devices' group: no CAP_IPC_LOCK */
         return 1;
     struct kacc k = kopen();
     struct cad_graph *g = new_graph(); /* 2 x 16 pages: beyond the limit */
@@ -908,11 +909,14 @@ static int tcp_pair(int *a, int *b)
     return 0;
 }
 
+/* The eager limit rank_open sets up o2g with (the eager case changes it). */
+static uint64_t rank_eager = EAGER;
+
 /* Rank r of size: o2g set up, socks[p] attached as peer p (but r's own and those < 0),
  * kacc bound to it. */
 static int rank_open(struct rank *me, int r, int size, const int *socks)
 {
-    struct o2g_setup s = {.dump_len = DUMP, .max_eager = EAGER};
+    struct o2g_setup s = {.dump_len = DUMP, .max_eager = rank_eager};
     me->r = r;
     me->size = size;
     me->o2g = open(O2G_DEV, O_RDWR);
@@ -1457,6 +1461,527 @@ static int c_xlost(void)
     return 0;
 }
 
+/* ---- hostile users (nobody, in the devices' group) ---- */
+
+#define SMALL_DUMP (16 * PAGE) /* an o2g dump area that fits nobody's RLIMIT_MEMLOCK */
+
+/* An o2g file set up with a dump area at dump (SMALL_DUMP bytes) and eager limit; its fd,
+ * or -1 with errno. */
+static int o2g_with(void *dump, uint64_t eager)
+{
+    struct o2g_setup s = {.dump_addr = (uintptr_t)dump, .dump_len = SMALL_DUMP, .max_eager = eager};
+    int fd = open(O2G_DEV, O_RDWR);
+    if (fd < 0 || ioctl(fd, O2G_IOC_SETUP, &s) == 0)
+        return fd;
+    int err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+}
+
+/* Case "eager": o2g refuses an eager limit outside [O2G_MIN_EAGER, O2G_MAX_EAGER] (kacc
+ * cuts messages into pieces of that size: 0 or 1 byte pieces, a stride that wraps), and
+ * at the smallest one kacc's messages in many pieces still arrive whole. As nobody. */
+static int c_eager(void)
+{
+    static const uint64_t bad[] = {
+        0, 1, O2G_MIN_EAGER - 1, O2G_MAX_EAGER + 1, UINT64_MAX, UINT64_MAX - MPE_WIRE_HDR + 1};
+    static const uint64_t good[] = {O2G_MIN_EAGER, O2G_MAX_EAGER};
+    if (kt_as_user(1))
+        return 1;
+    void *dump = mmap(NULL, SMALL_DUMP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int fd = o2g_with(dump, bad[i]);
+        if (fd >= 0 || errno != EINVAL) {
+            if (fd >= 0)
+                close(fd);
+            return fail("o2g set up with eager limit %llu (errno %d)", (unsigned long long)bad[i],
+                        fd >= 0 ? 0 : errno);
+        }
+    }
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        int fd = o2g_with(dump, good[i]);
+        if (fd < 0)
+            return fail("eager limit %llu refused: %s", (unsigned long long)good[i],
+                        strerror(errno));
+        close(fd);
+    }
+    /* the smallest limit: a message of 5 pieces to ourselves, the RECV first */
+    int a, b, socks[4] = {-1, -1, -1, -1}, err;
+    struct rank me;
+    struct kacc_issue ia;
+    size_t bytes = 4 * O2G_MIN_EAGER + 100;
+    char *src = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *dst = src + 2 * PAGE;
+    if (tcp_pair(&a, &b))
+        return 1;
+    socks[1] = a;
+    socks[2] = b;
+    rank_eager = O2G_MIN_EAGER;
+    if (rank_open(&me, 0, 4, socks))
+        return 1;
+    fill(src, bytes, 7);
+    if (one_xfer(&me, 0, dst, bytes, 0, 80) || issue(&me.k, &ia, 0))
+        return fail("recv in pieces: %s", strerror(errno));
+    if (one_xfer(&me, 1, src, bytes, 1, 80) || issue_wait(&me, &err) != KACC_Q_DONE)
+        return fail("send in pieces: error %d", err);
+    int run = wait_done(&me.k, ia.slot);
+    err = me.k.st[ia.slot].error;
+    ioctl(me.k.fd, KACC_IOC_RELEASE, ia.slot);
+    if (run != KACC_Q_DONE || memcmp(src, dst, bytes))
+        return fail("%zu bytes in %u-byte pieces: state %d error %d, %s", bytes, O2G_MIN_EAGER, run,
+                    err, memcmp(src, dst, bytes) ? "data differ" : "data whole");
+    close(a);
+    close(b);
+    return rank_drain(&me);
+}
+
+#define KMEM_PARAM   "/sys/module/kacc/parameters/kmem_per_file"
+#define KMEM_ASSUMED (64ull << 20) /* the bound if the parameter is missing (no fix) */
+#define KMEM_SLACK   8192          /* a graph's kernel memory beyond its block, at most */
+
+/* The module parameter bounding a file's kernel memory, or KMEM_ASSUMED. */
+static uint64_t kmem_bound(void)
+{
+    unsigned long long v = KMEM_ASSUMED;
+    FILE *f = fopen(KMEM_PARAM, "r");
+    if (f && fscanf(f, "%llu", &v) != 1)
+        v = KMEM_ASSUMED;
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Case "kmem": graphs of the largest block that pin nothing (START to END) are refused
+ * with EDQUOT once a file's graphs hold kmem_per_file bytes of kernel memory, not
+ * before; a released graph makes room again. As nobody. */
+static int c_kmem(void)
+{
+    if (kt_as_user(1))
+        return 1;
+    uint64_t bound = kmem_bound();
+    uint32_t edges = CAD_MAX_EDGES; /* the most that fit in KACC_MAX_GRAPH with NODES */
+    while (edges && (!cad_bytes(NODES, edges) || cad_bytes(NODES, edges) > KACC_MAX_GRAPH))
+        edges -= EDGES;
+    size_t bytes = cad_bytes(NODES, edges);
+    void *big = aligned_alloc(64, bytes);
+    struct cad_owner own = {.rank = 0, .comm_size = 1, .part_base = 0, .part_size = user_top()};
+    struct cad_graph *g = cad_init(big, bytes, NODES, edges, &own);
+    struct cad_error e;
+    if (!g)
+        return fail("no graph of %zu bytes", bytes);
+    cad_connect(g, CAD_NODE_START, CAD_NODE_END);
+    if (cad_finalize(g, &e))
+        return fail("finalize: %s", e.msg);
+    struct kacc k = kopen();
+    struct kacc_issue a;
+    unsigned slots[KACC_SLOTS];
+    uint64_t most = bound / bytes + 2; /* beyond the bound: the module must have refused */
+    unsigned n = 0;
+    int refused = 0;
+    while (n < most && n < KACC_SLOTS) {
+        memset(&a, 0, sizeof a);
+        a.graph = (uintptr_t)big;
+        a.bytes = bytes;
+        if (ioctl(k.fd, KACC_IOC_ISSUE, &a)) {
+            refused = errno;
+            break;
+        }
+        slots[n++] = a.slot;
+    }
+    if (refused != EDQUOT)
+        return fail("%u graphs of %zu bytes issued (bound %llu), then errno %d, not EDQUOT", n,
+                    bytes, (unsigned long long)bound, refused);
+    if ((uint64_t)n * bytes > bound || (uint64_t)(n + 1) * (bytes + KMEM_SLACK) <= bound)
+        return fail("refused after %u graphs of %zu bytes: not at the bound %llu", n, bytes,
+                    (unsigned long long)bound);
+    if (ioctl(k.fd, KACC_IOC_RELEASE, slots[n - 1]) || ioctl(k.fd, KACC_IOC_ISSUE, &a))
+        return fail("no room after a release: %s", strerror(errno));
+    if (wait_done(&k, a.slot) != KACC_Q_DONE)
+        return fail("the graph issued after a release did not finish");
+    return 0;
+}
+
+#define LOCKUP_THRESH "/proc/sys/kernel/watchdog_thresh"
+#define LOCKUP_S      1           /* the soft lockup watchdog's threshold here (it reports at 2x) */
+#define LONG_NODES    64          /* CALCs of the long graph, in a chain */
+#define LONG_BYTES    (32u << 20) /* the buffers of each */
+#define KLOG_BYTES    (1 << 20)
+
+/* Soft lockup reports in the kernel log so far (klogctl: root only). */
+static int lockups(void)
+{
+    static char log[KLOG_BYTES];
+    int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof log - 1), c = 0;
+    log[n > 0 ? n : 0] = 0;
+    for (char *p = log; (p = strstr(p, "soft lockup")); p++)
+        c++;
+    return c;
+}
+
+/* The nobody side of "progress0": a chain of LONG_NODES sums of LONG_BYTES, issued held,
+ * run by one KACC_IOC_PROGRESS with budget 0; the result checked. */
+static int progress0_child(void)
+{
+    size_t n = LONG_BYTES / sizeof(double);
+    double *in =
+        mmap(NULL, 2 * LONG_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    double *acc = in + n;
+    struct cad_error e;
+    struct kacc_issue a;
+    if (kt_as_user(1))
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        in[i] = (double)(i % 1000);
+        acc[i] = 1.0;
+    }
+    struct cad_graph *g = new_graph();
+    int prev = CAD_NODE_START;
+    for (int i = 0; i < LONG_NODES; i++) {
+        int c = cad_calc(g, CAD_OP_SUM, CAD_T_DOUBLE, in, acc, n);
+        cad_connect(g, prev, c);
+        prev = c;
+    }
+    cad_connect(g, prev, CAD_NODE_END);
+    if (cad_finalize(g, &e))
+        return fail("finalize: %s", e.msg);
+    struct kacc k = kopen();
+    if (issue(&k, &a, KACC_ISSUE_HOLD))
+        return fail("issue: %s", strerror(errno));
+    long t0 = now_ms();
+    if (ioctl(k.fd, KACC_IOC_PROGRESS, 0))
+        return fail("PROGRESS: %s", strerror(errno));
+    long took = now_ms() - t0;
+    if (k.st[a.slot].run != KACC_Q_DONE)
+        return fail("state %u after PROGRESS with budget 0", k.st[a.slot].run);
+    for (size_t i = 0; i < n; i++)
+        if (acc[i] != 1.0 + LONG_NODES * (double)(i % 1000))
+            return fail("element %zu: %g", i, acc[i]);
+    printf("kmod: progress0: %d x %u MiB summed in %ld ms\n", LONG_NODES, LONG_BYTES >> 20, took);
+    return 0;
+}
+
+/* Case "progress0": KACC_IOC_PROGRESS with budget 0 (all there is) of a graph of
+ * seconds of CALCs, as nobody, completes it without holding the CPU in one stretch: no
+ * soft lockup report, with the watchdog's threshold lowered to LOCKUP_S meanwhile (and
+ * RLIMIT_MEMLOCK raised for the pins, as root, before becoming nobody). */
+static int c_progress0(void)
+{
+    char old[32] = "10";
+    struct rlimit lim = {RLIM_INFINITY, RLIM_INFINITY};
+    FILE *f = fopen(LOCKUP_THRESH, "r");
+    if (!f || !fgets(old, sizeof old, f))
+        return fail("no %s", LOCKUP_THRESH);
+    fclose(f);
+    if (setrlimit(RLIMIT_MEMLOCK, &lim))
+        return fail("RLIMIT_MEMLOCK: %s", strerror(errno));
+    int before = lockups();
+    f = fopen(LOCKUP_THRESH, "w");
+    if (!f || fprintf(f, "%d\n", LOCKUP_S) < 0 || fclose(f))
+        return fail("cannot set %s", LOCKUP_THRESH);
+    int bad = kt_child("progress0", progress0_child);
+    sleep(2 * LOCKUP_S); /* a report comes at the watchdog's next check */
+    f = fopen(LOCKUP_THRESH, "w");
+    if (f) {
+        fputs(old, f);
+        fclose(f);
+    }
+    int after = lockups();
+    if (after != before)
+        return fail("%d soft lockup report(s) while the graph ran", after - before);
+    return bad ? fail("the nobody side failed (its line above)") : 0;
+}
+
+#define TRAFFIC    (16u << 20) /* bytes written on the accepted socket: beyond its buffers */
+#define SNDTIMEO_S 3           /* a blocking write that waited this long was not woken */
+#define RCVTIMEO_S 60          /* the reader's patience */
+
+/* Write len bytes on fd, blocking; 0, or -1 if a write failed or waited SNDTIMEO_S for
+ * room (SO_SNDTIMEO: it returns short then) without being woken. */
+static int write_all(int fd, const char *p, size_t len)
+{
+    struct timeval tv = {.tv_sec = SNDTIMEO_S};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    while (len) {
+        long t0 = now_ms();
+        ssize_t w = write(fd, p, len);
+        if (w <= 0 || ((size_t)w < len && now_ms() - t0 >= SNDTIMEO_S * 1000))
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Read len bytes from fd (within RCVTIMEO_S per read); 0 or -1. */
+static int read_all(int fd, char *p, size_t len)
+{
+    struct timeval tv = {.tv_sec = RCVTIMEO_S};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    while (len) {
+        ssize_t r = read(fd, p, len);
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+/* A client connected to the listener l (loopback, its port); the accepted end in *acc. */
+static int connect_to(int l, int *acc)
+{
+    struct sockaddr_in sa;
+    socklen_t al = sizeof sa;
+    if (getsockname(l, (struct sockaddr *)&sa, &al))
+        return -1;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int c = socket(AF_INET, SOCK_STREAM, 0);
+    if (c < 0 || connect(c, (struct sockaddr *)&sa, sizeof sa))
+        return -1;
+    *acc = accept(l, NULL, NULL);
+    return *acc < 0 ? -1 : c;
+}
+
+/* Case "listen": a socket given to kacc (KACC_IOC_CONN) that the process disconnects
+ * (connect AF_UNSPEC) and makes a listener: the connections it accepts copied kacc's
+ * sk_write_space. After the kacc file is closed, a blocking write of more than the
+ * socket buffers on an accepted one and reads work (its writer is woken), the listener
+ * accepts again, and the kernel reports nothing. kacc refuses sockets that are not
+ * established. As nobody. */
+static int c_listen(void)
+{
+    int a, b, socks[2] = {-1, -1};
+    struct rank me;
+    if (kt_as_user(1))
+        return 1;
+    if (tcp_pair(&a, &b) || rank_open(&me, 0, 2, socks))
+        return 1;
+    struct kacc_conn_arg ca = {.fd = a, .peer = 1};
+    if (ioctl(me.k.fd, KACC_IOC_CONN, &ca))
+        return fail("KACC_IOC_CONN: %s", strerror(errno));
+    struct sockaddr un = {.sa_family = AF_UNSPEC};
+    if (connect(a, &un, sizeof un) || listen(a, 4))
+        return fail("disconnect and listen: %s", strerror(errno));
+    int child, child2;
+    int c = connect_to(a, &child);
+    if (c < 0)
+        return fail("connect to the listener: %s", strerror(errno));
+    munmap((void *)me.k.st, KACC_MAP_BYTES);
+    close(me.k.fd); /* the kacc file's release */
+    char *out = malloc(TRAFFIC), *in = malloc(TRAFFIC);
+    fill(out, TRAFFIC, 9);
+    pid_t pid = fork();
+    if (pid == 0) /* the client reads what the accepted socket writes */
+        _exit(read_all(c, in, TRAFFIC) || memcmp(in, out, TRAFFIC) ? 1 : 0);
+    int wr = write_all(child, out, TRAFFIC), st = 0;
+    waitpid(pid, &st, 0);
+    if (wr)
+        return fail("a blocking write on the accepted socket waited %d s unwoken", SNDTIMEO_S);
+    if (!WIFEXITED(st) || WEXITSTATUS(st))
+        return fail("the client did not read what the accepted socket wrote");
+    if (write_all(c, out, PAGE) || read_all(child, in, PAGE) || memcmp(in, out, PAGE))
+        return fail("reading on the accepted socket: %s", strerror(errno));
+    int c2 = connect_to(a, &child2);
+    if (c2 < 0 || write_all(child2, out, PAGE) || read_all(c2, in, PAGE))
+        return fail("the listener after the kacc file's release: %s", strerror(errno));
+    close(c2);
+    close(child2);
+    close(c);
+    close(child);
+    close(b);
+    close(a);
+    /* not established: refused */
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct rank me2;
+    if (rank_open(&me2, 0, 2, socks))
+        return 1;
+    ca.fd = s;
+    if (ioctl(me2.k.fd, KACC_IOC_CONN, &ca) == 0 || errno != ENOTCONN)
+        return fail("an unconnected socket taken (errno %d)", errno);
+    return 0;
+}
+
+#define RAMFS "/mnt/r/kacc" /* kacc-init mounts a ramfs at /mnt/r: not shmem */
+#define TMPFS "/mnt/t/kacc" /* ... and a tmpfs at /mnt/t: shmem */
+
+/* A mapping of 4 pages of file path (flags: MAP_SHARED or MAP_PRIVATE), or NULL. */
+static char *map_file(const char *path, int flags)
+{
+    int fd = open(path, O_RDWR | O_CREAT, 0600);
+    if (fd < 0 || ftruncate(fd, 4 * PAGE))
+        return NULL;
+    char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, flags, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Issue a CALC (bxor of a page of in into out) and wait: 0 if it ran right, else -1 with
+ * errno, a->err_* filled on a refusal. */
+static int calc_on(struct kacc *k, char *in, char *out, struct kacc_issue *a)
+{
+    struct cad_graph *g = new_graph();
+    struct cad_error e;
+    int n = cad_calc(g, CAD_OP_BXOR, CAD_T_BYTE, in, out, PAGE);
+    cad_connect(g, CAD_NODE_START, n);
+    cad_connect(g, n, CAD_NODE_END);
+    cad_finalize(g, &e);
+    memset(in, 0x5a, PAGE);
+    memset(out, 0x0f, PAGE);
+    if (issue(k, a, 0))
+        return -1;
+    int run = wait_done(k, a->slot);
+    ioctl(k->fd, KACC_IOC_RELEASE, a->slot);
+    errno = 0;
+    return run == KACC_Q_DONE && out[0] == (0x5a ^ 0x0f) && out[PAGE - 1] == (0x5a ^ 0x0f) ? 0 : -1;
+}
+
+/* Case "pinfile": a buffer in a shared mapping of a file not in shmem (ramfs) is refused
+ * for kacc's long-term pins (CAD_EBUF) and for o2g's (dump area, POST: EOPNOTSUPP);
+ * anonymous memory, shared anonymous memory, a tmpfs file and a private file mapping
+ * still work. As nobody. */
+static int c_pinfile(void)
+{
+    if (kt_as_user(1))
+        return 1;
+    struct kacc k = kopen();
+    struct kacc_issue a;
+    char *anon = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *sanon = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    char *ram = map_file(RAMFS, MAP_SHARED), *ramp = map_file(RAMFS, MAP_PRIVATE);
+    char *tmp = map_file(TMPFS, MAP_SHARED);
+    if (!ram || !ramp || !tmp)
+        return fail("cannot map files in %s and %s: %s", RAMFS, TMPFS, strerror(errno));
+    if (calc_on(&k, anon, ram, &a) == 0 || errno != EINVAL || a.err_code != CAD_EBUF)
+        return fail("inout in a shared ramfs mapping: errno %d code %d \"%s\"", errno, a.err_code,
+                    a.err_msg);
+    if (calc_on(&k, ram, anon, &a) == 0 || errno != EINVAL || a.err_code != CAD_EBUF)
+        return fail("in in a shared ramfs mapping: errno %d code %d", errno, a.err_code);
+    char *const ok_in[] = {anon, sanon, tmp, ramp};
+    static const char *const names[] = {"anonymous", "shared anonymous", "tmpfs", "private ramfs"};
+    for (int i = 0; i < 4; i++)
+        if (calc_on(&k, ok_in[i] + 2 * PAGE, ok_in[i], &a))
+            return fail("a %s buffer: errno %d code %d \"%s\"", names[i], errno, a.err_code,
+                        a.err_msg);
+    /* o2g: a dump area there, a POST buffer there */
+    int fd = open(RAMFS "-dump", O_RDWR | O_CREAT, 0600);
+    if (fd < 0 || ftruncate(fd, SMALL_DUMP))
+        return fail("ramfs dump file: %s", strerror(errno));
+    char *dump = mmap(NULL, SMALL_DUMP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    int o = o2g_with(dump, O2G_MIN_EAGER);
+    if (o >= 0 || errno != EOPNOTSUPP)
+        return fail("o2g dump area in a shared ramfs mapping: fd %d errno %d", o, errno);
+    void *adump =
+        mmap(NULL, SMALL_DUMP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    o = o2g_with(adump, O2G_MIN_EAGER);
+    if (o < 0)
+        return fail("o2g with an anonymous dump area: %s", strerror(errno));
+    struct o2g_post p = {
+        .cookie = 1, .buf = (uintptr_t)ram, .len = PAGE, .ctx = CTX, .src = 0, .tag = 1};
+    if (ioctl(o, O2G_IOC_POST, &p) == 0 || errno != EOPNOTSUPP)
+        return fail("o2g POST into a shared ramfs mapping: errno %d", errno);
+    p.buf = (uintptr_t)tmp;
+    if (ioctl(o, O2G_IOC_POST, &p))
+        return fail("o2g POST into a tmpfs mapping: %s", strerror(errno));
+    close(o);
+    return 0;
+}
+
+#define XCLOSE_WAIT_MS 30000 /* the killed process's release must end before this */
+#define XCLOSE_HALF    PAGE  /* payload bytes of the message its RECV is bound to, of 2x */
+
+/* Case "xclose": a process killed with a RECV bound to a message whose sender stopped
+ * halfway and a SEND its peer does not read (zero window): its release ends (the
+ * process is reaped within XCLOSE_WAIT_MS) and leaves no graph, no pinned page in kacc
+ * or o2g. As nobody. */
+static int c_xclose(void)
+{
+    int a, b, c, d, pipefd[2];
+    if (kt_as_user(1))
+        return 1;
+    if (tcp_pair(&a, &b) || tcp_pair(&c, &d) || pipe(pipefd))
+        return 1;
+    /* peer 2's message on d: its header and half of its payload, then nothing */
+    static uint8_t msg[MPE_WIRE_HDR + XCLOSE_HALF];
+    struct mpe_wire w = {.type = MPE_W_EAGER,
+                         .ctx = CTX,
+                         .src = 2,
+                         .tag = 50,
+                         .src_world = 2,
+                         .dst_world = 0,
+                         .len = 2 * XCLOSE_HALF};
+    mpe_wire_encode(&w, msg);
+    if (write(d, msg, sizeof msg) != (ssize_t)sizeof msg)
+        return fail("write the half message: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rank me;
+        int socks[3] = {-1, a, c};
+        struct kacc_issue ia;
+        struct cad_error e;
+        size_t big = EAGER; /* more than loopback's socket buffers take */
+        char *buf = mmap(NULL, big + 2 * XCLOSE_HALF, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        uint32_t ms = 1;
+        struct o2g_stats o0 = {0}, o1 = {0};
+        if (rank_open(&me, 0, 3, socks))
+            _exit(1);
+        ioctl(me.o2g, O2G_IOC_WAIT, &ms); /* o2g reads the half message (an ioctl kicks) */
+        ioctl(me.o2g, O2G_IOC_STATS, &o0);
+        struct cad_graph *g = rank_graph(&me);
+        int rv = cad_recv(g, buf + big, 2 * XCLOSE_HALF, 2, 50, CTX);
+        int s = cad_send(g, buf, big, 1, 51, CTX);
+        cad_connect(g, CAD_NODE_START, rv);
+        cad_connect(g, CAD_NODE_START, s);
+        cad_connect(g, rv, CAD_NODE_END);
+        cad_connect(g, s, CAD_NODE_END);
+        if (cad_finalize(g, &e) || issue(&me.k, &ia, 0))
+            _exit(2);
+        usleep(300 * 1000); /* the SEND fills the socket */
+        ioctl(me.o2g, O2G_IOC_STATS, &o1);
+        if (o1.deferred == o0.deferred) /* the RECV is not bound to the arriving message */
+            _exit(3);
+        ready_then_wait(pipefd[1]);
+    }
+    char ch;
+    if (read(pipefd[0], &ch, 1) != 1) {
+        int st = 0;
+        waitpid(pid, &st, 0);
+        return fail("the process ended (status %d) before its RECV was bound",
+                    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+    struct kacc_stats s0 = stats();
+    kill(pid, SIGKILL);
+    long end = now_ms() + XCLOSE_WAIT_MS;
+    int reaped = 0;
+    while (!(reaped = waitpid(pid, NULL, WNOHANG) == pid) && now_ms() < end)
+        usleep(50 * 1000);
+    struct kacc_stats s = stats();
+    struct o2g_stats o = {0};
+    int fd = open(O2G_DEV, O_RDWR);
+    ioctl(fd, O2G_IOC_STATS, &o);
+    close(fd);
+    if (s0.graphs == 0 || s0.pinned == 0)
+        return fail("before the kill: %llu graphs, %llu pages pinned",
+                    (unsigned long long)s0.graphs, (unsigned long long)s0.pinned);
+    if (!reaped)
+        return fail("the killed process's release still waits after %d ms: %llu graphs, %llu "
+                    "pages pinned",
+                    XCLOSE_WAIT_MS, (unsigned long long)s.graphs, (unsigned long long)s.pinned);
+    if (s.graphs || s.pinned || o.pinned_pages || o.posted || o.attached)
+        return fail("after the release: kacc %llu graphs %llu pinned, o2g %llu pinned %llu posted "
+                    "%llu attached",
+                    (unsigned long long)s.graphs, (unsigned long long)s.pinned,
+                    (unsigned long long)o.pinned_pages, (unsigned long long)o.posted,
+                    (unsigned long long)o.attached);
+    close(a);
+    close(b);
+    close(c);
+    close(d);
+    return 0;
+}
+
 /* `kacctest hold SECONDS`: graphs issued and held until killed (the rmmod case). */
 static int hold(int seconds)
 {
@@ -1478,6 +2003,8 @@ static const struct {
     {"killed", c_killed},   {"memlock", c_memlock}, {"stress", c_stress},
     {"xfer", c_xfer},       {"xerror", c_xerror},   {"noprogress", c_noprogress},
     {"xkilled", c_xkilled}, {"userop", c_userop},   {"xlost", c_xlost},
+    {"eager", c_eager},     {"kmem", c_kmem},       {"progress0", c_progress0},
+    {"listen", c_listen},   {"pinfile", c_pinfile}, {"xclose", c_xclose},
 };
 
 /* Run one case in a child (a crash fails the case, not the run), then check leftovers. */
