@@ -154,14 +154,13 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 	if (f->ready)
 		return -EBUSY;
 	if (!s.dump_len || s.dump_len % O2G_DUMP_CHUNK || s.dump_len % PAGE_SIZE ||
-	    s.dump_addr % PAGE_SIZE || s.dump_len / O2G_DUMP_CHUNK > O2G_MAX_CHUNKS)
+	    s.dump_addr % PAGE_SIZE || s.dump_len / O2G_DUMP_CHUNK > O2G_MAX_CHUNKS ||
+	    s.max_eager < O2G_MIN_EAGER || s.max_eager > O2G_MAX_EAGER)
 		return -EINVAL;
 	addr = s.dump_addr;
 	f->nchunks = s.dump_len / O2G_DUMP_CHUNK;
 	f->dump_len = s.dump_len;
 	f->dump_npages = s.dump_len / PAGE_SIZE;
-	if (s.max_eager < O2G_MIN_EAGER || s.max_eager > O2G_MAX_EAGER)
-		return -EINVAL;
 	f->max_eager = s.max_eager;
 	f->entries = roundup_pow_of_two(f->nchunks + O2G_MAX_CONNS + O2G_RING_SPARE);
 	f->ring_bytes = PAGE_ALIGN(O2G_RING_CQE_OFF + f->entries * sizeof(struct o2g_cqe));
