@@ -1069,7 +1069,7 @@ static void op_drain(struct rng *r)
     unlock();
     trace("drain fd%d: %d records", fd, n);
     for (int i = 0; i < n; i++)
-        if (chance(r, 90))
+        if (chance(r, 50)) /* else left for a POST to take (O2G_POST_UNEXP) */
             ioctl(fd, O2G_IOC_FREE, &offs[i]);
     if (n && chance(r, 10))
         trace_rc(ioctl(fd, O2G_IOC_FREE, &offs[0])); /* twice */
@@ -1234,7 +1234,7 @@ static void op_kconn(struct rng *r)
 static uint64_t node_buf(struct rng *r, uint64_t need, void **t, size_t *tl)
 {
     uint64_t len;
-    if (chance(r, 85) && need <= KF_POOLB) {
+    if (chance(r, 97) && need <= KF_POOLB) {
         *t = NULL;
         return (uint64_t)(uintptr_t)T.pool[below(r, KF_POOL)] + below(r, KF_POOLB - need + 1);
     }
@@ -1281,8 +1281,9 @@ static void op_issue(struct rng *r)
     if (!g || bytes > sizeof block)
         return;
     int nn = 1 + (int)below(r, KF_NODES - 2), made[KF_NODES], nm = 0;
+    int calc_only = chance(r, 50); /* SENDs and RECVs are refused without o2g and a peer */
     for (int i = 0; i < nn; i++) {
-        int node, kind = (int)below(r, 10);
+        int node, kind = calc_only ? 0 : (int)below(r, 10);
         if (kind < 5) {
             int op = CAD_OP_SUM, dt = CAD_T_INT32;
             for (int tries = 0; tries < 20; tries++) {

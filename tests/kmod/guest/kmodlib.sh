@@ -28,7 +28,8 @@ kmod_dmesg() {
 # kfuzz_secs=, kfuzz_avoid=: the host scripts' KMOD_FUZZ_SEED, KMOD_FUZZ_SECS,
 # KMOD_FUZZ_AVOID), then the kernel log since it started (kmod_dmesg's reports), then CHECK
 # (a functional case, whose output must start with "ok ") to show the module still works.
-# One line: "ok fuzz (...)" or "FAIL fuzz: why (seed; how to run it again)"; before it,
+# One line: "ok fuzz" (after a "kmod: fuzz: ..." line: operations, seed) or "FAIL fuzz: why
+# (seed; how to run it again)"; before it,
 # kfuzz's output, and on a failure the kernel log's new lines and the last operations of
 # every fuzzer thread (its trace), all prefixed "kfuzz| ".
 kmod_fuzz() {
@@ -65,7 +66,8 @@ kmod_fuzz() {
         esac
     fi
     if [ -z "$why" ]; then
-        echo "ok fuzz ($(grep -m1 -o '[0-9]* operations in [0-9.]* s' /tmp/kfuzz.out), $again)"
+        echo "kmod: fuzz: $(grep -m1 -o '[0-9]* operations in [0-9.]* s' /tmp/kfuzz.out), $again"
+        echo "ok fuzz"
         return
     fi
     sed -n '1,200p' /tmp/kfuzz.dmesg | sed 's/^/kfuzz| dmesg: /'
