@@ -850,15 +850,11 @@ static void op_listen(struct rng *r)
     struct sockaddr sa = {.sa_family = AF_UNSPEC};
     trace("listen sock%d: AF_UNSPEC", fd);
     trace_rc(connect(fd, &sa, sizeof sa));
-    if (getsockname(fd, (struct sockaddr *)&a, &al) || !a.sin_port) {
-        a.sin_family = AF_INET;
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        a.sin_port = 0;
-        bind(fd, (struct sockaddr *)&a, sizeof a);
-        getsockname(fd, (struct sockaddr *)&a, &al);
-    }
-    trace("listen sock%d port %u", fd, ntohs(a.sin_port));
+    trace("listen sock%d", fd);
     if (trace_rc(listen(fd, 4)))
+        return;
+    /* the port after listen(): a disconnected socket may be bound to a new one */
+    if (getsockname(fd, (struct sockaddr *)&a, &al) || !a.sin_port)
         return;
     lock();
     T.s[si].port = a.sin_port;
