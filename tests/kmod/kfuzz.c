@@ -1230,7 +1230,7 @@ static void op_kconn(struct rng *r)
 static uint64_t node_buf(struct rng *r, uint64_t need, void **t, size_t *tl)
 {
     uint64_t len;
-    if (chance(r, 97) && need <= KF_POOLB) {
+    if (chance(r, 99) && need <= KF_POOLB) {
         *t = NULL;
         return (uint64_t)(uintptr_t)T.pool[below(r, KF_POOL)] + below(r, KF_POOLB - need + 1);
     }
@@ -1276,7 +1276,7 @@ static void op_issue(struct rng *r)
     struct cad_graph *g = cad_init(block, sizeof block, KF_NODES, KF_EDGES, &own);
     if (!g || bytes > sizeof block)
         return;
-    int nn = 1 + (int)below(r, KF_NODES - 2), made[KF_NODES], nm = 0;
+    int nn = 1 + (int)below(r, chance(r, 80) ? 6 : KF_NODES - 2), made[KF_NODES], nm = 0;
     int calc_only = chance(r, 50); /* SENDs and RECVs are refused without o2g and a peer */
     for (int i = 0; i < nn; i++) {
         int node, kind = calc_only ? 0 : (int)below(r, 10);
