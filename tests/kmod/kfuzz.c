@@ -46,8 +46,9 @@
  *              its ioctls (found by kfuzz): o2g_mmap takes the file's mutex under the
  *              mm's mmap_lock, SETUP and POST take mmap_lock (account_locked_vm,
  *              pinning) under that mutex: an ABBA deadlock, both threads stuck for good
- * The default avoids none of them; the guest scripts pass kfuzz_avoid= from the kernel
- * command line (tests/kmod/run.sh's KMOD_FUZZ_AVOID).
+ * kfuzz itself avoids none of them unless told; the guest scripts pass kfuzz_avoid= from
+ * the kernel command line: tests/kmod/guestlib.sh's KMOD_FUZZ_AVOID, which by default
+ * avoids all four until the modules are fixed (then drop each from that default).
  *
  * Output: "kfuzz: ..." lines (the seed, what ran), then "kfuzz: clean" or "kfuzz: FAIL
  * why"; exit status 0 or 1.
