@@ -523,6 +523,7 @@ static void op_setup(struct rng *r)
     trace("setup fd%d dump=%#llx len=%llu eager=%llu", fd, (unsigned long long)s.dump_addr,
           (unsigned long long)s.dump_len, (unsigned long long)s.max_eager);
     int rc = (int)trace_rc(ioctl(fd, O2G_IOC_SETUP, chance(r, 3) ? (void *)8 : &s));
+    int drop = 0; /* 1: munmap the dump area now that it is pinned; -1: keep it mapped */
     lock();
     if (!rc && i >= 0 && T.f[i].fd == fd && !T.f[i].ready) {
         T.f[i].ready = 1;
@@ -531,15 +532,19 @@ static void op_setup(struct rng *r)
         T.f[i].dump = dump;
         T.f[i].dump_len = len;
         T.f[i].max_eager = s.max_eager;
-        dump = NULL;
+        if (s.dump_addr == (uintptr_t)dump && chance(r, 10)) {
+            T.f[i].dump = NULL; /* pinned: the module keeps writing its pages */
+            drop = 1;
+        } else {
+            drop = -1;
+        }
+    } else if (!rc) {
+        drop = -1; /* set up on a file we lost track of (or on other memory) */
     }
     unlock();
-    if (dump && !rc)
-        dump = NULL; /* set up on a file we lost track of: leave it mapped */
-    if (dump)
+    /* only our own mapping: the address given may be a pool buffer or a ring */
+    if (drop == 1 || (!drop && rc))
         munmap(dump, len);
-    else if (!rc && chance(r, 10))
-        munmap((void *)(uintptr_t)s.dump_addr, len); /* pinned: the module keeps writing */
 }
 
 /* mmap a file's ring (o2g) or status pages (kacc) with random length, offset, protection. */
@@ -1709,11 +1714,24 @@ static void atfork_after(void)
     pthread_mutex_unlock(&T.wlock);
 }
 
+/* A crash of the fuzzer itself: its address in the trace (after the operation that made
+ * it), then the default action. */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    trace("signal %d at %p", sig, si->si_addr);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    (void)uc;
+}
+
 /* The fuzzer process (nobody): buffers, threads, then everything closed in random order. */
 static int fuzz(void)
 {
     struct rng r = rng_for(seed, 0);
+    struct sigaction sa = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO};
     signal(SIGPIPE, SIG_IGN);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
     pthread_atfork(atfork_prepare, atfork_after, atfork_after);
     ring_take();
     top = user_top();
