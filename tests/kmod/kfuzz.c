@@ -46,9 +46,13 @@
  *              its ioctls (found by kfuzz): o2g_mmap takes the file's mutex under the
  *              mm's mmap_lock, SETUP and POST take mmap_lock (account_locked_vm,
  *              pinning) under that mutex: an ABBA deadlock, both threads stuck for good
+ *   xfer_size  a mutated graph whose SEND or RECV names more than 256 MiB (found by
+ *              kfuzz): kacc_net_prepare sizes its piece array from the byte count before
+ *              kacc_prepare refuses it (a kvmalloc WARNING past INT_MAX bytes, an
+ *              uncharged allocation below)
  * kfuzz itself avoids none of them unless told; the guest scripts pass kfuzz_avoid= from
  * the kernel command line: tests/kmod/guestlib.sh's KMOD_FUZZ_AVOID, which by default
- * avoids all four until the modules are fixed (then drop each from that default).
+ * avoids all of them until the modules are fixed (then drop each from that default).
  *
  * Output: "kfuzz: ..." lines (the seed, what ran), then "kfuzz: clean" or "kfuzz: FAIL
  * why"; exit status 0 or 1.
@@ -96,7 +100,7 @@
 #define KF_TLEN    144
 #define PARAM      "/sys/module/kacc/parameters/progress"
 
-enum { AV_LISTEN = 1, AV_MAX_EAGER = 2, AV_RELEASE = 4, AV_MMAP = 8 };
+enum { AV_LISTEN = 1, AV_MAX_EAGER = 2, AV_RELEASE = 4, AV_MMAP = 8, AV_XFER_SIZE = 16 };
 static unsigned avoid;
 static int kacc_mode;
 static uint64_t seed;
@@ -1344,6 +1348,13 @@ static void op_issue(struct rng *r)
     int mutated = chance(r, 30);
     if (mutated)
         mutate(r, block, bytes);
+    if (mutated && (avoid & AV_XFER_SIZE)) {
+        /* the builder's layout (a mutated header may say otherwise: rare) */
+        struct cad_node *n = (struct cad_node *)(block + CAD_HDR_SIZE);
+        for (int i = 0; i < KF_NODES; i++)
+            if ((n[i].type == CAD_SEND || n[i].type == CAD_RECV) && n[i].u.x.bytes > (256u << 20))
+                n[i].u.x.bytes = 256u << 20;
+    }
     struct kacc_issue a = {.graph = (uintptr_t)block, .bytes = bytes};
     a.flags = chance(r, 15) ? KACC_ISSUE_HOLD : chance(r, 3) ? (uint32_t)rnd(r) : 0;
     switch (below(r, 20)) {
@@ -1883,9 +1894,9 @@ static void show_stuck(void)
         closedir(d);
 }
 
-static void write_trace(void)
+static void write_trace(const char *path)
 {
-    FILE *f = fopen(trace_path, "w");
+    FILE *f = fopen(path, "w");
     if (!f)
         return;
     int n = sh->nrings < KF_TSLOTS ? sh->nrings : KF_TSLOTS;
@@ -1899,6 +1910,53 @@ static void write_trace(void)
             fprintf(f, "%s\n", t->line[k % KF_TLINES]);
     }
     fclose(f);
+}
+
+/* The kernel log, read as it grows (/dev/kmsg from its end): at its first report of a
+ * bug (kmodlib.sh's KMOD_BUG_RE), the trace as it is then goes to TRACE.first, so that
+ * the operations that led to it are kept even if the run goes on for long. */
+static int kmsg = -1, kmsg_hit;
+
+static void kmsg_open(void)
+{
+    kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (kmsg >= 0)
+        lseek(kmsg, 0, SEEK_END);
+}
+
+static void kmsg_check(void)
+{
+    static const char *const bug[] = {"BUG",
+                                      "WARNING",
+                                      "Oops",
+                                      "general protection",
+                                      "Call Trace",
+                                      "Poison overwritten",
+                                      "Redzone",
+                                      "Object padding",
+                                      "soft lockup",
+                                      "rcu: INFO",
+                                      "blocked for more than"};
+    char rec[2048];
+    ssize_t n;
+    while (kmsg >= 0 && !kmsg_hit && (n = read(kmsg, rec, sizeof rec - 1)) != 0) {
+        if (n < 0) {
+            if (errno == EPIPE) /* overwritten meanwhile: go on from here */
+                continue;
+            return;
+        }
+        rec[n] = 0;
+        for (size_t i = 0; i < sizeof bug / sizeof bug[0]; i++)
+            if (strstr(rec, bug[i])) {
+                char path[300];
+                snprintf(path, sizeof path, "%s.first", trace_path);
+                write_trace(path);
+                kmsg_hit = 1;
+                printf("kfuzz: the kernel reported a bug (trace then: %s): %s", path,
+                       strchr(rec, ';') ? strchr(rec, ';') + 1 : rec);
+                break;
+            }
+    }
 }
 
 static void set_policy(const char *p)
@@ -1924,6 +1982,8 @@ static int parse_avoid(const char *s)
             avoid |= AV_RELEASE;
         else if (!strcmp(w, "mmap"))
             avoid |= AV_MMAP;
+        else if (!strcmp(w, "xfer_size"))
+            avoid |= AV_XFER_SIZE;
         else if (strcmp(w, "none"))
             return -1;
     }
@@ -1936,7 +1996,7 @@ int main(int argc, char **argv)
     (void)kt_child; /* kt.h's; the watcher here waits with a deadline of its own */
     if (argc < 4 || (strcmp(argv[1], "o2g") && strcmp(argv[1], "kacc"))) {
         fprintf(stderr, "usage: kfuzz o2g|kacc SEED SECONDS [--ops N] [--avoid "
-                        "listen,max_eager,release,mmap|none] [--trace FILE]\n");
+                        "listen,max_eager,release,mmap,xfer_size|none] [--trace FILE]\n");
         return 2;
     }
     kacc_mode = !strcmp(argv[1], "kacc");
@@ -1955,9 +2015,9 @@ int main(int argc, char **argv)
         }
     }
     char av[64];
-    snprintf(av, sizeof av, "%s%s%s%s", avoid & AV_LISTEN ? ",listen" : "",
+    snprintf(av, sizeof av, "%s%s%s%s%s", avoid & AV_LISTEN ? ",listen" : "",
              avoid & AV_MAX_EAGER ? ",max_eager" : "", avoid & AV_RELEASE ? ",release" : "",
-             avoid & AV_MMAP ? ",mmap" : "");
+             avoid & AV_MMAP ? ",mmap" : "", avoid & AV_XFER_SIZE ? ",xfer_size" : "");
     printf("kfuzz: %s seed %llu, %ld s, at most %llu operations (again: kfuzz %s %llu %ld "
            "--avoid %s)\n",
            argv[1], (unsigned long long)seed, budget_s, (unsigned long long)max_ops, argv[1],
@@ -1988,6 +2048,7 @@ int main(int argc, char **argv)
         return 1;
     }
     setpgid(pid, pid);
+    kmsg_open();
     /* watch: kacc's progress policy switched now and then (root's parameter), the
      * fuzzer's end awaited until the budget and the grace are spent */
     struct rng r = rng_for(seed, 7);
@@ -2000,6 +2061,7 @@ int main(int argc, char **argv)
             done = 1;
             break;
         }
+        kmsg_check();
         if (now_ms() > give_up) {
             stuck = 1;
             break;
@@ -2027,6 +2089,7 @@ int main(int argc, char **argv)
     } else if (WEXITSTATUS(st)) {
         snprintf(why_bad, sizeof why_bad, "the fuzzer failed (exit %d)", WEXITSTATUS(st));
     }
+    kmsg_check();
     /* everything closed: the modules must hold nothing (a moment for deferred work) */
     kill(-pid, SIGKILL); /* any child still alive */
     char left[256] = "";
@@ -2036,7 +2099,7 @@ int main(int argc, char **argv)
             break;
         usleep(100000);
     }
-    write_trace();
+    write_trace(trace_path);
     printf("kfuzz: %llu operations in %.1f s by %d threads and processes:",
            (unsigned long long)sh->ops, (double)(now_ms() - start_ms) / 1000,
            sh->nrings < KF_TSLOTS ? sh->nrings : KF_TSLOTS);

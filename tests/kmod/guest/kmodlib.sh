@@ -46,6 +46,7 @@ kmod_fuzz() {
     done
     [ -n "$avoid" ] || avoid=none
     t0=$(cut -d' ' -f1 /proc/uptime)
+    rm -f /tmp/kfuzz.trace /tmp/kfuzz.trace.first
     /kfuzz "$mod" "$seed" "$secs" --avoid "$avoid" --trace /tmp/kfuzz.trace >/tmp/kfuzz.out 2>&1
     sed 's/^/kfuzz| /' /tmp/kfuzz.out
     # the kernel log from t0 on (its timestamps are seconds since boot, as uptime's)
@@ -71,10 +72,14 @@ kmod_fuzz() {
         return
     fi
     sed -n '1,200p' /tmp/kfuzz.dmesg | sed 's/^/kfuzz| dmesg: /'
-    # the last 12 operations of every thread and process
+    # the last 12 operations of every thread and process, when the kernel first reported
+    # a bug if it did (kfuzz's snapshot), else at the end
+    tf=/tmp/kfuzz.trace
+    [ ! -s "$tf.first" ] || tf=$tf.first
+    echo "kfuzz| trace: from $tf"
     awk '/^== /{ if (h) { print h; for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i] }
         h = $0; n = 0; next } { l[n++] = $0 }
         END { if (h) { print h; for (i = (n > 12 ? n - 12 : 0); i < n; i++) print l[i] } }' \
-        /tmp/kfuzz.trace 2>/dev/null | sed 's/^/kfuzz| trace: /'
+        "$tf" 2>/dev/null | sed 's/^/kfuzz| trace: /'
     echo "FAIL fuzz: $why ($again)"
 }
