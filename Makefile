@@ -60,7 +60,9 @@ run: $(RUN_TARGETS) | deps
 test: all | deps
 	@tests/run-suites.sh $(TEST_SUITES)
 
-# make test, then every test of MPICH's suite rather than its subset (about an hour).
+# make test, then every test of MPICH's suite rather than its subset (about an hour);
+# the module fuzz cases (o2g/fuzz, kacc/fuzz) run 120 s each instead of 20.
+test-full: export KMOD_FUZZ_SECS ?= 120
 test-full: test
 	@tests/mpich/run.sh --full
 

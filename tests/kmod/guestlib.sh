@@ -20,6 +20,26 @@ kmod_for_guest() {
 # KASAN or lockdep; these checks are what it offers without building a kernel.
 KMOD_DEBUG_APPEND=${KMOD_DEBUG_APPEND-slub_debug=FZPU} # benches set it empty
 
+# The fuzz cases (o2g/fuzz, kacc/fuzz: tests/kmod/kfuzz.c) on the guest's kernel command
+# line: KMOD_FUZZ_SECS of operations (20 by default; make test-full gives 120), from
+# KMOD_FUZZ_SEED (random by default, printed by the case), leaving out the operation
+# families of KMOD_FUZZ_AVOID (kfuzz's --avoid: comma-separated, "none" for all of them;
+# by default the families of the open module bugs: listen, max_eager, release, mmap,
+# xfer_size; drop each once its fix is in).
+KMOD_FUZZ_SECS=${KMOD_FUZZ_SECS:-20}
+KMOD_FUZZ_SEED=${KMOD_FUZZ_SEED:-$(((RANDOM << 15) | RANDOM))}
+KMOD_FUZZ_AVOID=${KMOD_FUZZ_AVOID:-listen,max_eager,release,mmap,xfer_size}
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KMOD_FUZZ_APPEND="kfuzz_secs=$KMOD_FUZZ_SECS kfuzz_seed=$KMOD_FUZZ_SEED kfuzz_avoid=$KMOD_FUZZ_AVOID"
+
+# kmod_build_kfuzz OUT: tests/kmod/kfuzz.c as a static program (with mpi/cad's builder).
+kmod_build_kfuzz() {
+    gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -pthread -I mpi/cad -I mpi/core \
+        -o "$1" tests/kmod/kfuzz.c mpi/core/mpe_wire.c mpi/cad/cad_build.c \
+        mpi/cad/cad_validate.c mpi/cad/cad_exec.c mpi/cad/cad_calc.c mpi/cad/cad_err.c \
+        mpi/cad/cad_types.c
+}
+
 # kmod_root DIR INIT: a fresh initramfs tree in DIR: busybox-static (mk/deps.d/60-kmod.sh;
 # the guest has no libc), INIT as /init, guest-exit (tests/bench/ompi/guest/).
 kmod_root() {

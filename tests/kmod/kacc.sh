@@ -12,8 +12,8 @@ cd "$(dirname "$0")/../.."
 . tests/kmod/guestlib.sh
 B=${B:-build}
 out=$B/kmod
-# listen comes after rmmod: a kacc socket that listened keeps the module loaded for good
-CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled userop xlost eager kmem progress0 pinfile xclose rmmod listen"
+# listen and fuzz come after rmmod: a kacc socket that listened keeps the module loaded for good
+CASES="refuse calc status cancel ipi poll stress killed memlock xfer xerror noprogress xkilled userop xlost eager kmem progress0 pinfile xclose rmmod listen fuzz"
 
 cases=()
 for n in "${@:-kacc}"; do
@@ -37,6 +37,7 @@ mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/cad -I mpi/core -o "$out/kacctest" \
     tests/kmod/kacctest.c mpi/core/mpe_wire.c mpi/cad/cad_build.c mpi/cad/cad_validate.c mpi/cad/cad_exec.c \
     mpi/cad/cad_calc.c mpi/cad/cad_err.c mpi/cad/cad_types.c
+kmod_build_kfuzz "$out/kfuzz" # the fuzz case (tests/kmod/kfuzz.c)
 kdir=$(tests/bench/linux-kernel.sh)
 # the module must be built for the guest's kernel
 if ! why=$(kmod_for_guest "$out/kacc/kacc.ko" "$kdir"); then
@@ -48,15 +49,18 @@ r=$out/kacc-root
 kmod_root "$r" tests/kmod/kacc-init
 cp "$out/kacc/kacc.ko" "$r/kacc.ko"
 cp "$out/o2g/o2g.ko" "$r/o2g.ko" # kacc.ko uses its exports (SEND/RECV)
-cp "$out/kacctest" "$r/"
+cp "$out/kacctest" "$out/kfuzz" "$r/"
 kmod_cpio "$r" "$out/kacc-initrd.cpio"
 
 log=$out/kacc.log
 list=$(IFS=,; echo "${cases[*]}")
 start=$SECONDS
 rc=0
-qemu/ukboot --smp 2 --mem 512M --timeout 180 --initrd "$out/kacc-initrd.cpio" \
-    --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND kmod_cases=$list" "$kdir/vmlinuz" \
+# the fuzz case: its budget, the time kfuzz gives it to end, calc after it
+limit=180
+[[ " ${cases[*]} " != *" fuzz "* ]] || limit=$((limit + KMOD_FUZZ_SECS + 80))
+qemu/ukboot --smp 2 --mem 512M --timeout "$limit" --initrd "$out/kacc-initrd.cpio" \
+    --append "console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND $KMOD_FUZZ_APPEND kmod_cases=$list" "$kdir/vmlinuz" \
     >"$log" 2>&1 || rc=$?
 pass=0 failn=0
 for c in "${cases[@]}"; do

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
 . tests/kmod/guestlib.sh
-O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double listen ulp posts stallzero perm rmmod dmesg"
+O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double listen ulp posts stallzero perm rmmod fuzz dmesg"
 MPI_NP=${MPI_KMOD_NP:-4}
 MPI_PORT=7300 # loopback ports of the first job; each job takes the next MPI_NP
 MIXED_PROGS=${MIXED_PROGS:-p2p_basic p2p_large colls commgroup p2p_nonblocking:off}
@@ -70,6 +70,7 @@ fi
 mkdir -p "$out"
 gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -I mpi/core -o "$out/o2gtest" \
     tests/kmod/o2gtest.c mpi/core/mpe_wire.c
+kmod_build_kfuzz "$out/kfuzz" # the fuzz case (tests/kmod/kfuzz.c)
 kdir=$(tests/bench/linux-kernel.sh)
 # the module must be built for the guest's kernel (both versions come from apt's view)
 # (vermagic from the .modinfo section: the host has no modinfo, kmod is not a dependency)
@@ -106,7 +107,7 @@ mkroot() {
     cp tests/kmod/guest/kmodlib.sh "$r/kmodlib.sh"
     cp tests/kmod/guest/mpirun "$r/bin/mpirun"
     cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
-    cp "$out/o2g/o2g.ko" "$out/o2gtest" "$r/"
+    cp "$out/o2g/o2g.ko" "$out/o2gtest" "$out/kfuzz" "$r/"
     cp "$kdir"/m/*.ko "$kdir/m/order" "$r/m/" # virtio-net, for several guests
     [ $# = 0 ] || cp "$@" "$r/mpi/"
 }
@@ -120,7 +121,7 @@ boot() {
     mkroot "$@"
     (cd "$out/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$out/initrd.cpio"
     start=$SECONDS
-    local append="console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND kmod_cases=$list"
+    local append="console=ttyS0 quiet panic=-1 $KMOD_DEBUG_APPEND $KMOD_FUZZ_APPEND kmod_cases=$list"
     if [ "$guests" = 1 ]; then
         qemu/ukboot --smp 2 --mem 512M --timeout "$limit" --initrd "$out/initrd.cpio" \
             --append "$append" "$kdir/vmlinuz" >"$out/$group.log" 2>&1 || rc=$?
@@ -137,7 +138,10 @@ boot() {
 }
 
 if [ ${#cases[@]} -gt 0 ]; then
-    boot o2g 1 "$(IFS=,; echo "${cases[*]}")" 170
+    # the fuzz case: its budget, the time kfuzz gives it to end, eager after it
+    limit=170
+    [[ " ${cases[*]} " != *" fuzz "* ]] || limit=$((limit + KMOD_FUZZ_SECS + 80))
+    boot o2g 1 "$(IFS=,; echo "${cases[*]}")" "$limit"
     for c in "${cases[@]}"; do
         line=$(grep -E "^(ok|FAIL) $c(:|$)" "$out/o2g.log" | head -n1 || true)
         if [ "${line%% *}" = ok ]; then
