@@ -202,7 +202,7 @@ static int o2g_setup(struct o2g_file *f, struct o2g_setup __user *arg)
 		err = -EFAULT;
 		goto fail;
 	}
-	/* Publishes the file's state: pairs with o2g_poll's and o2g_kget's acquire. */
+	/* Publishes the file's state: pairs with the acquire of o2g_poll, o2g_mmap, o2g_kget. */
 	smp_store_release(&f->ready, true);
 	return 0;
 fail:
@@ -578,16 +578,21 @@ static __poll_t o2g_poll(struct file *file, poll_table *wait)
 	return o2g_ring_nonempty(f) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* mmap, mmap_lock write-held: the ring. Hazard: no f->mutex here. An ioctl holds the
+ * mutex while it pins and charges pages, which takes mmap_lock: the mutex here would be
+ * the other order, a deadlock two threads of one process can make. f->ring and
+ * f->ring_bytes never change once ready is published (o2g_setup), and release frees the
+ * ring only once no mapping is left.
+ */
 static int o2g_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct o2g_file *f = file->private_data;
-	int err = -EINVAL;
 
-	mutex_lock(&f->mutex);
-	if (f->ready && !vma->vm_pgoff && vma->vm_end - vma->vm_start <= f->ring_bytes)
-		err = remap_vmalloc_range(vma, f->ring, 0);
-	mutex_unlock(&f->mutex);
-	return err;
+	/* Acquire: the ring o2g_setup published with ready is whole. */
+	if (!smp_load_acquire(&f->ready) || vma->vm_pgoff ||
+	    vma->vm_end - vma->vm_start > f->ring_bytes)
+		return -EINVAL;
+	return remap_vmalloc_range(vma, f->ring, 0);
 }
 
 static int o2g_open(struct inode *inode, struct file *file)

@@ -819,6 +819,50 @@ static int t_perm(void)
     return 0;
 }
 
+#define MMAPRACE_ROUNDS 3000 /* mmaps of the ring against as many pinning posts */
+
+struct mmaprace {
+    struct o2g *o;
+    _Atomic int done;
+};
+
+/* mmaprace's second thread: map and unmap the ring (mmap_lock held for writing). */
+static void *mmaprace_map(void *p)
+{
+    struct mmaprace *m = p;
+    for (int i = 0; i < MMAPRACE_ROUNDS; i++) {
+        void *r = mmap(NULL, m->o->ring_bytes, PROT_READ, MAP_SHARED, m->o->fd, 0);
+        if (r != MAP_FAILED)
+            munmap(r, m->o->ring_bytes);
+    }
+    m->done = 1;
+    return NULL;
+}
+
+/* mmaprace: one thread maps the ring while another posts receives whose pages the module
+ * pins (and charges: both take mmap_lock inside the ioctl). The module's lock order must
+ * be one: a mapping that waited for the ioctl's lock under mmap_lock deadlocked both
+ * threads for good (unkillable, pages pinned). The posts end in the case's time. */
+static int t_mmaprace(void)
+{
+    static unsigned char buf[2 * 4096];
+    struct o2g o;
+    pthread_t t;
+    if (kt_as_user(1) || o2g_open(&o, DUMP_LEN))
+        return 1;
+    struct mmaprace m = {.o = &o};
+    if (pthread_create(&t, NULL, mmaprace_map, &m))
+        return fail("cannot start the mapping thread");
+    for (uint64_t i = 0; i < MMAPRACE_ROUNDS || !m.done; i++) {
+        uint64_t c = i;
+        if (post(&o, c, buf, sizeof buf, PEER, 1, NULL) != O2G_POST_QUEUED ||
+            ioctl(o.fd, O2G_IOC_CANCEL, &c))
+            return fail("post and cancel %llu: %s", (unsigned long long)i, strerror(errno));
+    }
+    pthread_join(t, NULL);
+    return 0;
+}
+
 /* trunc: a message longer than its receive fills the buffer, no byte past it, and
  * completes with -EMSGSIZE (MPI_ERR_TRUNCATE); the stream stays framed. */
 static int t_trunc(void)
@@ -1281,6 +1325,7 @@ static const struct {
     {"killed", t_killed},     {"memlock", t_memlock},     {"double", t_double},
     {"rts", t_rts},           {"listen", t_listen},       {"ulp", t_ulp},
     {"posts", t_posts},       {"stallzero", t_stallzero}, {"perm", t_perm},
+    {"mmaprace", t_mmaprace},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
