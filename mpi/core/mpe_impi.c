@@ -128,6 +128,8 @@ void mpe_impi_ctl(struct mpe_ilink *l, uint32_t type, int self, int peer, uint64
 {
     struct mpe_impi *im = l->node->impi;
     static const struct impi_proc none = {.pid = -1};
+    if (l->fini_out)
+        return; /* our FINI is queued: nothing may follow it on the stream (§9) */
     if (l->ctl_n == MPE_IMPI_CTL)
         plat_fatal(MPE_IMPI_HOST_FMT ": control queue overflow (the host does not read)",
                    MPE_IMPI_HOST_ARGS(l));
@@ -202,17 +204,20 @@ static int data_packet(struct mpe_ilink *l, struct mpe_req *prev, struct mpe_req
 
 /* Under the network lock: start the next packet, if any may go: control first, then the
  * first send in the FIFO whose pair is below hiwater (MPI orders messages per pair only,
- * and a pair's sends all wait together, so none overtakes another of its pair). 1 if cur
- * is now active. */
+ * and a pair's sends all wait together, so none overtakes another of its pair). Nothing
+ * after our FINI (§9). 1 if cur is now active. */
 static int tx_next(struct mpe_ilink *l)
 {
     struct mpe_itx *t = &l->cur;
     struct impi_pkt p;
     memset(t, 0, sizeof *t);
+    if (l->fini_sent)
+        return 0;
     if (l->ctl_n) {
         p = l->ctl[l->ctl_head];
         l->ctl_head = (l->ctl_head + 1) % MPE_IMPI_CTL;
         l->ctl_n--;
+        l->fini_sent = p.type == IMPI_PK_FINI;
     } else {
         int k = 0;
         for (struct mpe_req *r = l->sendq.head, *prev = 0; r && !k; prev = r, r = r->next)
@@ -333,4 +338,13 @@ void mpe_impi_finish(struct mpe_node *n)
 int mpe_impi_done(const struct mpe_ilink *l)
 {
     return l->fini_in && l->fini_out && !l->ctl_n && !l->cur.active && !l->sendq.head;
+}
+
+/* Under the network lock; see mpe_transport.h. */
+uint32_t mpe_impi_late(const struct mpe_ilink *l, uint32_t *pkts, const char **type, int *rank)
+{
+    *pkts = l->late;
+    *type = l->late_msgs ? impi_pkt_type_name(l->late_type) : "";
+    *rank = l->late_msgs ? l->late_rank : -1;
+    return l->late_msgs;
 }

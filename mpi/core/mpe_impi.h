@@ -26,6 +26,13 @@
  * packet waits there until a receive matches; the SYNCACK then goes out and the rest
  * streams straight into the receive. Anything wrong ends the job naming the host.
  *
+ * Shutdown (§9): once every local rank has finished, FINI goes to every host, and it is
+ * the last packet of our stream: nothing is queued or sent after it, not even an answer
+ * the protocol would otherwise owe. What a host sends after our FINI (but before its own)
+ * is read for its framing, so that its FINI is still found, and dropped; the platform
+ * reports a message among those once (mpe_impi_late). A PROTOACK there is still taken:
+ * it returns credit for packets that went before our FINI and asks for nothing.
+ *
  * Context ids and sources: IMPI traffic can only be on MPI_COMM_WORLD (communicator
  * constructors across clients are refused, as LAM refuses them), whose contexts are 0
  * (point to point) and 1 (collectives) both in LAM and in our library, plus LAM's private
@@ -72,8 +79,9 @@ struct mpe_ilink {
     int host;        /* global IMPI host index */
     void *transport; /* the platform's (a ksock) */
     int failed, fini_in, fini_out;
-    uint64_t seq; /* pk_seqnum: per packet sent on this link */
-    int last_src; /* receiving: the world rank the previous packet came from */
+    int fini_sent; /* our FINI left the control queue: nothing more goes out (§9) */
+    uint64_t seq;  /* pk_seqnum: per packet sent on this link */
+    int last_src;  /* receiving: the world rank the previous packet came from */
     /* sending */
     struct mpe_reqq sendq;
     struct impi_pkt ctl[MPE_IMPI_CTL];
@@ -83,6 +91,10 @@ struct mpe_ilink {
     /* receiving */
     struct mpe_irx rx;
     struct mpe_handles rdv_in; /* our receives of long messages (drqid) */
+    /* Packets the host sent after our FINI, read and dropped (mpe_impi_late), and the
+     * first message (DATA, DATASYNC) among them to a rank of ours: its type and rank. */
+    uint32_t late, late_msgs, late_type;
+    int late_rank;
 };
 
 /* The node's IMPI state (mpe_node.impi). */
@@ -106,7 +118,8 @@ struct mpe_impi {
  * link of dst's host. 0 or -MPE_E*. */
 int mpe_impi_isend(struct mpe_node *n, struct mpe_rank *self, struct mpe_req *r);
 /* Under the network lock: queue a control packet from our world rank `self` to the
- * link's world rank `peer` (FINI: self = peer = -1), and send what may go. */
+ * link's world rank `peer` (FINI: self = peer = -1), and send what may go. Once our FINI
+ * is queued (fini_out) nothing more is: FINI is the last packet of our stream (§9). */
 void mpe_impi_ctl(struct mpe_ilink *l, uint32_t type, int self, int peer, uint64_t srqid,
                   uint64_t drqid);
 void mpe_impi_pump(struct mpe_ilink *l);

@@ -218,6 +218,33 @@ static void syncack(struct mpe_ilink *l, const struct impi_pkt *p, int src, int 
     mpe_impi_pump(l);
 }
 
+/* A packet after our FINI, other than the host's FINI and PROTOACK (which only returns
+ * credit for packets we sent before it and asks for nothing). Our stream is closed (§9)
+ * and our ranks have finished: nothing may answer it and nobody would receive it. It is
+ * read for its framing only, so that the host's FINI behind it is still found and the
+ * link closes cleanly, then dropped; counted, and a message to a rank of ours noted for
+ * the platform's one report (mpe_impi_late). */
+static void late_packet(struct mpe_ilink *l, const struct impi_pkt *p)
+{
+    struct mpe_irx *x = &l->rx;
+    l->late++;
+    if (!impi_pkt_has_payload(p->type))
+        return;
+    struct mpe_rank *dst = dest_rank(l, &p->dest);
+    if (dst && !l->late_msgs++) {
+        l->late_type = p->type;
+        l->late_rank = dst->world;
+    }
+    x->msg = 0; /* payload_done: neither a first packet nor a continuation to complete */
+    x->rreq = 0;
+    x->last = 0;
+    x->f.keep = 0;
+    x->f.dst = 0;
+    x->f.want = p->len;
+    x->f.got = 0;
+    x->f.in_payload = 1;
+}
+
 static void on_header(void *arg)
 {
     struct mpe_ilink *l = arg;
@@ -236,6 +263,10 @@ static void on_header(void *arg)
         if (l->rdv_out.used)
             mpe_impi_bad(l, what, "a message of ours waits for its SYNCACK");
         l->fini_in = 1;
+        return;
+    }
+    if (l->fini_out && p.type != IMPI_PK_PROTOACK) {
+        late_packet(l, &p);
         return;
     }
     /* Every other packet is between a proc of that host and one of ours. */

@@ -87,6 +87,12 @@ void mpe_impi_failed(struct mpe_ilink *l, const char *why);
 void mpe_impi_finish(struct mpe_node *n);
 /* Any context: FINI went both ways on l and everything we queued was handed over. */
 int mpe_impi_done(const struct mpe_ilink *l);
+/* Under the network lock, after mpe_impi_finish: the packets the host sent after our
+ * FINI, which were read and dropped unanswered (our ranks had finished), in *pkts; the
+ * number of messages among them to ranks of ours, and for the first one its packet type's
+ * name (*type) and world rank (*rank). A platform reports a non-zero result once: the
+ * peer's program sent to ranks that had finished, which is not the job's failure. */
+uint32_t mpe_impi_late(const struct mpe_ilink *l, uint32_t *pkts, const char **type, int *rank);
 
 /* CAD offload (mpe_cad.c): a platform that can run a rank's graphs elsewhere (Linux's
  * /dev/kacc, mpi/linux/mlx_kacc.c) is offered each one the engine admitted. Set before

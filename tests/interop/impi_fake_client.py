@@ -16,6 +16,11 @@ usage: impi_fake_client.py HOST:PORT RANK MODE [MY_IP]
        host-truncated     send 60 bytes of a packet header and close
        host-killed        send a header and part of its payload, then SIGKILL itself
        host-garbage       send 512 bytes that are no IMPI packet (an unknown packet type)
+       host-after-fini    join the finalize barrier (client 0's master, world rank 0), wait
+                          for client 0's FINI, then send what would each ask for an answer
+                          (ackmark DATA packets to rank 0: a PROTOACK is due; a DATASYNC; a
+                          CANCEL) and our FINI; fails (exit 1) on any byte that comes after
+                          client 0's FINI, and prints "late_bytes N"
        pingpong:N         benchmark: a 2-client job of two fakes; client 1 connects to client
                           0's host, client 0 times N 0-byte DATA ping-pongs and prints
                           "pp_lat_us <one-way>"; both then exchange FINI and end properly
@@ -62,11 +67,43 @@ def labels(ip, port):
     ]
 
 
-def packet(ptype, plen, msglen, src, dest):
+def packet(ptype, plen, msglen, src, dest, tag=1, cid=0, srqid=0):
     """A 128-byte IMPI packet header; src/dest are (16-byte hostid, pid)."""
     return (struct.pack(">II", ptype, plen) + src[0] + struct.pack(">q", src[1]) + dest[0] +
-            struct.pack(">q", dest[1]) + struct.pack(">QQQiiQQqQQ", 0, 0, msglen, 0, 1, 0, 0,
-                                                     0, 0, 0))
+            struct.pack(">q", dest[1]) + struct.pack(">QQQiiQQqQQ", srqid, 0, msglen, 0, tag,
+                                                     cid, 0, 0, 0, 0))
+
+
+PK_DATA, PK_DATASYNC, PK_CANCEL, PK_FINI = 0, 1, 4, 7
+BARRIER_TAG, COLL_CID = 110, 1  # LAM's cross-client barrier: zero-byte DATA (spec §12.3)
+LATE_WAIT_S = 3  # after our FINI: how long a late answer from client 0 is waited for
+
+
+def after_fini(h, me, dest, ackmark):
+    """host-after-fini: the finalize barrier with client 0's master (linear: it receives
+    from us, then answers), its FINI, then packets it must drop unanswered, and ours."""
+    h.sendall(packet(PK_DATA, 0, 0, me, dest, BARRIER_TAG, COLL_CID))
+    buf = b""
+    while True:
+        pk, buf = read_pkt(h, buf)
+        if struct.unpack(">I", pk[:4])[0] == PK_FINI:
+            break
+    late = buf
+    burst = b"".join(packet(PK_DATA, 8, 8, me, dest) + bytes(8) for _ in range(ackmark))
+    burst += packet(PK_DATASYNC, 8, 8, me, dest, srqid=7) + bytes(8)
+    burst += packet(PK_CANCEL, 128, 128, me, dest, srqid=7)
+    h.sendall(burst + packet(PK_FINI, 128, 128, (bytes(16), -1), (bytes(16), -1)))
+    h.settimeout(LATE_WAIT_S)
+    try:
+        while True:
+            c = h.recv(65536)
+            if not c:
+                break
+            late += c
+    except (socket.timeout, ConnectionResetError):
+        pass
+    print("late_bytes %d" % len(late), flush=True)
+    return 1 if late else 0
 
 
 def read_pkt(h, buf):
@@ -143,6 +180,13 @@ def host_mode(s, rank, mode, my_ip, replies):
     me = (bytes(12) + socket.inet_aton(my_ip), 4242)
     h = socket.create_connection((ip0, port0), timeout=30, source_address=(my_ip, 0))
     h.sendall(struct.pack(">I", nh0))  # our global host index: right after client 0's hosts
+    if mode == "host-after-fini":
+        ackmark = min(struct.unpack(">%dI" % (len(replies[0x2300]) // 4), replies[0x2300]))
+        rc = after_fini(h, me, dest, ackmark)
+        h.close()
+        s.sendall(cmd(b"FINI"))
+        s.close()
+        return rc
     if mode == "host-unknown-src":
         h.sendall(packet(0, 8, 8, (bytes(12) + socket.inet_aton("10.99.99.99"), 7), dest) +
                   bytes(8))

@@ -50,6 +50,54 @@ ukbad_build() {
     "$ROOT/mpi/bin/ukmpicc" -O2 -o "$UKBAD_PROG" "$ROOT/tests/interop/uk_wait_prog.c"
 }
 
+# Test uk_fini_late: a peer that keeps talking after our FINI (§9: nothing follows FINI on
+# a stream). A unikernel job (1 node, 2 ranks, IMPI client 0: uk_fini_prog.c) finalizes
+# with the scripted client 1, which then sends packets that would each ask for an answer
+# (a PROTOACK falls due, a DATASYNC, a CANCEL) and its own FINI. The unikernel must send
+# no byte after its FINI (the fake checks and exits 1 otherwise), drop those packets, say
+# so once naming the host and the packet, and still end the job with exit code 0.
+t_uk_fini_late() {
+    local name=uk_fini_late log=$WORK/log/uk_fini_late.log prog=$WORK/uk_fini_prog srv rc f rf
+    local warn='IMPI host 1 \(10\.0\.0\.254\) sent [0-9]+ packets? after our FINI'
+    warn+=' \(the first: DATA to rank 0\): dropped'
+    if [ ! -f "$ROOT/$B/uk/ukernel.elf" ]; then
+        echo "SKIP $name: $B/uk/ukernel.elf missing (make all)"
+        return
+    fi
+    "$ROOT/mpi/bin/ukmpicc" -O2 -o "$prog" "$ROOT/tests/interop/uk_fini_prog.c" ||
+        { bad "$name/build"; return; }
+    mkns "$UKBAD_NS"
+    ip -n "$UKBAD_NS" tuntap add dev uktap0 mode tap
+    ip -n "$UKBAD_NS" addr add 10.0.0.254/24 dev uktap0
+    ip -n "$UKBAD_NS" link set uktap0 up
+    start_daemon "$UKBAD_NS" "$WORK/log/$name-server.log" "$SERVER_BIN" -server 2 \
+        -host 10.0.0.254 -timeout 60 || { bad "$name/server-start"; return; }
+    srv=$(head -n1 "$WORK/log/$name-server.log.out")
+    ip netns exec "$UKBAD_NS" timeout $UKBAD_TIMEOUT python3 \
+        "$ROOT/tests/interop/impi_fake_client.py" "$srv" 1 host-after-fini 10.0.0.254 \
+        >"$WORK/log/$name-fake.log" 2>&1 &
+    f=$!
+    PIDS+=("$f")
+    timeout $UKBAD_TIMEOUT "$ROOT/qemu/ukrun" -n 2 --impi-server "$srv" --impi-client 0 \
+        --hub-tap uktap0 --hub-netns "$UKBAD_NS" --timeout $((UKBAD_TIMEOUT - 10)) \
+        "$prog" >"$log" 2>&1
+    rc=$?
+    wait_rc $f rf
+    if [ "$rf" = 0 ]; then
+        ok "$name/nothing-after-our-fini ($(cat "$WORK/log/$name-fake.log"))"
+    else
+        bad "$name/nothing-after-our-fini" "fake exit $rf: $(tail -n3 "$WORK/log/$name-fake.log")"
+    fi
+    if [ "$rc" = 0 ] && [ "$(grep -Ec "$warn" "$log")" = 1 ]; then
+        ok "$name/exit-0-and-one-warning ($(grep -Eo "$warn" "$log"))"
+    else
+        bad "$name/exit-0-and-one-warning" \
+            "exit $rc (expected 0), expected one line matching: $warn"
+        tail -n 15 "$log"
+    fi
+    ip netns del "$UKBAD_NS" 2>/dev/null
+}
+
 t_uk_bad() {
     ukbad_build
     local host='IMPI host 1 \(10\.0\.0\.254\)'

@@ -582,6 +582,57 @@ IT_TEST(mpe_impi_fini)
     UT_ASSERT(mpe_impi_done(l1));
 }
 
+/* After our FINI (§9: nothing follows FINI on a stream), a host that goes on: data that
+ * would make a PROTOACK due, a DATASYNC (a SYNCACK once matched), a CANCEL (a CANCELNO at
+ * once). Nothing goes out on that link after our FINI, not even a control packet queued
+ * directly; every packet is read through its payload and dropped, the messages among them
+ * are counted for the platform's report, and the host's FINI still closes the link. */
+IT_TEST(mpe_impi_after_fini)
+{
+    static uint8_t src[IT_MAXLEN];
+    enum { PAYLOAD = 40 };
+    it_world();
+    struct mpe_ilink *l0 = host_impi_link(0, 0);
+    struct impi_pkt f, p;
+    uint8_t scratch[1];
+    mpe_impi_finish(host_node(0));
+    for (int h = 0; h < 2; h++) {
+        UT_EQ(lam_recv(h, &p, scratch), 1);
+        UT_EQ(p.type, IMPI_PK_FINI);
+    }
+    for (int i = 0; i < IT_ACKMARK; i++) {
+        p = data_pkt(IMPI_PK_DATA, 0, 3, 1, PAYLOAD, PAYLOAD);
+        lam_send(&p, src);
+    }
+    p = data_pkt(IMPI_PK_DATASYNC, 1, 4, 1, PAYLOAD, PAYLOAD);
+    p.srqid = 5;
+    lam_send(&p, src);
+    p = pkt(IMPI_PK_CANCEL, 0, 3);
+    p.srqid = 5;
+    lam_send(&p, 0);
+    int t = plat_net_lock();
+    mpe_impi_ctl(l0, IMPI_PK_PROTOACK, 3, 0, 0, 0); /* refused: FINI is our last */
+    plat_net_unlock(t);
+    UT_EQ(host_impi_len(0, 0), 0);
+    UT_EQ(l0->ctl_n, 0);
+    uint32_t pkts;
+    const char *type;
+    int rank;
+    UT_EQ(mpe_impi_late(l0, &pkts, &type, &rank), IT_ACKMARK + 1);
+    UT_EQ(pkts, IT_ACKMARK + 2);
+    UT_ASSERT(!strcmp(type, "DATA"));
+    UT_EQ(rank, 3);
+    UT_ASSERT(!mpe_impi_done(l0));
+    impi_pkt_control(&f, IMPI_PK_FINI, &(struct impi_proc){.pid = -1},
+                     &(struct impi_proc){.pid = -1});
+    lam_send(&f, 0);
+    UT_ASSERT(mpe_impi_done(l0));
+    UT_EQ(host_impi_len(0, 0), 0);
+    /* The other host said nothing late: nothing to report. */
+    UT_EQ(mpe_impi_late(host_impi_link(0, 1), &pkts, &type, &rank), 0);
+    UT_EQ(pkts, 0);
+}
+
 /* ---- bad input: the job ends naming the host, and touches no receive ---- */
 
 static struct {

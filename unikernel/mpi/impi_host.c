@@ -203,6 +203,22 @@ int impi_host_dance(void)
     return 0;
 }
 
+/* Task context, at the end (impi_host_end): once, what host h sent to our finished ranks
+ * after our FINI. Those packets were dropped unanswered (mpe_impi_late); it is the peer
+ * program's doing, not a failure of this job, hence a note rather than an error. */
+static void report_late(int h, struct mpe_ilink *l)
+{
+    uint32_t pkts;
+    const char *type;
+    int rank, t = ksock_lock();
+    uint32_t msgs = mpe_impi_late(l, &pkts, &type, &rank);
+    ksock_unlock(t);
+    if (msgs)
+        kprintf("impi: IMPI host %d (%u.%u.%u.%u) sent %u packet%s after our FINI (the first: "
+                "%s to rank %d): dropped, unanswered: our ranks had finished\n",
+                h, IP_ARGS(tables->host_ip[h]), pkts, pkts == 1 ? "" : "s", type, rank);
+}
+
 /* Task context; see impi_uk.h. */
 int impi_host_end(void)
 {
@@ -214,13 +230,16 @@ int impi_host_end(void)
         struct mpe_ilink *l = mpe_impi_link(node, h);
         while (l && !(mpe_impi_done(l) && ksock_flushed(mpe_impi_transport(l)))) {
             if (time_ns() > deadline) {
+                report_late(h, l);
                 kprintf("impi: host %d did not finish (no FINI)\n", h);
                 return -1;
             }
             halt();
         }
-        if (l)
+        if (l) {
+            report_late(h, l);
             ksock_ack_now(mpe_impi_transport(l));
+        }
     }
     impi_client_fini();
     return 0;
