@@ -484,6 +484,10 @@ static long kacc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		u64 *v = (u64 *)&s;
 		int i;
 
+		/* The counters are every user's graphs: the administrator's to read. */
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+
 		BUILD_BUG_ON(sizeof(s) != ST_N * sizeof(u64));
 		for (i = 0; i < ST_N; i++)
 			v[i] = atomic64_read(&kacc_stats[i]);

@@ -111,7 +111,7 @@ struct kacc_issue {
 	char err_msg[KACC_MSG_LEN]; /* out on EINVAL: the validator's message */
 };
 
-/* Counters of the whole module (KACC_IOC_STATS), like O2G_IOC_STATS. */
+/* Counters of the whole module (KACC_IOC_STATS, CAP_SYS_ADMIN only), like O2G_IOC_STATS. */
 struct kacc_stats {
 	__u64 graphs; /* graphs alive (issued, not released) */
 	__u64 pinned; /* pages pinned */

@@ -24,7 +24,8 @@
  * Pinned pages (the dump area, posted receive buffers) count against the opener's
  * RLIMIT_MEMLOCK like mlock()ed memory (ENOMEM beyond it, unless CAP_IPC_LOCK). A file
  * serves the process that opened it: ioctls from another one (a forked child) fail with
- * EPERM, O2G_IOC_STATS excepted.
+ * EPERM, O2G_IOC_STATS excepted. Taking a socket, the module also refuses what is not the
+ * process's own plain connected TCP socket (o2g_sock.c).
  *
  * The dump area. Every message the module cannot place in a posted receive lands in the
  * dump area as a record of whole O2G_DUMP_CHUNK-byte chunks:
@@ -210,7 +211,7 @@ enum o2g_post_result {
 };
 
 /* O2G_IOC_STATS: the module's counters, over every file (so a test can see that a
- * killed process left nothing pinned).
+ * killed process left nothing pinned); CAP_SYS_ADMIN only (they are every user's traffic).
  */
 struct o2g_stats {
 	__u64 pinned_pages;    /* pages pinned now (dump areas and receive buffers) */

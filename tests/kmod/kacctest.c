@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -74,6 +75,18 @@ static struct kacc_stats stats(void)
     int fd = open(KACC_DEV, O_RDWR);
     if (fd < 0 || ioctl(fd, KACC_IOC_STATS, &s) < 0)
         perror("KACC_IOC_STATS");
+    if (fd >= 0)
+        close(fd);
+    return s;
+}
+
+/* o2g's module-wide counters (root's: O2G_IOC_STATS needs CAP_SYS_ADMIN). */
+static struct o2g_stats o2g_stats_now(void)
+{
+    struct o2g_stats s = {0};
+    int fd = open(O2G_DEV, O_RDWR);
+    if (fd < 0 || ioctl(fd, O2G_IOC_STATS, &s) < 0)
+        perror("O2G_IOC_STATS");
     if (fd >= 0)
         close(fd);
     return s;
@@ -1898,8 +1911,6 @@ static int c_pinfile(void)
 static int c_xclose(void)
 {
     int a, b, c, d, pipefd[2];
-    if (kt_as_user(1))
-        return 1;
     if (tcp_pair(&a, &b) || tcp_pair(&c, &d) || pipe(pipefd))
         return 1;
     /* peer 2's message on d: its header and half of its payload, then nothing */
@@ -1914,21 +1925,23 @@ static int c_xclose(void)
     mpe_wire_encode(&w, msg);
     if (write(d, msg, sizeof msg) != (ssize_t)sizeof msg)
         return fail("write the half message: %s", strerror(errno));
+    struct o2g_stats o0 = o2g_stats_now(), o1;
     pid_t pid = fork();
-    if (pid == 0) {
+    if (pid == 0) { /* the hostile process: nobody, in the devices' group */
         struct rank me;
         int socks[3] = {-1, a, c};
         struct kacc_issue ia;
         struct cad_error e;
         size_t big = EAGER; /* more than loopback's socket buffers take */
+        uint32_t ms = 1;
+        close(pipefd[0]);
+        if (kt_as_user(1))
+            _exit(1);
         char *buf = mmap(NULL, big + 2 * XCLOSE_HALF, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        uint32_t ms = 1;
-        struct o2g_stats o0 = {0}, o1 = {0};
-        if (rank_open(&me, 0, 3, socks))
+        if (buf == MAP_FAILED || rank_open(&me, 0, 3, socks))
             _exit(1);
         ioctl(me.o2g, O2G_IOC_WAIT, &ms); /* o2g reads the half message (an ioctl kicks) */
-        ioctl(me.o2g, O2G_IOC_STATS, &o0);
         struct cad_graph *g = rank_graph(&me);
         int rv = cad_recv(g, buf + big, 2 * XCLOSE_HALF, 2, 50, CTX);
         int s = cad_send(g, buf, big, 1, 51, CTX);
@@ -1938,19 +1951,32 @@ static int c_xclose(void)
         cad_connect(g, s, CAD_NODE_END);
         if (cad_finalize(g, &e) || issue(&me.k, &ia, 0))
             _exit(2);
-        usleep(300 * 1000); /* the SEND fills the socket */
-        ioctl(me.o2g, O2G_IOC_STATS, &o1);
-        if (o1.deferred == o0.deferred) /* the RECV is not bound to the arriving message */
-            _exit(3);
         ready_then_wait(pipefd[1]);
     }
+    close(pipefd[1]); /* the child's end only: its death ends the read below */
     char ch;
     if (read(pipefd[0], &ch, 1) != 1) {
         int st = 0;
         waitpid(pid, &st, 0);
-        return fail("the process ended (status %d) before its RECV was bound",
+        return fail("the process ended (status %d) before it issued its graph",
                     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     }
+    /* The RECV is bound to the arriving message, and the SEND's bytes wait in a socket
+     * whose peer never reads (b's receive queue stops growing at its window). */
+    int bound = 0, stuck = 0, queued = -1;
+    for (long end = now_ms() + XCLOSE_WAIT_MS; now_ms() < end && !(bound && stuck);) {
+        o1 = o2g_stats_now();
+        bound = o1.deferred > o0.deferred;
+        int q = 0, out = 0;
+        ioctl(b, FIONREAD, &q);
+        ioctl(a, SIOCOUTQ, &out);
+        stuck = out > 0 && q > 0 && q == queued;
+        queued = q;
+        usleep(50 * 1000); /* a poll of the two conditions, not an ordering */
+    }
+    if (!bound || !stuck)
+        return fail("before the kill: the RECV %s bound, the SEND %s stuck", bound ? "" : "not",
+                    stuck ? "" : "not");
     struct kacc_stats s0 = stats();
     kill(pid, SIGKILL);
     long end = now_ms() + XCLOSE_WAIT_MS;
@@ -1958,10 +1984,7 @@ static int c_xclose(void)
     while (!(reaped = waitpid(pid, NULL, WNOHANG) == pid) && now_ms() < end)
         usleep(50 * 1000);
     struct kacc_stats s = stats();
-    struct o2g_stats o = {0};
-    int fd = open(O2G_DEV, O_RDWR);
-    ioctl(fd, O2G_IOC_STATS, &o);
-    close(fd);
+    struct o2g_stats o = o2g_stats_now();
     if (s0.graphs == 0 || s0.pinned == 0)
         return fail("before the kill: %llu graphs, %llu pages pinned",
                     (unsigned long long)s0.graphs, (unsigned long long)s0.pinned);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <linux/tls.h>
 #include <netinet/tcp.h>
 #include <stdatomic.h>
 #include <poll.h>
@@ -1238,6 +1239,44 @@ static int t_ulp(void)
     return 0;
 }
 
+#define TLS_HDR       5  /* a TLS record's header: type, version, length */
+#define TLS_APPDATA   23 /* its type for application data */
+#define TLS_GCM_EXTRA 24 /* an AES-GCM record's explicit nonce (8) and tag (16) */
+
+/* wrap: kTLS stacked on an attached socket takes o2g's data callback as the one it calls
+ * (tls_sw_set_crypto_info saves sk_data_ready): after DETACH o2g must leave kTLS's in
+ * place, and kTLS's calls into o2g's must wake the socket's reader as the kernel's own
+ * would (never call sk_data_ready, kTLS's, which calls o2g's again); the module keeps
+ * itself loaded (the guest's init checks that rmmod is refused). As nobody; the guest
+ * loads tls.ko and the AES-GCM modules. */
+static int t_wrap(void)
+{
+    struct o2g o;
+    struct sleeper s;
+    struct tls12_crypto_info_aes_gcm_128 ci = {
+        .info = {.version = TLS_1_2_VERSION, .cipher_type = TLS_CIPHER_AES_GCM_128}};
+    unsigned char rec[TLS_HDR + TLS_GCM_EXTRA + 16] = {TLS_APPDATA, 3, 3, 0, TLS_GCM_EXTRA + 16};
+    uint32_t conn;
+    int tx, rx;
+    if (kt_as_user(1) || o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
+        return 1;
+    if (attach(&o, rx, &conn))
+        return fail("attach: %s", strerror(errno));
+    if (setsockopt(rx, IPPROTO_TCP, TCP_ULP, "tls", sizeof "tls") ||
+        setsockopt(rx, SOL_TLS, TLS_RX, &ci, sizeof ci))
+        return fail("kTLS receive on the attached socket: %s", strerror(errno));
+    if (ioctl(o.fd, O2G_IOC_DETACH, &conn))
+        return fail("detach: %s", strerror(errno));
+    if (sleeper_start(&s, call_recv, rx))
+        return 1;
+    if (send(tx, rec, sizeof rec, 0) != (ssize_t)sizeof rec) /* authenticates as nothing */
+        return fail("send: %s", strerror(errno));
+    if (sleeper_join(&s) >= 0 || s.err == EAGAIN)
+        return fail("the kTLS reader not woken by a record (%s)",
+                    s.err == EAGAIN ? "timed out" : "read it as good");
+    return 0;
+}
+
 /* CPU time of the calling thread (system time included), in ns. */
 static uint64_t thread_ns(void)
 {
@@ -1325,7 +1364,7 @@ static const struct {
     {"killed", t_killed},     {"memlock", t_memlock},     {"double", t_double},
     {"rts", t_rts},           {"listen", t_listen},       {"ulp", t_ulp},
     {"posts", t_posts},       {"stallzero", t_stallzero}, {"perm", t_perm},
-    {"mmaprace", t_mmaprace},
+    {"mmaprace", t_mmaprace}, {"wrap", t_wrap},
 };
 
 /* One case in a child process (a crash of the case is its failure, not ours), then the
