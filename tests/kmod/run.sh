@@ -30,7 +30,7 @@ cd "$(dirname "$0")/../.."
 B=${B:-build}
 out=$B/kmod
 . tests/kmod/guestlib.sh
-O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double listen ulp posts stallzero perm mmaprace rmmod fuzz dmesg"
+O2G_CASES="eager unexp race order rts cancel backpressure ringfull trunc many control corrupt closed killed memlock double listen ulp posts stallzero perm mmaprace rmmod wrap fuzz dmesg"
 MPI_NP=${MPI_KMOD_NP:-4}
 MPI_PORT=7300 # loopback ports of the first job; each job takes the next MPI_NP
 MIXED_PROGS=${MIXED_PROGS:-p2p_basic p2p_large colls commgroup p2p_nonblocking:off}
@@ -108,7 +108,7 @@ mkroot() {
     cp tests/kmod/guest/mpirun "$r/bin/mpirun"
     cp tests/bench/ompi/guest/guest-exit "$r/bin/guest-exit"
     cp "$out/o2g/o2g.ko" "$out/o2gtest" "$out/kfuzz" "$r/"
-    cp "$kdir"/m/*.ko "$kdir/m/order" "$r/m/" # virtio-net, for several guests
+    cp "$kdir"/m/*.ko "$kdir"/m/*order "$r/m/" # virtio-net (several guests), kTLS
     [ $# = 0 ] || cp "$@" "$r/mpi/"
 }
 
