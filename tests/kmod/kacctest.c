@@ -41,8 +41,6 @@
 #define EDGES      1024
 #define PAGE       4096
 #define ARENA      (64 * PAGE)           /* the buffers of one case */
-#define USER_TOP4  0x7ffffffff000ull     /* TASK_SIZE with 4-level paging: the partition */
-#define USER_TOP5  0xfffffffffff000ull   /* ... with 5-level paging (a CPU with la57) */
 #define KERNEL_PTR 0xffff888000000000ull /* the direct map: never a user buffer */
 #define PARAM      "/sys/module/kacc/parameters/progress"
 
@@ -67,29 +65,6 @@ static struct kacc kopen(void)
         exit(1);
     }
     return k;
-}
-
-static struct kacc_stats stats(void)
-{
-    struct kacc_stats s = {0};
-    int fd = open(KACC_DEV, O_RDWR);
-    if (fd < 0 || ioctl(fd, KACC_IOC_STATS, &s) < 0)
-        perror("KACC_IOC_STATS");
-    if (fd >= 0)
-        close(fd);
-    return s;
-}
-
-/* o2g's module-wide counters (root's: O2G_IOC_STATS needs CAP_SYS_ADMIN). */
-static struct o2g_stats o2g_stats_now(void)
-{
-    struct o2g_stats s = {0};
-    int fd = open(O2G_DEV, O_RDWR);
-    if (fd < 0 || ioctl(fd, O2G_IOC_STATS, &s) < 0)
-        perror("O2G_IOC_STATS");
-    if (fd >= 0)
-        close(fd);
-    return s;
 }
 
 static void set_progress(const char *policy)
@@ -119,21 +94,6 @@ static long now_ms(void)
     return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* The module gives a graph the whole user address space as its partition: TASK_SIZE,
- * which depends on the paging mode the guest's CPU offers. */
-static uint64_t user_top(void)
-{
-    char line[4096];
-    int la57 = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "flags", 5) && strstr(line, " la57"))
-            la57 = 1;
-    if (f)
-        fclose(f);
-    return la57 ? USER_TOP5 : USER_TOP4;
-}
-
 /* The graph block of a case: room for NODES nodes. */
 static void *block;
 static size_t block_bytes;
@@ -142,7 +102,7 @@ static struct cad_graph *new_graph(void)
 {
     static struct cad_owner own = {.rank = 0, .comm_size = 1, .part_base = 0};
     if (!own.part_size)
-        own.part_size = user_top();
+        own.part_size = kt_user_top();
     block_bytes = cad_bytes(NODES, EDGES);
     if (!block)
         block = aligned_alloc(64, block_bytes);
@@ -281,7 +241,7 @@ static int c_refuse(void)
         return fail("send: issued (errno %d)", errno);
     if (a.err_code != KACC_ENEEDO2G || !strstr(a.err_msg, "needs o2g"))
         return fail("send: code %d \"%s\"", a.err_code, a.err_msg);
-    struct kacc_stats s = stats();
+    struct kacc_stats s = kt_kacc_stats();
     if (s.pinned || s.graphs)
         return fail("after refusals: %llu pages pinned, %llu graphs", (unsigned long long)s.pinned,
                     (unsigned long long)s.graphs);
@@ -431,10 +391,10 @@ static int c_calc(void)
     struct kacc k = kopen();
     if (run_and_compare(&k, reduction, "reduction") || run_and_compare(&k, chain, "chain"))
         return 1;
-    struct kacc_stats s0 = stats();
+    struct kacc_stats s0 = kt_kacc_stats();
     if (run_and_compare_n(&k, big, "big", BIG_ARENA))
         return 1;
-    struct kacc_stats s1 = stats();
+    struct kacc_stats s1 = kt_kacc_stats();
     if (s1.calc - s0.calc != 3 || s1.slices - s0.slices < 3 * 16)
         return fail("big: %llu nodes in %llu slices (the module should cut them)",
                     (unsigned long long)(s1.calc - s0.calc),
@@ -487,7 +447,7 @@ static int c_status(void)
 /* A graph with a user-op CALC (user op 0 of 1) between two SUMs, on `buf`: its nodes. */
 static void with_user_op(char *buf, int *user, int *after)
 {
-    struct cad_owner own = {.rank = 0, .comm_size = 1, .part_size = user_top(), .nuser = 1};
+    struct cad_owner own = {.rank = 0, .comm_size = 1, .part_size = kt_user_top(), .nuser = 1};
     block_bytes = cad_bytes(NODES, EDGES);
     if (!block)
         block = aligned_alloc(64, block_bytes);
@@ -540,7 +500,7 @@ static int c_userop(void)
         io[i] = i * 7;
         want[i] = 2 * (io[i] + in[i]) + 2 * in[i]; /* SUM, x2 + in (ours), SUM */
     }
-    struct kacc_stats s0 = stats();
+    struct kacc_stats s0 = kt_kacc_stats();
     with_user_op((char *)buf, &user, &after);
     if (issue(&k, &a, 0))
         return fail("issue: %s", strerror(errno));
@@ -575,7 +535,7 @@ static int c_userop(void)
         return fail("results differ from SUM, the user op, SUM in order");
     if (ioctl(k.fd, KACC_IOC_RELEASE, a.slot))
         return fail("release: %s", strerror(errno));
-    struct kacc_stats s1 = stats();
+    struct kacc_stats s1 = kt_kacc_stats();
     if (s1.user - s0.user != 1)
         return fail("%llu user ops counted", (unsigned long long)(s1.user - s0.user));
     with_user_op((char *)buf, &user, &after);
@@ -643,13 +603,13 @@ static int kick_from_other_cpu(struct kacc *k, char *buf, const char *policy,
     on_cpu(0);
     if (issue(k, &a, KACC_ISSUE_HOLD))
         return fail("%s: issue: %s", policy, strerror(errno));
-    struct kacc_stats s0 = stats();
+    struct kacc_stats s0 = kt_kacc_stats();
     on_cpu(1);
     if (ioctl(k->fd, KACC_IOC_KICK, a.slot))
         return fail("%s: kick: %s", policy, strerror(errno));
     if (wait_done(k, a.slot) != KACC_Q_DONE)
         return fail("%s: not done after a kick from CPU 1", policy);
-    struct kacc_stats s1 = stats();
+    struct kacc_stats s1 = kt_kacc_stats();
     *counter_delta = *(__u64 *)((char *)&s1 + field) - *(__u64 *)((char *)&s0 + field);
     ioctl(k->fd, KACC_IOC_RELEASE, a.slot);
     return 0;
@@ -670,10 +630,10 @@ static int c_ipi(void)
     r = kick_from_other_cpu(&k, buf, "tasklet", &d, offsetof(struct kacc_stats, local));
     if (r || d != 1)
         return r ? r : fail("tasklet: local counter moved by %llu, not 1", d);
-    struct kacc_stats s0 = stats();
+    struct kacc_stats s0 = kt_kacc_stats();
     if (run_and_compare(&k, small, "home"))
         return 1;
-    struct kacc_stats s1 = stats();
+    struct kacc_stats s1 = kt_kacc_stats();
     if (s1.home - s0.home < 1 || s1.ipi != s0.ipi)
         return fail("issue: home +%llu ipi +%llu", (unsigned long long)(s1.home - s0.home),
                     (unsigned long long)(s1.ipi - s0.ipi));
@@ -842,7 +802,7 @@ static int kill_when_ready(int rd, pid_t pid, struct kacc_stats *s)
     char c;
     if (read(rd, &c, 1) != 1)
         return -1;
-    *s = stats();
+    *s = kt_kacc_stats();
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     return 0;
@@ -976,7 +936,7 @@ static struct cad_graph *rank_graph(const struct rank *me)
     own.rank = me->r;
     own.comm_size = me->size;
     own.part_base = 0;
-    own.part_size = user_top();
+    own.part_size = kt_user_top();
     block_bytes = cad_bytes(NODES, EDGES);
     if (!block)
         block = aligned_alloc(64, block_bytes);
@@ -1217,9 +1177,9 @@ static int c_xfer(void)
     int t;
     for (int p = 0; p < 2; p++) {
         set_progress(policies[p]);
-        struct kacc_stats s0 = stats();
+        struct kacc_stats s0 = kt_kacc_stats();
         int r = job(0, &t);
-        struct kacc_stats s1 = stats();
+        struct kacc_stats s1 = kt_kacc_stats();
         set_progress("tasklet");
         if (r)
             return fail_in(policies[p]);
@@ -1578,7 +1538,7 @@ static int c_kmem(void)
         edges -= EDGES;
     size_t bytes = cad_bytes(NODES, edges);
     void *big = aligned_alloc(64, bytes);
-    struct cad_owner own = {.rank = 0, .comm_size = 1, .part_base = 0, .part_size = user_top()};
+    struct cad_owner own = {.rank = 0, .comm_size = 1, .part_base = 0, .part_size = kt_user_top()};
     struct cad_graph *g = cad_init(big, bytes, NODES, edges, &own);
     struct cad_error e;
     if (!g)
@@ -1925,7 +1885,7 @@ static int c_xclose(void)
     mpe_wire_encode(&w, msg);
     if (write(d, msg, sizeof msg) != (ssize_t)sizeof msg)
         return fail("write the half message: %s", strerror(errno));
-    struct o2g_stats o0 = o2g_stats_now(), o1;
+    struct o2g_stats o0 = kt_o2g_stats(), o1;
     pid_t pid = fork();
     if (pid == 0) { /* the hostile process: nobody, in the devices' group */
         struct rank me;
@@ -1965,7 +1925,7 @@ static int c_xclose(void)
      * whose peer never reads (b's receive queue stops growing at its window). */
     int bound = 0, stuck = 0, queued = -1;
     for (long end = now_ms() + XCLOSE_WAIT_MS; now_ms() < end && !(bound && stuck);) {
-        o1 = o2g_stats_now();
+        o1 = kt_o2g_stats();
         bound = o1.deferred > o0.deferred;
         int q = 0, out = 0;
         ioctl(b, FIONREAD, &q);
@@ -1977,14 +1937,14 @@ static int c_xclose(void)
     if (!bound || !stuck)
         return fail("before the kill: the RECV %s bound, the SEND %s stuck", bound ? "" : "not",
                     stuck ? "" : "not");
-    struct kacc_stats s0 = stats();
+    struct kacc_stats s0 = kt_kacc_stats();
     kill(pid, SIGKILL);
     long end = now_ms() + XCLOSE_WAIT_MS;
     int reaped = 0;
     while (!(reaped = waitpid(pid, NULL, WNOHANG) == pid) && now_ms() < end)
         usleep(50 * 1000);
-    struct kacc_stats s = stats();
-    struct o2g_stats o = o2g_stats_now();
+    struct kacc_stats s = kt_kacc_stats();
+    struct o2g_stats o = kt_o2g_stats();
     if (s0.graphs == 0 || s0.pinned == 0)
         return fail("before the kill: %llu graphs, %llu pages pinned",
                     (unsigned long long)s0.graphs, (unsigned long long)s0.pinned);
@@ -2035,7 +1995,7 @@ static int run_case(const char *name, int (*fn)(void))
 {
     if (kt_child(name, fn))
         return 1;
-    struct kacc_stats s = stats();
+    struct kacc_stats s = kt_kacc_stats();
     if (s.graphs || s.pinned) {
         printf("FAIL %s: left %llu graphs, %llu pages pinned\n", name, (unsigned long long)s.graphs,
                (unsigned long long)s.pinned);
@@ -2052,7 +2012,7 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "hold"))
         return hold(atoi(argv[2]));
     if (argc == 2 && !strcmp(argv[1], "stats")) {
-        struct kacc_stats s = stats();
+        struct kacc_stats s = kt_kacc_stats();
         printf("graphs %llu pinned %llu issued %llu refused %llu finished %llu cancelled %llu "
                "calc %llu local %llu ipi %llu home %llu polled %llu slices %llu sent %llu "
                "received %llu write_space %llu send_ns %llu user %llu\n",

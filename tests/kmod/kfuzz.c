@@ -1197,18 +1197,6 @@ static void op_mem(struct rng *r)
 
 /* ---- kacc operations ---- */
 
-static uint64_t user_top(void)
-{
-    char line[4096];
-    int la57 = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "flags", 5) && strstr(line, " la57"))
-            la57 = 1;
-    if (f)
-        fclose(f);
-    return la57 ? 0xfffffffffff000ull : 0x7ffffffff000ull;
-}
 static uint64_t top;
 
 static void op_ko2g(struct rng *r)
@@ -1745,7 +1733,7 @@ static int fuzz(void)
     sigaction(SIGBUS, &sa, NULL);
     pthread_atfork(atfork_prepare, atfork_after, atfork_after);
     ring_take();
-    top = user_top();
+    top = kt_user_top();
     for (int i = 0; i < KF_POOL; i++) {
         T.pool[i] =
             mmap(NULL, KF_POOLB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1804,39 +1792,17 @@ static int fuzz(void)
 
 /* ---- the watcher (root) ---- */
 
-static struct o2g_stats o2g_stats_now(void)
-{
-    struct o2g_stats s = {0};
-    int fd = open(O2G_DEV, O_RDWR);
-    if (fd >= 0) {
-        ioctl(fd, O2G_IOC_STATS, &s);
-        close(fd);
-    }
-    return s;
-}
-
-static struct kacc_stats kacc_stats_now(void)
-{
-    struct kacc_stats s = {0};
-    int fd = open(KACC_DEV, O_RDWR);
-    if (fd >= 0) {
-        ioctl(fd, KACC_IOC_STATS, &s);
-        close(fd);
-    }
-    return s;
-}
-
 /* What a module still holds with no file open: a string, empty when nothing. */
 static void leftovers(char *out, size_t n)
 {
-    struct o2g_stats o = o2g_stats_now();
+    struct o2g_stats o = kt_o2g_stats();
     out[0] = 0;
     if (o.pinned_pages || o.attached || o.posted || o.dropped)
         snprintf(out, n, "o2g holds %llu pages pinned, %llu sockets, %llu receives, dropped %llu",
                  (unsigned long long)o.pinned_pages, (unsigned long long)o.attached,
                  (unsigned long long)o.posted, (unsigned long long)o.dropped);
     if (kacc_mode) {
-        struct kacc_stats k = kacc_stats_now();
+        struct kacc_stats k = kt_kacc_stats();
         size_t l = strlen(out);
         if (k.graphs || k.pinned)
             snprintf(out + l, n - l, "%skacc holds %llu graphs, %llu pages pinned", l ? "; " : "",

@@ -5,9 +5,13 @@
  */
 #ifndef TESTS_KMOD_KT_H
 #define TESTS_KMOD_KT_H
+#include <fcntl.h>
 #include <grp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +19,7 @@
  * (tests/kmod/guest/kmodlib.sh's KMOD_GID; host-kmod/60-ukmpi.rules's ukmpi on a node). */
 #define KT_UID_NOBODY 65534
 #define KT_GID_NOBODY 65534
-#define KT_GID 4242
+#define KT_GID        4242
 
 static char why[256];
 
@@ -66,6 +70,52 @@ static int kt_child(const char *name, int (*fn)(void))
         return 1;
     }
     return WEXITSTATUS(st) != 0;
+}
+
+#ifdef O2G_IOC_STATS
+/* o2g's module-wide counters (zero where they cannot be read: they are root's). */
+static inline struct o2g_stats kt_o2g_stats(void)
+{
+    struct o2g_stats s = {0};
+    int fd = open(O2G_DEV, O_RDWR);
+    if (fd >= 0) {
+        ioctl(fd, O2G_IOC_STATS, &s);
+        close(fd);
+    }
+    return s;
+}
+#endif
+
+#ifdef KACC_IOC_STATS
+/* kacc's module-wide counters (zero where they cannot be read: they are root's). */
+static inline struct kacc_stats kt_kacc_stats(void)
+{
+    struct kacc_stats s = {0};
+    int fd = open(KACC_DEV, O_RDWR);
+    if (fd >= 0) {
+        ioctl(fd, KACC_IOC_STATS, &s);
+        close(fd);
+    }
+    return s;
+}
+#endif
+
+#define KT_USER_TOP4 0x7ffffffff000ull   /* TASK_SIZE with 4-level paging */
+#define KT_USER_TOP5 0xfffffffffff000ull /* ... with 5-level paging (a CPU with la57) */
+
+/* The top of user space (kacc gives a graph all of it as its partition): TASK_SIZE,
+ * which depends on the paging mode the guest's CPU offers. */
+static inline uint64_t kt_user_top(void)
+{
+    char line[4096];
+    int la57 = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "flags", 5) && strstr(line, " la57"))
+            la57 = 1;
+    if (f)
+        fclose(f);
+    return la57 ? KT_USER_TOP5 : KT_USER_TOP4;
 }
 
 #endif

@@ -95,17 +95,6 @@ static int next_cqe(struct o2g *o, struct o2g_cqe *out, unsigned ms)
     }
 }
 
-static struct o2g_stats stats(void)
-{
-    struct o2g_stats s = {0};
-    int fd = open(O2G_DEV, O_RDWR);
-    if (fd >= 0) {
-        ioctl(fd, O2G_IOC_STATS, &s);
-        close(fd);
-    }
-    return s;
-}
-
 /* A connected loopback pair: *tx the sender's end, *rx the receiver's. rcvbuf/sndbuf 0
  * leave Linux's autotuning. */
 static int tcp_pair(int *tx, int *rx, int rcvbuf, int sndbuf)
@@ -202,7 +191,7 @@ static int post(struct o2g *o, uint64_t cookie, void *buf, size_t len, int src, 
     ({                                                                                             \
         int ok_ = 0;                                                                               \
         for (int i_ = 0; i_ < WAIT_MS / 10 && !ok_; i_++) {                                        \
-            ok_ = stats().field >= (base).field + (n);                                             \
+            ok_ = kt_o2g_stats().field >= (base).field + (n);                                      \
             if (!ok_)                                                                              \
                 usleep(10000);                                                                     \
         }                                                                                          \
@@ -216,7 +205,7 @@ static int t_eager(void)
     static unsigned char bufs[N][LEN], tmp[LEN];
     struct o2g o;
     int tx, rx;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
         return 1;
     if (attach(&o, rx, NULL))
@@ -240,7 +229,7 @@ static int t_eager(void)
         if (check_fill(bufs[k], LEN - (size_t)k, (unsigned)k))
             return fail("payload %d differs", k);
     }
-    struct o2g_stats s1 = stats();
+    struct o2g_stats s1 = kt_o2g_stats();
     if (s1.matched_softirq - s0.matched_softirq != N || s1.unexpected != s0.unexpected)
         return fail("matched in softirq %llu, unexpected %llu (want %d, 0)",
                     (unsigned long long)(s1.matched_softirq - s0.matched_softirq),
@@ -256,7 +245,7 @@ static int t_unexp(void)
     unsigned char tmp[LEN];
     struct o2g o;
     int tx, rx;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
         return 1;
     if (attach(&o, rx, NULL))
@@ -294,7 +283,7 @@ static int t_unexp(void)
         if (ioctl(o.fd, O2G_IOC_FREE, &off) == 0 || errno != EINVAL)
             return fail("double free accepted");
     }
-    struct o2g_stats s1 = stats();
+    struct o2g_stats s1 = kt_o2g_stats();
     if (s1.unexpected - s0.unexpected != N || s1.matched_post - s0.matched_post != N)
         return fail("counters: unexpected %llu matched_post %llu",
                     (unsigned long long)(s1.unexpected - s0.unexpected),
@@ -314,7 +303,7 @@ static int t_race(void)
     int tx, rx;
     struct o2g_post p;
     struct o2g_cqe e;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
         return 1;
     if (attach(&o, rx, NULL))
@@ -411,10 +400,10 @@ static int t_cancel(void)
         return 1;
     if (attach(&o, rx, NULL))
         return fail("attach: %s", strerror(errno));
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (post(&o, 9, b, sizeof b, PEER, 9, NULL) != O2G_POST_QUEUED)
         return fail("post");
-    if (stats().pinned_pages <= s0.pinned_pages)
+    if (kt_o2g_stats().pinned_pages <= s0.pinned_pages)
         return fail("receive buffer not pinned");
     uint64_t c = 9;
     if (ioctl(o.fd, O2G_IOC_CANCEL, &c))
@@ -425,7 +414,7 @@ static int t_cancel(void)
     send_msg(tx, MPE_W_EAGER, 9, m, sizeof m, sizeof m);
     if (!next_cqe(&o, &e, WAIT_MS) || e.kind != O2G_CQE_UNEXP)
         return fail("message went to the cancelled receive (kind %u)", e.kind);
-    if (stats().pinned_pages != s0.pinned_pages)
+    if (kt_o2g_stats().pinned_pages != s0.pinned_pages)
         return fail("cancelled receive still pinned");
     if (post(&o, 10, b, sizeof b, PEER, 9, &p) != O2G_POST_UNEXP)
         return fail("message not found by the next receive");
@@ -440,7 +429,7 @@ static int t_backpressure(void)
     enum { N = 2000, LEN = 1000 };
     struct o2g o;
     int tx, rx;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, 64 << 10) || tcp_pair(&tx, &rx, SMALL_BUF, SMALL_BUF))
         return 1;
     if (attach(&o, rx, NULL))
@@ -476,7 +465,7 @@ static int t_backpressure(void)
     waitpid(pid, &st, 0);
     if (!WIFEXITED(st) || WEXITSTATUS(st))
         return fail("sender failed");
-    if (stats().dropped)
+    if (kt_o2g_stats().dropped)
         return fail("dropped bytes");
     return 0;
 }
@@ -589,7 +578,7 @@ static int t_closed(void)
     struct o2g o;
     int tx, rx;
     struct o2g_cqe e;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, DUMP_LEN) || tcp_pair(&tx, &rx, 0, 0))
         return 1;
     if (attach(&o, rx, NULL))
@@ -739,7 +728,7 @@ static int t_ringfull(void)
     struct o2g o;
     struct o2g_cqe e;
     int tx, rx, n = 0, r;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, 64 << 10) || tcp_pair(&tx, &rx, 0, 0))
         return 1;
     if (attach(&o, rx, NULL))
@@ -774,7 +763,7 @@ static int t_stallzero(void)
     struct o2g o;
     struct o2g_cqe e[RECORDS], z;
     int tx, rx;
-    struct o2g_stats s0 = stats();
+    struct o2g_stats s0 = kt_o2g_stats();
     if (o2g_open(&o, DUMP) || tcp_pair(&tx, &rx, 0, 0))
         return 1;
     if (attach(&o, rx, NULL))
@@ -1026,7 +1015,7 @@ static int t_killed(void)
     char c;
     if (read(pfd[0], &c, 1) != 1)
         return fail("child did not get ready");
-    struct o2g_stats s = stats();
+    struct o2g_stats s = kt_o2g_stats();
     if (s.pinned_pages < 50 * 16 || s.attached != 1 || s.posted != 49)
         return fail("before kill: pinned %llu attached %llu posted %llu",
                     (unsigned long long)s.pinned_pages, (unsigned long long)s.attached,
@@ -1373,7 +1362,7 @@ static int run_case(int i)
 {
     if (kt_child(cases[i].name, cases[i].fn))
         return 1;
-    struct o2g_stats s = stats();
+    struct o2g_stats s = kt_o2g_stats();
     if (s.pinned_pages || s.attached || s.posted) {
         printf("FAIL %s: left in the module: %llu pages pinned, %llu sockets, %llu receives\n",
                cases[i].name, (unsigned long long)s.pinned_pages, (unsigned long long)s.attached,
@@ -1389,7 +1378,7 @@ int main(int argc, char **argv)
     int failed = 0;
     signal(SIGPIPE, SIG_IGN);
     if (argc == 2 && !strcmp(argv[1], "stats")) {
-        struct o2g_stats t = stats();
+        struct o2g_stats t = kt_o2g_stats();
         printf("matched_softirq=%llu unexpected=%llu matched_post=%llu deferred=%llu "
                "control=%llu stalls=%llu conn_errors=%llu dropped=%llu pinned_pages=%llu\n",
                (unsigned long long)t.matched_softirq, (unsigned long long)t.unexpected,
