@@ -14,6 +14,7 @@
 # Every job runs under timeout. One line per test; closing line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/waitio/wio_lib.sh
 B=${B:-build}
 W=$B/waitio
 T=$W/test
@@ -51,19 +52,6 @@ job() {
     WAITIO_PBID=$pbid timeout -k 5 "$JOB_S" mpirun "${mpirun_flags[@]}" -np "$np" "$@" \
         >"$work/$name.log" 2>&1 &
     job_pid=$!
-}
-
-# until_line FILE TEXT PID: 0 once FILE has a line containing TEXT; 1 if process PID ended
-# without writing it, or JOB_S seconds passed (a bounded poll on the condition itself).
-until_line() {
-    local end=$((SECONDS + JOB_S))
-    until grep -qF "$2" "$1" 2>/dev/null; do
-        if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -ge $end ]; then
-            grep -qF "$2" "$1" 2>/dev/null
-            return
-        fi
-        sleep 0.1
-    done
 }
 
 # has LOG TEXT COUNT: LOG holds TEXT (fixed string) exactly COUNT times (default: at least once).
@@ -128,7 +116,7 @@ badinput() {
     WAITIO_MASTER_PORT=$(tests/free_port)
     "$T/wio-inject" "$mode" "$WAITIO_MASTER_PORT" 127.0.0.1 "$JOB_S" >"$work/inject.log" 2>&1 &
     injector=$!
-    if ! until_line "$work/inject.log" "wio-inject: listening on port" "$injector"; then
+    if ! until_line "$work/inject.log" "wio-inject: listening on port" "$injector" "$JOB_S"; then
         bad "$name" "the fake PB did not start listening" "$work/inject.log"
         kill "$injector" 2>/dev/null
         injector=
@@ -170,7 +158,7 @@ initfail() {
         "$T/wio-inject" silent-master "$WAITIO_MASTER_PORT" >"$work/inject.log" 2>&1 &
         injector=$!
         # Listening before the job starts: otherwise the job meets no master at all.
-        if ! until_line "$work/inject.log" "wio-inject: listening on port" "$injector"; then
+        if ! until_line "$work/inject.log" "wio-inject: listening on port" "$injector" "$JOB_S"; then
             bad "$name" "the silent master did not start listening" "$work/inject.log"
             kill "$injector" 2>/dev/null
             injector=
@@ -236,11 +224,11 @@ while True:  # then a forwarder, which closes what it cannot forward (the master
     threading.Thread(target=pipe, args=(m, c), daemon=True).start()
 PY
 injector=$!
-until_line "$work/proxy.log" listening "$injector" || echo "waitio-base: the proxy did not start"
+until_line "$work/proxy.log" listening "$injector" "$JOB_S" || echo "waitio-base: the proxy did not start"
 WAITIO_MASTER_PORT=$front job retry1 1 1 "$T/pingpong" 65536
 p1=$job_pid
 # PB 0's master listens only after PB 1 has met the closing proxy.
-until_line "$work/proxy.log" "closed the first connection" "$injector" ||
+until_line "$work/proxy.log" "closed the first connection" "$injector" "$JOB_S" ||
     echo "waitio-base: PB 1 never reached the proxy"
 WAITIO_MASTER_PORT=$real job retry0 0 1 "$T/pingpong" 65536
 wait "$job_pid"

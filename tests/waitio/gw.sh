@@ -12,6 +12,7 @@
 # GW_TEST_BUF sets its --buf (a huge one shows the back-pressure checks failing).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/waitio/wio_lib.sh
 B=${B:-build}
 GW=${GW_BIN:-$B/waitio/bin/waitio-gw}
 WORK=$(mktemp -d /tmp/ukmpi-wgw.XXXXXX)
@@ -75,19 +76,6 @@ JOB_S=90
 PP_INIT_S=60
 
 
-# until_line FILE TEXT PID: 0 once FILE has a line containing TEXT; 1 if process PID ended
-# without writing it, or JOB_S seconds passed (a bounded poll on the condition itself).
-until_line() {
-    local end=$((SECONDS + JOB_S))
-    until grep -qF -- "$2" "$1" 2>/dev/null; do
-        if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -ge $end ]; then
-            grep -qF -- "$2" "$1" 2>/dev/null
-            return
-        fi
-        sleep 0.1
-    done
-}
-
 # gw_idle PID LOG: 0 once the gateway under `timeout` PID reports no live connection
 # (SIGUSR1, sent to timeout's child: timeout itself would die of it, appends its totals to
 # LOG), so every close is in LOG; 1 if it ended or JOB_S seconds passed.
@@ -117,7 +105,7 @@ real_pbs() {
         >"$log.gw.out" 2>"$log.gw" &
     gpid=$!
     PIDS+=("$gpid")
-    until_line "$log.gw.out" "private " "$gpid"
+    until_line "$log.gw.out" "private " "$gpid" "$JOB_S"
     line=$(head -n1 "$log.gw.out")
     gpriv=$(sed -E 's/^private ([0-9.]+):([0-9]+) .*/\1/' <<<"$line")
     gport=$(sed -E 's/^private ([0-9.]+):([0-9]+) .*/\2/' <<<"$line")
@@ -127,7 +115,7 @@ real_pbs() {
     WAITIO_PBID=1 WAITIO_MASTER_HOST=$gpriv WAITIO_MASTER_PORT=$gport timeout -k 5 $JOB_S \
         mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" "$PP_INIT_S" >"$log.pb1" 2>&1 &
     p1=$!
-    until_line "$log.gw" "PB 1 of 2 ($np processes) registers" "$p1" ||
+    until_line "$log.gw" "PB 1 of 2 ($np processes) registers" "$p1" "$JOB_S" ||
         ko "$name: PB 1's REGISTER did not reach the gateway before the master started"
     WAITIO_PBID=0 WAITIO_MASTER_HOST=127.0.0.1 WAITIO_MASTER_PORT=$mport timeout -k 5 $JOB_S \
         mpirun "${mpirun_flags[@]}" -np "$np" "$PP" "$PP_MAX" "$PP_INIT_S" >"$log.pb0" 2>&1

@@ -12,6 +12,7 @@
 # "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/waitio/wio_lib.sh
 B=${B:-build}
 out=$B/waitio/uk-tests
 T=${UK_WAITIO_TIMEOUT:-300} # safety net per run only
@@ -89,19 +90,6 @@ coupled pingpong-uk2x2-linux2 6 'pingpong: PASS rank' -- pingpong
 coupled test_mpi-uk2x2-linux2 6 'RESULT test_mpi .* fail=0$' -- test_mpi
 coupled king-linux2-uk2x2-linux2 8 'RESULT universe .* fail=0$' --linux-pbs 2 -- king universe
 
-# until_line FILE TEXT PID: 0 once FILE has a line containing TEXT; 1 if process PID ended
-# without writing it, or T seconds passed (a bounded poll on the condition itself).
-until_line() {
-    local end=$((SECONDS + T))
-    until grep -qF "$2" "$1" 2>/dev/null; do
-        if ! kill -0 "$3" 2>/dev/null || [ $SECONDS -ge $end ]; then
-            grep -qF "$2" "$1" 2>/dev/null
-            return
-        fi
-        sleep 0.1
-    done
-}
-
 # Bad input: the unikernel job is PB 0 (2 nodes x 1 rank, the master on node 0), the fake
 # PB 1 registers from the TAP's namespace and misbehaves once rank 0 connects to it.
 WORK=$(mktemp -d /tmp/waitio-uk.XXXXXX)
@@ -120,7 +108,7 @@ badinput() {
     ip netns exec "$ns" timeout $((T + 30)) "$B/waitio/test/wio-inject" "$mode" 7100 10.0.0.1 "$T" \
         >"$ilog" 2>&1 &
     inj=$!
-    if ! until_line "$ilog" "wio-inject: listening on port" "$inj"; then
+    if ! until_line "$ilog" "wio-inject: listening on port" "$inj" "$T"; then
         kill "$inj" 2>/dev/null
         wait "$inj" 2>/dev/null
         bad "$name" "the fake PB did not start listening" "$ilog"
