@@ -103,8 +103,8 @@ struct o2g_file {
 	wait_queue_head_t wq;
 	bool ready; /* O2G_IOC_SETUP done */
 	struct match_engine *eng;
-	struct list_head reqs; /* live receives */
-	struct list_head reap; /* done receives, pages still pinned */
+	struct list_head reqs;	    /* live receives */
+	struct list_head reap;	    /* done receives, pages still pinned */
 	struct hlist_head *cookies; /* live receives by cookie (o2g_req_find) */
 	u32 cookie_bits;
 	/* dump area */

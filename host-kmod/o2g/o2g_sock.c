@@ -59,8 +59,8 @@ int o2g_sock_take(struct sock *sk, struct o2g_conn *c)
 
 	lock_sock(sk); /* no state change, listen or setsockopt(TCP_ULP) meanwhile */
 	write_lock_bh(&sk->sk_callback_lock);
-	if ((sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
-	    sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP)
+	if ((sk->sk_family != AF_INET && sk->sk_family != AF_INET6) || sk->sk_type != SOCK_STREAM ||
+	    sk->sk_protocol != IPPROTO_TCP)
 		err = -EINVAL;
 	else if (sk->sk_state != TCP_ESTABLISHED)
 		err = -ENOTCONN;
@@ -106,7 +106,7 @@ void o2g_sock_release(struct sock *sk)
 	release_sock(sk);
 	if (wrapped && atomic_cmpxchg(&o2g_pinned_self, 0, 1) == 0) {
 		__module_get(THIS_MODULE);
-		pr_warn("o2g: another layer took over an attached socket's callbacks; the module stays loaded\n");
+		pr_warn("o2g: another layer wrapped a socket's callbacks: module pinned\n");
 	}
 }
 
