@@ -9,7 +9,7 @@
 
 NEWLIB_K_CFLAGS := -mcmodel=kernel -mno-red-zone -fno-pic -fno-pie -fno-stack-protector \
                    -ffreestanding -O2 -g
-# -mno-red-zone for applications too: they run in ring 0 (ARCHITECTURE.md decision 1), so
+# -mno-red-zone for applications too: they run in ring 0 (docs/architecture.md §3.1), so
 # an interrupt does not switch stacks through the TSS; it pushes its frame right below the
 # application's rsp, where a red zone would be.
 NEWLIB_U_CFLAGS := -fPIE -mno-red-zone -fno-stack-protector -ffreestanding -O2 -g

@@ -1,6 +1,6 @@
 /*
- * cad.h: CAD graphs (Collective Algorithm Design, the KACC paper, ARCHITECTURE.md decisions
- * 9 and 10): one rank's part of a non-blocking collective as a DAG of SEND, RECV and CALC
+ * cad.h: CAD graphs (Collective Algorithm Design, the KACC paper, docs/architecture.md §3.9
+ * and §3.10): one rank's part of a non-blocking collective as a DAG of SEND, RECV and CALC
  * nodes between a START and an END node.
  *
  * The graph is one block of caller memory that holds no pointers, only indices and

@@ -9,7 +9,7 @@
  * at once (an intra-node copy, a CALC) would re-enter cad_complete and nest as deep as the
  * graph is long. With the queue, the executor loops (cad_next_ready, start, maybe
  * cad_complete) at constant stack depth, and can stop after a budget of steps and resume
- * later (ARCHITECTURE.md decision 6) because the queue lives in the graph.
+ * later (docs/architecture.md §3.6) because the queue lives in the graph.
  *
  * Every call here assumes the caller serialises the run-side calls of one graph (cad.h).
  * `run` is also read without that lock by cad_query: it is stored with release order after

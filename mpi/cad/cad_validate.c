@@ -1,6 +1,6 @@
 /*
- * cad_validate.c: the check every graph passes before it runs (ARCHITECTURE.md decision
- * 9). It trusts nothing in the bytes, because a kernel module will run it on a copy handed
+ * cad_validate.c: the check every graph passes before it runs (docs/architecture.md
+ * §3.9). It trusts nothing in the bytes, because a kernel module will run it on a copy handed
  * over by user space: the header and layout first, then each node's contents, then the
  * successor lists, then the order (acyclic, every node reachable from START and reaching
  * END). The first problem found is reported, naming the node.

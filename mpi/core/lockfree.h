@@ -6,7 +6,7 @@
  *   struct lf_stack  an intrusive stack: any number of producers push in any context
  *                    (interrupts included); a consumer takes everything at once, oldest
  *                    first (lf_take_all), or the single owner pops one (lf_pop_owner).
- *   struct lf_box    a try-lock with an inbox (ARCHITECTURE.md decision 7): a producer
+ *   struct lf_box    a try-lock with an inbox (docs/architecture.md §3.7): a producer
  *                    that cannot take the lock leaves its item in the inbox, and whoever
  *                    holds the lock drains the inbox before it lets go for good. The
  *                    release is the "unlock, then look at the inbox" handshake below.

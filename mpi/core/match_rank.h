@@ -1,6 +1,6 @@
 /*
- * match_rank.h: one rank's matching engine with the concurrency rule of ARCHITECTURE.md
- * decision 7: interrupt context never waits for the engine lock.
+ * match_rank.h: one rank's matching engine with the concurrency rule of docs/architecture.md
+ * §3.7: interrupt context never waits for the engine lock.
  *
  *   match_rank_arrive()  (interrupt context, or any context): try-lock; if the lock is busy,
  *                        push the message onto a lock-free inbox and leave.

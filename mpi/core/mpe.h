@@ -1,6 +1,6 @@
 /*
- * mpe.h: the MPI point-to-point engine of one node (ARCHITECTURE.md decisions 7, 8, 10,
- * section 4). Freestanding C; the platform it runs on supplies mpe_plat.h.
+ * mpe.h: the MPI point-to-point engine of one node (docs/architecture.md §3.7, §3.8,
+ * §3.10, §4). Freestanding C; the platform it runs on supplies mpe_plat.h.
  *
  * One engine per node serves every rank of the job that runs there. Each local rank has a
  * matching engine (match_rank.h). Messages between two ranks of the node go by address
@@ -188,7 +188,7 @@ struct mpe_ops {
     void (*cad_stats)(uint64_t out[MPE_CS_COUNT]);
     int (*cad_latency)(uint64_t *cycles, int max);
     uint64_t (*tsc_hz)(void);
-    /* The IMPI clients of MPI_COMM_WORLD (ARCHITECTURE.md decision 11): returns their
+    /* The IMPI clients of MPI_COMM_WORLD (docs/architecture.md §3.13): returns their
      * number n (1 outside an IMPI job) and, for i < n and i < max, first[i] = the first
      * world rank of client i (client 0 starts at 0; client i ends where i + 1 starts, the
      * last one at the world size). */

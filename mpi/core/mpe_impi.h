@@ -1,5 +1,5 @@
 /*
- * mpe_impi.h: the engine's IMPI links (ARCHITECTURE.md decision 11): MPI_COMM_WORLD shared
+ * mpe_impi.h: the engine's IMPI links (docs/architecture.md §3.13): MPI_COMM_WORLD shared
  * with other IMPI clients (LAM/MPI 7.1.4, GridMPI), whose hosts this node talks to in the
  * IMPI packet protocol (shared/specs/impi-protocol.md §5-§9) over one byte stream per
  * remote host, next to the native protocol between our own nodes.

@@ -1,7 +1,7 @@
 /*
  * mpe_node.c: the node's engine, its ranks, and intra-node messages (PVAS by address).
  *
- * Intra-node send (ARCHITECTURE.md section 4): the sender takes a descriptor from its own
+ * Intra-node send (docs/architecture.md §4.1): the sender takes a descriptor from its own
  * free list, and under the receiver's engine lock matches it against the receiver's posted
  * queue. Matched: one memcpy from the send buffer into the receive buffer, both complete.
  * Not matched: the descriptor waits in the receiver's unexpected queue pointing at the

@@ -1,6 +1,6 @@
 /*
- * mpe_wire.h: the native header of unikernel-to-unikernel MPI traffic (ARCHITECTURE.md
- * decision 11), one TCP connection per node pair, both directions.
+ * mpe_wire.h: the native header of unikernel-to-unikernel MPI traffic (docs/architecture.md
+ * §3.11), one TCP connection per node pair, both directions.
  *
  * Every message is a 48-byte header, followed by `len` payload bytes for EAGER and DATA:
  *

@@ -1,5 +1,5 @@
 /*
- * world.c: how MPI_COMM_WORLD is made of IMPI clients (ARCHITECTURE.md decision 11). A
+ * world.c: how MPI_COMM_WORLD is made of IMPI clients (docs/architecture.md §3.13). A
  * job that runs alone is one client; a job that joined an IMPI job (qemu/ukrun
  * --impi-server) shares MPI_COMM_WORLD with other clients (LAM/MPI, GridMPI, ...), whose
  * ranks come before or after ours, client by client. Collectives that span clients follow

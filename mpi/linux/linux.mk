@@ -1,4 +1,4 @@
-# The MPI library's Linux home (ARCHITECTURE.md decisions 10 and 15): mpi/lib, mpi/core
+# The MPI library's Linux home (docs/architecture.md §3.10, §3.15): mpi/lib, mpi/core
 # and mpi/cad, unchanged, with the Linux platform of mpi/linux/ (mlx.h), built by the
 # host's gcc into $(B)/linux/libukmpi.a. `mpi/bin/ukmpicc --linux` links programs with it;
 # `mpi/bin/ukmpirun` runs them as the nodes of a job on this host.

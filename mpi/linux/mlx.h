@@ -1,5 +1,5 @@
 /*
- * mlx.h: the MPI engine on Linux (ARCHITECTURE.md decisions 10 and 15): one Linux process
+ * mlx.h: the MPI engine on Linux (docs/architecture.md §3.10, §3.15): one Linux process
  * is one node of a job with exactly one rank, speaking the native protocol (mpe_wire.h)
  * to its peers over one TCP connection per node pair, so that it can be a node of a job
  * next to unikernel nodes. Two nodes of a job on the same host (ukmpirun's) use a pair of

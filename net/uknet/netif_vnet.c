@@ -1,6 +1,6 @@
 /*
  * netif_vnet.c: lwIP on the virtio-net device, run from the NIC interrupt (lwIP's
- * "mainloop mode, option 1"; ARCHITECTURE.md decision 6).
+ * "mainloop mode, option 1"; docs/architecture.md §3.6).
  *
  * Every lwIP entry point here holds the one lwIP lock (lwip_lock(): interrupts masked on
  * this CPU, then a spinlock): the RX interrupt, the timer tick running

@@ -1,7 +1,7 @@
 /*
  * lwipopts.h: how lwIP 2.1.3 is configured for the unikernel (and for its host test).
  *
- * Model (ARCHITECTURE.md decision 6): lwIP runs without an OS layer (NO_SYS) and is entered
+ * Model (docs/architecture.md §3.6): lwIP runs without an OS layer (NO_SYS) and is entered
  * from the NIC interrupt, from ranks sending, and from the timer poll, always under the one
  * lwIP lock (lwip_lock(): interrupts masked on this CPU + a spinlock). So lwIP itself needs
  * no threads, no mailboxes and no semaphores, and its allocators must never sleep or call

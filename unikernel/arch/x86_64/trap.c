@@ -2,7 +2,7 @@
  * trap.c: the report a CPU exception produces, then the end of the job.
  *
  * A fault in ring 0 is never survivable here (kernel and application share one protection
- * domain, ARCHITECTURE.md decision 1): we print what happened, where, the registers and a
+ * domain, docs/architecture.md §3.1): we print what happened, where, the registers and a
  * backtrace, and exit with EXIT_FAULT. Printing must work even on a broken stack (page
  * faults and double faults arrive on their own IST stacks) and must not recurse: a second
  * fault while reporting prints one line and exits at once.

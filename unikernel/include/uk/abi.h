@@ -1,7 +1,7 @@
 /*
  * abi.h: how an application calls the kernel.
  *
- * Applications run in ring 0 in their own PVAS partition (ARCHITECTURE.md decisions 1-2):
+ * Applications run in ring 0 in their own PVAS partition (docs/architecture.md §3.1-§3.2):
  * a "system call" is a plain indirect call through this table, whose address the kernel
  * passes to the application's entry point:
  *
