@@ -29,6 +29,7 @@ $(MPI_LIB): $(B)/app/obj/fortran-gen/mpi_fort.o
 $(FORT_INC)/mpi.mod: $(B)/fortran/mpi.f90 | deps
 	@mkdir -p $(@D)
 	gfortran -Wall -Werror -J $(FORT_INC) -c $< -o $(B)/fortran/mpi_mod.o
+	@touch $@ # gfortran leaves an unchanged .mod as it was
 $(FORT_INC)/mpif.h: $(B)/fortran/mpif.h
 	@mkdir -p $(@D)
 	cp $< $@

@@ -85,9 +85,21 @@ def c_wrapper(name, ret, args):
         elif kind == "int":
             params.append("const MPI_Fint *%s" % a)
             call.append("*" + a)
-        elif kind in ("int_out", "ints"):
+        elif kind in ("int_out", "ints", "ints_io", "ints_out"):
             params.append("MPI_Fint *%s" % a)
             call.append(a)
+        elif kind == "logical":
+            params.append("const MPI_Fint *%s" % a)
+            call.append("*%s != FORT_FALSE" % a)
+        elif kind == "logicals":
+            # gfortran's LOGICAL is a 4-byte 0 or 1: the array is C's int array as it is.
+            params.append("MPI_Fint *%s" % a)
+            call.append(a)
+        elif kind == "index_out":
+            params.append("MPI_Fint *%s" % a)
+            pre.append("int c_%s = MPI_UNDEFINED;" % a)
+            call.append("&c_" + a)
+            post.append("*%s = c_%s == MPI_UNDEFINED ? MPI_UNDEFINED : c_%s + 1;" % (a, a, a))
         elif kind == "logical_out":
             params.append("MPI_Fint *%s" % a)
             pre.append("int c_%s = 0;" % a)
@@ -226,6 +238,9 @@ def write_mpif(out, consts, handles):
 
 FTYPE = {"int": "integer, intent(in) :: %s", "int_out": "integer, intent(out) :: %s",
          "ints": "integer, intent(in) :: %s(*)", "logical_out": "logical, intent(out) :: %s",
+         "ints_io": "integer, intent(inout) :: %s(*)", "ints_out": "integer, intent(out) :: %s(*)",
+         "logical": "logical, intent(in) :: %s", "logicals": "logical, intent(in) :: %s(*)",
+         "index_out": "integer, intent(out) :: %s",
          "status_out": "integer, intent(out) :: %s(MPI_STATUS_SIZE)",
          "status_in": "integer, intent(in) :: %s(MPI_STATUS_SIZE)",
          "reqs": "integer, intent(inout) :: %s(*)",
