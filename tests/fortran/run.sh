@@ -88,7 +88,7 @@ for src in tests/fortran/progs/*.f90 tests/fortran/progs/*.f; do
             bad "ref/$p" "mpifort/mpirun not found (Debian's openmpi-bin, libopenmpi-dev)"
             continue
         fi
-        rm -rf "$ref/$p" && mkdir -p "$ref/$p"
+        rm -rf "${ref:?}/$p" && mkdir -p "$ref/$p"
         if ! (cd "$ref/$p" && mpifort "${fflags[@]}" "$root/$src" -o "$p") \
             >"$ref/$p.build.log" 2>&1; then
             bad "ref/$p: mpifort build" "see $ref/$p.build.log" "$ref/$p.build.log"
