@@ -27,6 +27,7 @@ include tests/uk/uk.mk
 include net/impi.mk
 include mpi/mpi.mk
 include mpi/linux/linux.mk
+include mpi/fortran/fortran.mk
 include tests/fuzz/fuzz.mk
 include qemu/ukfiles/ukfiles.mk
 include mpi/waitio/waitio.mk

@@ -57,14 +57,17 @@ $(B)/unit/unit-tests: $(MPI_CAD_HDRS)
 
 # The MPI library applications link (ukmpicc adds it): mpi/lib/*.c built with the
 # application flags, like the application runtime.
-# The library builds its collectives' graphs, so mpi/cad/ is in it too.
-MPI_LIB_SRCS := $(wildcard mpi/lib/*.c) $(MPI_CAD_SRCS)
+# The library builds its collectives' graphs, so mpi/cad/ is in it too; and the Fortran
+# bindings' run time (mpi/fortran/fort_rt.c: handle tables, MPI_Comm_c2f and friends),
+# whose generated wrappers mpi/fortran/fortran.mk adds.
+MPI_LIB_SRCS := $(wildcard mpi/lib/*.c) $(MPI_CAD_SRCS) mpi/fortran/fort_rt.c
 MPI_LIB_OBJS := $(patsubst %.c,$(B)/app/obj/%.o,$(MPI_LIB_SRCS))
 MPI_LIB := $(B)/app/libmpi.a
-MPI_LIB_INC := -Impi/include -Impi/lib -Impi/core -Impi/cad -Iunikernel/libc/app \
-               -Iunikernel/include
+MPI_LIB_INC := -Impi/include -Impi/lib -Impi/core -Impi/cad -Impi/fortran \
+               -Iunikernel/libc/app -Iunikernel/include
 
-$(B)/app/obj/mpi/%.o: mpi/%.c $(wildcard mpi/lib/*.h mpi/include/*.h mpi/core/*.h mpi/cad/*.h) \
+$(B)/app/obj/mpi/%.o: mpi/%.c $(wildcard mpi/lib/*.h mpi/include/*.h mpi/core/*.h mpi/cad/*.h \
+                                    mpi/fortran/*.h) \
                       mk/config.mk | $(NEWLIB_U_STAMP) deps
 	@mkdir -p $(@D)
 	$(CC) $(APP_CFLAGS) $(WARN) $(WERROR) $(MPI_LIB_INC) -c $< -o $@

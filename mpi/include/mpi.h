@@ -7,7 +7,8 @@
  *
  * Everything declared here links. Functions the library does not implement yet
  * (mpi/lib/unimpl.c) print "MPI_X is not implemented" and abort the job when called.
- * The profiling interface (PMPI_) and the Fortran bindings are not provided.
+ * The profiling interface (PMPI_) is not provided. The Fortran bindings (mpif.h, the mpi
+ * module: mpi/fortran/) build for the Linux home only.
  */
 #ifndef MPI_H
 #define MPI_H
@@ -363,6 +364,21 @@ int MPI_Get_library_version(char *version, int *resultlen);
 double MPI_Wtime(void);
 double MPI_Wtick(void);
 int MPI_Pcontrol(const int level, ...);
+
+/* Fortran handles and statuses (MPI-3.1 17.2.4): the integers of the Fortran bindings
+ * (mpi/fortran/). A handle gets its integer on its first conversion. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
 int MPI_Free_mem(void *base);
 

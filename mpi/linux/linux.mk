@@ -8,7 +8,7 @@ MLX_LIB := $(B)/linux/libukmpi.a
 MLX_INC := -Impi/linux -Impi/impi -Ihost-kmod/o2g -Ihost-kmod/kacc $(MPI_LIB_INC)
 
 $(B)/linux/obj/%.o: %.c $(wildcard mpi/linux/*.h host-kmod/o2g/o2g_uapi.h host-kmod/kacc/kacc_uapi.h mpi/lib/*.h mpi/include/*.h mpi/core/*.h \
-                                   mpi/cad/*.h) | deps
+                                   mpi/cad/*.h mpi/fortran/*.h) | deps
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -pthread $(MLX_INC) -c $< -o $@
 
