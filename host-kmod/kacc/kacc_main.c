@@ -40,8 +40,9 @@
  *     once; the others are waited for (kacc_settle). A peer decides when they end (a
  *     SEND it does not read, a message it stops sending halfway that a RECV is bound
  *     to), so release waits KACC_SETTLE_MS at most, then aborts them: the file's
- *     connections and the o2g connections its RECVs wait on are shut down (o2g fails
- *     the bound RECVs, the workers fail the SENDs), and their ends are waited for.
+ *     connections are shut down (the workers fail the SENDs) and o2g ends every RECV
+ *     (o2g_kabort fails the connection a bound one is reading), and their ends, which
+ *     no longer depend on a peer, are waited for.
  *   - User-op CALCs run in the process, as in the unikernel: kacc_step defers a ready
  *     one (cad_defer), kacc_offer_user names it in the user-op page and wakes poll();
  *     the process runs the op in its MPI calls and answers KACC_IOC_USER_DONE, whose

@@ -518,8 +518,8 @@ void kacc_xfer_drain(struct kacc_graph *gr)
 			}
 			cad_complete(gr->g, x->node);
 		}
-		if (stop)
-			kacc_xfer_stop(gr);
+		if (stop) /* also withdraws a user op offered: kacc_stop */
+			kacc_stop(gr);
 	}
 }
 
@@ -574,38 +574,16 @@ void kacc_net_release(struct kacc_file *f)
 	f->o2g = NULL;
 }
 
-/* Process context, f->mutex held (file release): shut down the o2g connections to
- * peer, so that o2g fails the RECVs bound to messages arriving on them (o2g_kpeer
- * answers live connections only; one o2g cannot fail yet, stalled, ends the loop).
- */
-static void kacc_shut_peer(struct kacc_file *f, s32 peer)
-{
-	struct socket *last = NULL;
-	unsigned int n;
-
-	for (n = 0; n < O2G_MAX_CONNS; n++) {
-		struct socket *sock = o2g_kpeer(f->o2g, peer);
-
-		if (!sock)
-			return;
-		if (sock != last)
-			kernel_sock_shutdown(sock, SHUT_RDWR);
-		sockfd_put(sock);
-		if (sock == last)
-			return;
-		last = sock;
-	}
-}
-
 /* Process context, f->mutex held (file release), graphs cancelled but not settled: a
  * peer keeps them (it does not read a SEND, it stopped sending a message a RECV is bound
  * to). Shut the file's connections down and wake their workers, so that the partly
- * written SENDs fail (their stream is lost anyway); shut down the o2g connections to
- * the peers of RECVs still posted, so that o2g fails them.
+ * written SENDs fail (their stream is lost anyway); have o2g end every piece of the RECVs
+ * still posted (o2g_kabort: a piece bound to a message arriving fails the connection
+ * that carries it, whatever peer the process named for it).
  */
 void kacc_net_abort(struct kacc_file *f)
 {
-	unsigned int i, s;
+	unsigned int i, k, s;
 
 	for (i = 0; i < KACC_PEERS; i++) {
 		if (!f->conns[i])
@@ -617,16 +595,21 @@ void kacc_net_abort(struct kacc_file *f)
 		struct kacc_graph *gr = f->slots[s];
 
 		for (i = 0; gr && gr->xfers && i < gr->g->nnodes; i++) {
-			const struct cad_node *n = &cad_nodes(gr->g)[i];
+			struct kacc_xfer *x = &gr->xfers[i];
 			bool posted;
 
-			if (n->type != CAD_RECV)
+			if (cad_nodes(gr->g)[i].type != CAD_RECV)
 				continue;
 			spin_lock_bh(&gr->lock);
-			posted = gr->xfers[i].posted;
+			posted = x->posted;
 			spin_unlock_bh(&gr->lock);
-			if (posted)
-				kacc_shut_peer(f, n->u.x.peer);
+			/* Outside the graph's lock: the hook may run inside o2g_kabort. A
+			 * piece it cancelled (0) is ours to complete; one it ended (1) or
+			 * that was done (-ENOENT) completed through the hook.
+			 */
+			for (k = 0; posted && k < x->npieces; k++)
+				if (!o2g_kabort(f->o2g, (u64)(uintptr_t)&x->pieces[k]))
+					kacc_piece_done(x, -ECANCELED);
 		}
 	}
 }

@@ -167,7 +167,9 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 		if (err < 0) { /* a node validation should have refused: stop the graph */
 			gr->error = err;
 			cad_cancel(g);
-			kacc_xfer_stop(gr);
+			cad_complete(g, i);
+			kacc_stop(gr); /* withdraws a user op offered, stops the xfers */
+			continue;
 		}
 		cad_complete(g, i);
 		kacc_xfer_drain(gr);
@@ -188,15 +190,21 @@ bool kacc_step(struct kacc_graph *gr, unsigned int budget, bool queued)
 	return more;
 }
 
-/* Process context, gr->lock held: cancel a running graph. A CALC cut into slices is
- * settled here, and so are the SENDs and RECVs that can be stopped (kacc_xfer_stop):
- * without others in flight the graph is CANCELLED at once, else once they complete.
+/* Any context, gr->lock held: cancel a running graph, or finish cancelling one a failed
+ * xfer cancelled (kacc_xfer_drain). What the executor handed out and would not end by
+ * itself is settled here: a CALC cut into slices, a user op offered to the process (a
+ * dying process never answers it, and its release waits for the graph), the SENDs and
+ * RECVs that can be stopped (kacc_xfer_stop). Without others in flight the graph is
+ * CANCELLED at once, else once they complete.
  */
 void kacc_stop(struct kacc_graph *gr)
 {
-	if (cad_query(gr->g) != CAD_Q_RUNNING)
+	int q = cad_query(gr->g);
+
+	if (q != CAD_Q_RUNNING && q != CAD_Q_CANCELLING)
 		return;
-	cad_cancel(gr->g);
+	if (q == CAD_Q_RUNNING)
+		cad_cancel(gr->g);
 	if (gr->partial >= 0)
 		cad_complete(gr->g, gr->partial);
 	gr->partial = -1;

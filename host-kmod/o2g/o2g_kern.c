@@ -200,6 +200,57 @@ int o2g_kcancel(struct file *file, u64 cookie)
 }
 EXPORT_SYMBOL_GPL(o2g_kcancel);
 
+/* Any context, under f->lock: the live connection reading the message kernel receive r
+ * is bound to (filling r itself, or a dump record r claimed), or NULL.
+ */
+static struct o2g_conn *o2g_kbound_conn(struct o2g_file *f, struct o2g_req *r)
+{
+	int i;
+
+	for (i = 0; i < O2G_MAX_CONNS; i++) {
+		struct o2g_conn *c = f->conns[i];
+
+		if (c && !c->dead && c->placed && (c->req == r || (c->msg && c->msg->claim == r)))
+			return c;
+	}
+	return NULL;
+}
+
+/* Any context, no lock the hook takes held: end a kernel receive now, whatever its state.
+ * Queued: cancelled, no hook follows (0). Bound to a message still arriving: the
+ * connection carrying it fails (-ECONNABORTED: a message abandoned halfway leaves the
+ * stream without framing), which completes the receive through the hook before this
+ * returns (1). -ENOENT: done already. For a poster that cannot wait for a peer (the
+ * release of a file whose peer stopped sending halfway).
+ */
+int o2g_kabort(struct file *file, u64 cookie)
+{
+	struct o2g_file *f = file->private_data;
+	struct o2g_conn *c;
+	struct o2g_req *r;
+	int err = 0;
+
+	spin_lock_bh(&f->lock);
+	r = o2g_req_find(f, cookie, true);
+	if (!r) {
+		err = -ENOENT;
+	} else if (r->state == REQ_QUEUED && match_cancel(f->eng, &r->me)) {
+		o2g_req_unlist(f, r);
+		f->promised--;
+		o2g_stat_add(ST_POSTED, -1);
+		kfree(r);
+	} else {
+		c = o2g_kbound_conn(f, r);
+		if (c)
+			o2g_conn_fail(c, -ECONNABORTED);
+		err = c ? 1 : -EBUSY; /* no state leaves a kernel receive here: a WARN below */
+	}
+	spin_unlock_bh(&f->lock);
+	WARN_ON_ONCE(err == -EBUSY);
+	return err;
+}
+EXPORT_SYMBOL_GPL(o2g_kabort);
+
 /* Process context: the socket of the file's live connection to peer, with a reference
  * (its file's: drop it with sockfd_put), or NULL.
  */

@@ -8,7 +8,8 @@
  * file, MPI order over both), but its pages are pinned by the caller, who owns them,
  * and its completion is the hook, called under the file's BH spinlock: from softirq
  * (data_ready) or from an ioctl or release of the o2g file. The hook must not sleep, must
- * not call back into o2g, and must not take a lock held around o2g_kpost/o2g_kcancel.
+ * not call back into o2g, and must not take a lock held around o2g_kpost, o2g_kcancel or
+ * o2g_kabort.
  */
 #ifndef O2G_KERN_H
 #define O2G_KERN_H
@@ -40,6 +41,7 @@ struct file *o2g_kget(int fd);
 u64 o2g_kmax_eager(struct file *file);
 int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp);
 int o2g_kcancel(struct file *file, u64 cookie);
+int o2g_kabort(struct file *file, u64 cookie);
 struct socket *o2g_kpeer(struct file *file, s32 peer);
 
 #endif
