@@ -7,7 +7,7 @@
 # README and SRC may be overridden (to show the test failing on an edited copy).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-readme=${README:-README.md}
+readme=${README:-docs/status.md}
 src=${SRC:-mpi/lib/unimpl.c}
 pass=0 fail=0
 ok() { echo "PASS docs $1"; pass=$((pass + 1)); }
