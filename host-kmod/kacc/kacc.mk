@@ -1,4 +1,4 @@
-# host-kmod/kacc: the KACC kernel module (issue 18), built like host-kmod/o2g (o2g.mk: the
+# host-kmod/kacc: the KACC kernel module, built like host-kmod/o2g (o2g.mk: the
 # same kernel headers, O2G_KVER/O2G_KDIR). Output: $(B)/kmod/kacc/kacc.ko.
 # Kbuild writes next to its sources, so the sources are linked into $(B)/kmod/kacc first.
 KACC_DIR := $(B)/kmod/kacc

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kacc: CAD graphs run by Linux's kernel (seed 000, issue 18). The interface is in
+ * kacc: CAD graphs run by Linux's kernel (seed 000). The interface is in
  * kacc_uapi.h; progress (tasklets, IPIs, polling) in kacc_run.c. This file: the device,
  * issue (copy, validate, pin), cancel, release.
  *

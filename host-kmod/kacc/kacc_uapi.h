@@ -3,7 +3,7 @@
  * kacc_uapi.h: the interface of /dev/kacc (host-kmod/kacc/kacc.ko), shared by the module
  * and the processes that use it.
  *
- * KACC (seed 000, issue 18) runs CAD graphs (mpi/cad/cad.h: one pointer-free block) in
+ * KACC (seed 000) runs CAD graphs (mpi/cad/cad.h: one pointer-free block) in
  * the kernel. Use, per open file (one per process):
  *   1. mmap(NULL, KACC_MAP_BYTES, PROT_READ, MAP_SHARED, fd, 0): the status page, one
  *      struct kacc_status per slot, then at KACC_USER_OFF one struct kacc_user per slot;
@@ -32,7 +32,7 @@
  * Closing the file (or the process dying) cancels and releases every graph of the file.
  *
  * Nodes supported: CALC (a predefined op run by kacc, a user op by the process); SEND
- * and RECV over the process's o2g file (host-kmod/o2g, issue 17), given once with
+ * and RECV over the process's o2g file (host-kmod/o2g), given once with
  * KACC_IOC_O2G (its fd; the calling CPU becomes the home CPU of the file's senders).
  * Without it a graph holding one is refused with KACC_ENEEDO2G. A RECV is a receive of
  * that o2g file (MPI matching, with the process's own), filled in o2g's softirq; a SEND

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * o2g_kern.h: what o2g exports to other modules (kacc, issue 18): receives posted by the
+ * o2g_kern.h: what o2g exports to other modules (kacc): receives posted by the
  * kernel on a process's o2g file, completed through a hook called from o2g's receive
  * path instead of through the process's ring, and the sockets of its connections.
  *

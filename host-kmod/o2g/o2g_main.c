@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * o2g: MPI message matching inside TCP's receive path (seed 004, issue 17).
+ * o2g: MPI message matching inside TCP's receive path (seed 004).
  * The interface is documented in o2g_uapi.h; this comment says who owns what, when.
  *
  * Ownership of buffers and pages:

@@ -1,4 +1,4 @@
-# host-kmod/ukload: the unikernel loader module (issue 19), built like host-kmod/o2g (o2g.mk:
+# host-kmod/ukload: the unikernel loader module, built like host-kmod/o2g (o2g.mk:
 # the same kernel headers, O2G_KVER/O2G_KDIR), and its user tool, static (the test guest
 # has no libc). Output: $(B)/kmod/ukload/ukload.ko and $(B)/kmod/ukload/ukload.
 # Kbuild writes next to its sources, so the sources are linked into $(B)/kmod/ukload first.

@@ -1,5 +1,5 @@
 # QEMU 10 from bookworm-backports, side by side with Debian 12's QEMU 7.2, for the knl
-# board's tests only (issue 20).
+# board's tests only.
 #
 # Why: QEMU 7.2's TCG has no x2APIC and refuses more than 255 CPUs; the knl board
 # (Xeon Phi class: up to 288 logical CPUs, APIC ids above 255) needs both. bookworm-

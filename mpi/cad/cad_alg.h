@@ -1,6 +1,6 @@
 /*
- * cad_alg.h: the collective algorithms, each written once as a CAD graph builder (issue 6;
- * docs/architecture.md §3.9). The MPI library (mpi/lib/coll_*.c) describes one rank's part
+ * cad_alg.h: the collective algorithms, each written once as a CAD graph builder
+ * (docs/architecture.md §3.9). The MPI library (mpi/lib/coll_*.c) describes one rank's part
  * of a collective in bytes (struct cad_coll), asks for a plan (graph capacity and scratch
  * size, and which algorithm when the caller left it to us), gives the memory, and builds.
  * Blocking and non-blocking collectives both come here: a blocking one is a graph + wait.

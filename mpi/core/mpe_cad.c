@@ -1,5 +1,5 @@
 /*
- * mpe_cad.c: the CAD executor (issue 6, docs/architecture.md §3.9): runs one rank's CAD
+ * mpe_cad.c: the CAD executor (docs/architecture.md §3.9): runs one rank's CAD
  * graph (mpi/cad/cad.h) on the node's engine, progressed where completions happen: inside
  * the NIC interrupt, in an IPI on the rank's home CPU, or in any rank's engine call.
  *

@@ -1,5 +1,5 @@
 /*
- * mpe_cad_admit.c: what the engine takes from a rank that starts a CAD graph (issue 15).
+ * mpe_cad_admit.c: what the engine takes from a rank that starts a CAD graph.
  * The graph and its rank map are the rank's memory, which the rank may write at any time,
  * also after the start (by mistake, or a program that calls the kernel's ABI itself). So
  * the engine reads each of them once, into a block of its own, checks the copies, and runs

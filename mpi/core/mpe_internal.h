@@ -52,7 +52,7 @@ static inline void mpe_copy_ends(char *d, const char *s, size_t n, size_t w)
 /* memcpy of a payload: MPI allows NULL buffers for 0 bytes, but memcpy's pointers must be
  * valid even then (C11 7.24.1; the compiler may assume them non-null afterwards). Up to
  * 16 bytes inline: a small message's copy is then a few instructions, not a call into
- * memcpy's size and alignment cases (issue 16's path cost). */
+ * memcpy's size and alignment cases. */
 static inline void mpe_copy(void *dst, const void *src, size_t n)
 {
     char *d = dst;

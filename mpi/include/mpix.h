@@ -2,8 +2,8 @@
  * mpix.h: this MPI's extensions (not in the standard; the MPIX_ prefix as MPICH uses it).
  * Programs that also build with other MPIs guard their use with `#ifdef UKMPI_MPIX`.
  *
- * Non-blocking collectives run as CAD graphs progressed from the NIC interrupt and by IPI
- * (issue 6). How is chosen by environment variables read at MPI_Init:
+ * Non-blocking collectives run as CAD graphs progressed from the NIC interrupt and by IPI.
+ * How it is done is chosen by environment variables read at MPI_Init:
  *   UKMPI_CAD_PROGRESS  auto (default): progress where the completion happens if that CPU
  *                       is the rank's home CPU or idle, else hand it to the home CPU by
  *                       IPI; ipi: always hand over to the home CPU (KACC's policy);

@@ -13,7 +13,7 @@ static int initialized, finalized;
 /* How long a wait polls before it sleeps (UKMPI_SPIN_NS, default 50 us). Sleeping costs
  * the waker an IPI and us a halt/resume (~15 us each under TCG, a few us on hardware);
  * a peer that answers within the window is seen without either. The window is short
- * enough that a long wait still costs almost no CPU (issue 5's 100 ms wait benchmark).
+ * enough that a long wait still costs almost no CPU.
  * Under QEMU a longer window pays across nodes only if the vCPU threads run below QEMU's
  * I/O threads (qemu/uknodes --vcpu-nice, tests/bench/crossnode.md); at equal priority a
  * 200 us poll holds the host core the frame's next hop needs (0 B: 82-93 -> 150-169 us).

@@ -27,7 +27,7 @@
 
 /* A step of the small-message path, inlined whatever the compiler's size heuristics say:
  * under TCG each return is an indirect jump QEMU looks up, which costs more than the
- * call's own instructions (issue 16; tests/bench/pathcost.bench.sh counts the calls). */
+ * call's own instructions (tests/bench/pathcost.bench.sh counts the calls). */
 #define MPI_HOT static inline __attribute__((always_inline))
 
 struct coll_req;
@@ -174,7 +174,7 @@ struct dt_span {
     int contig;   /* the bytes are [buf + lb, buf + lb + bytes): no packing needed */
 };
 /* Task context. dt_check, then *s for `count` (>= 0) elements: the one call a transfer
- * makes (issue 16's path cost). MPI_SUCCESS or MPI_ERR_TYPE. */
+ * makes. MPI_SUCCESS or MPI_ERR_TYPE. */
 int dt_span(MPI_Datatype dt, int count, struct dt_span *s);
 /* The basic type every element of dt is made of, if there is exactly one (for the
  * predefined reductions), else MPI_DATATYPE_NULL. */

@@ -192,7 +192,7 @@ MPI_HOT int engine_wait(struct mpe_req *e)
 
 /* Task context: MPI_Send and its modes. A contiguous message to a rank waits for its
  * engine request in this frame: the common blocking send makes no request object, nor
- * any call that cannot do its work (issue 16's path cost). The rest goes through one. */
+ * any call that cannot do its work. The rest goes through one. */
 MPI_HOT int send_wait(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       int flags, const char *fn)
 {

@@ -1,6 +1,6 @@
 /*
  * mlx_kacc.c: a Linux node's non-blocking collectives run by /dev/kacc (host-kmod/kacc,
- * kacc_uapi.h), the seed's KACC on Linux (issue 18). UKMPI_KACC chooses it:
+ * kacc_uapi.h), the seed's KACC on Linux. UKMPI_KACC chooses it:
  *   off   every graph runs in the library (mpe_cad.c: progressed by the network thread's
  *         "interrupt" and inside the rank's MPI calls), as before;
  *   auto  (default) /dev/kacc when it opens, /dev/o2g is in use (mlx_o2g.c) and every peer

@@ -1,6 +1,6 @@
 /*
  * mlx_o2g.c: a Linux node's inter-node receive path through /dev/o2g (host-kmod/o2g,
- * o2g_uapi.h), the seed's O2G on Linux (issue 17). UKMPI_O2G chooses it:
+ * o2g_uapi.h), the seed's O2G on Linux. UKMPI_O2G chooses it:
  *   off   plain sockets and epoll (mlx_net.c), as before;
  *   auto  /dev/o2g when it opens and sets up (the module is loaded), else as off;
  *   on    /dev/o2g or the job fails at start.

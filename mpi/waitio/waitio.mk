@@ -1,4 +1,4 @@
-# WaitIO (issue 14): the freestanding core (mpi/waitio/wio_*.c), the Linux library and
+# WaitIO: the freestanding core (mpi/waitio/wio_*.c), the Linux library and
 # waitio-serv (mpi/waitio/linux/), the public headers, and their tests. See
 # mpi/waitio/README.md.
 WIO_DIR       := mpi/waitio

@@ -3,7 +3,7 @@
  * (lwipopts.h), 8 bytes per addition. lwIP's own (its algorithm 2) adds 2 bytes per step:
  * under QEMU's TCG that loop takes about twice as long, and eight times a copy of the same
  * bytes (`make bench`'s "net: TCP checksum" rows), on the sender and on the receiver: time
- * a broadcast takes from computation (issue 16, figs 4/5).
+ * a broadcast takes from computation (figs 4/5).
  *
  * Why 8 bytes at once give the same sum: the ones' complement sum of 16-bit words does not
  * depend on how they are grouped (RFC 1071, "parallel summation"), so adding 64-bit words

@@ -10,7 +10,7 @@
  * turn between batches and no frame waits for the next device interrupt. It also ends a
  * batch after any NET_RX_SLICE frames once the tail has work due (net_set_rx_tail): a
  * collective's next SEND then leaves at most NET_RX_SLICE - 1 frames after the one that
- * completed its RECV, not up to NET_RX_BUDGET - 1 (issue 16: a 1 MiB chained Ibcast's
+ * completed its RECV, not up to NET_RX_BUDGET - 1 (a 1 MiB chained Ibcast's
  * interrupt-to-SEND median on 2 nodes x 1 CPU went from 613-827 to 128-172 us).
  *
  * Buffers: RX frames are copied from the driver's DMA buffer into a PBUF_POOL pbuf (pools

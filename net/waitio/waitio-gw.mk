@@ -1,4 +1,4 @@
-# waitio-gw (issue 14): the front-end gateway of our WaitIO protocol (net/waitio/README.md),
+# waitio-gw: the front-end gateway of our WaitIO protocol (net/waitio/README.md),
 # built from the WaitIO codec (mpi/waitio/wio_wire.c) and the IMPI programs' Linux helpers
 # (net/impi/impi_util.c: logging, addresses, sockets), and its loopback test suite.
 WGW_SRCS := net/waitio/wgw_main.c net/waitio/wgw_conn.c net/waitio/wgw_route.c

@@ -1,4 +1,4 @@
-# Host libFuzzer targets of the CAD validator and the NIC's receive filter (issue 15), their
+# Host libFuzzer targets of the CAD validator and the NIC's receive filter, their
 # seed generators, and `make fuzz`: every target of tests/fuzz/run.sh (these, IMPI's in
 # net/impi.mk, the engine's receive parsers in mpi/mpi.mk) for FUZZ_RUNS executions each
 # (default 10^6, FUZZ_MAX_SECONDS (900) at most per target) instead of make test's few

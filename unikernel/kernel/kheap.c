@@ -6,7 +6,7 @@
  * and this kernel has no TLB shootdown (vmm.h). A CPU that touched a page keeps its
  * translation after another CPU unmaps it; had the frame gone back to the pmm and a fresh
  * frame been mapped at the same address when the heap grew again, that CPU would read and
- * write the old frame while the others use the new one (issue 12: newlib's malloc trims
+ * write the old frame while the others use the new one (newlib's malloc trims
  * after a window of 16 KiB MPI buffers is freed, and the payload written through a stale
  * translation ended up in malloc's chunk links). tests/uk/kheap_test.c guards this. */
 #include "uk/heap.h"

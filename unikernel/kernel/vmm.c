@@ -7,7 +7,7 @@
  * afterwards. The lower half is the applications' (and empty in the kernel's own table).
  *
  * Nothing here unmaps a single page: without a TLB shootdown, another CPU would keep using
- * the old translation (vmm.h, "TLBs"; issue 12 was a kernel heap that did).
+ * the old translation (vmm.h, "TLBs").
  */
 #include "kernel/vmm.h"
 #include "kernel/pmm.h"

@@ -1,5 +1,5 @@
 /*
- * impi_uk.h: a unikernel job as one client of an IMPI job (issue 13; docs/architecture.md
+ * impi_uk.h: a unikernel job as one client of an IMPI job (docs/architecture.md
  * §3.13): the client start-up with the IMPI server (impi_client.c) and the host
  * connections to the other clients' hosts (impi_host.c), which the MPI engine's IMPI
  * links then use (mpi/core/mpe_impi.h). Protocol: shared/specs/impi-protocol.md §3-§4, §9.

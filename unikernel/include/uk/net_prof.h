@@ -1,5 +1,5 @@
 /*
- * net_prof.h: where the time of a cross-node message goes (issue 16), by the guest TSC at
+ * net_prof.h: where the time of a cross-node message goes, by the guest TSC at
  * fixed points of the path, from the NIC interrupt that brings a message to the frame the
  * woken rank sends back. Off unless built with -DNET_PROF=1 (then every mark is a TSC
  * read and a store; off, nothing at all), e.g. a kernel of its own:
