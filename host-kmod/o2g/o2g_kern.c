@@ -174,6 +174,20 @@ int o2g_kpost(struct file *file, struct o2g_kpost *p, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(o2g_kpost);
 
+/* Any context, under f->lock: take kernel receive r out of matching and free it if it is
+ * still queued (no hook follows); false if it is filled or bound to an arriving message.
+ */
+static bool o2g_kdrop(struct o2g_file *f, struct o2g_req *r)
+{
+	if (r->state != REQ_QUEUED || !match_cancel(f->eng, &r->me))
+		return false;
+	o2g_req_unlist(f, r);
+	f->promised--;
+	o2g_stat_add(ST_POSTED, -1);
+	kfree(r);
+	return true;
+}
+
 /* Any context: cancel a queued kernel receive. 0: cancelled, no hook follows; -EBUSY:
  * being filled or bound to an arriving message, the hook follows; -ENOENT: done.
  */
@@ -185,16 +199,10 @@ int o2g_kcancel(struct file *file, u64 cookie)
 
 	spin_lock_bh(&f->lock);
 	r = o2g_req_find(f, cookie, true);
-	if (!r) {
+	if (!r)
 		err = -ENOENT;
-	} else if (r->state != REQ_QUEUED || !match_cancel(f->eng, &r->me)) {
+	else if (!o2g_kdrop(f, r))
 		err = -EBUSY;
-	} else {
-		o2g_req_unlist(f, r);
-		f->promised--;
-		o2g_stat_add(ST_POSTED, -1);
-		kfree(r);
-	}
 	spin_unlock_bh(&f->lock);
 	return err;
 }
@@ -234,12 +242,7 @@ int o2g_kabort(struct file *file, u64 cookie)
 	r = o2g_req_find(f, cookie, true);
 	if (!r) {
 		err = -ENOENT;
-	} else if (r->state == REQ_QUEUED && match_cancel(f->eng, &r->me)) {
-		o2g_req_unlist(f, r);
-		f->promised--;
-		o2g_stat_add(ST_POSTED, -1);
-		kfree(r);
-	} else {
+	} else if (!o2g_kdrop(f, r)) {
 		c = o2g_kbound_conn(f, r);
 		if (c)
 			o2g_conn_fail(c, -ECONNABORTED);
